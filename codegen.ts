@@ -1,0 +1,30 @@
+/**
+ * GraphQL Code Generator: `schema.graphql` is the single source; this file says what is generated
+ * from it. Each key of `generates` is one output, so other targets (the example page's typed client
+ * documents) are added as further keys. Output is committed and CI checks it is fresh.
+ */
+import type { CodegenConfig } from '@graphql-codegen/cli';
+
+const config: CodegenConfig = {
+  schema: 'schema.graphql',
+  generates: {
+    // Server resolver types: parent values are the MongoDB-side shapes the components return,
+    // so resolvers map documents to the API and the compiler checks every field.
+    'src/graphql/generated/resolvers-types.ts': {
+      plugins: ['typescript', 'typescript-resolvers'],
+      config: {
+        useTypeImports: true,
+        useIndexSignature: true,
+        enumsAsTypes: true,
+        contextType: '../context.js#GraphQLContext',
+        mappers: {
+          User: '../../users/index.js#UserDocument',
+          Sequence: '../../sequences/index.js#SequenceState',
+        },
+        scalars: { Long: 'number', DateTime: 'Date', ID: 'string' },
+      },
+    },
+  },
+};
+
+export default config;

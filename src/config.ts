@@ -1,0 +1,95 @@
+/**
+ * The service's configuration, read once from the environment and validated with zod.
+ *
+ * Invariants: every value the rest of the service sees is typed and in range; a bad value stops the
+ * process at start with a message naming the variable, never later in a request. Defaults are the
+ * safe choice (write concern `majority`, bounded database calls).
+ */
+import { z } from 'zod';
+
+const positiveInt = (name: string, fallback: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce
+    .number({ error: `${name} must be a whole number` })
+    .int(`${name} must be a whole number`)
+    .min(1, `${name} must be at least 1`)
+    .max(max, `${name} must be at most ${max}`)
+    .default(fallback);
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const environmentSchema = z.object({
+  PORT: z.coerce
+    .number({ error: 'PORT must be a whole number' })
+    .int('PORT must be a whole number')
+    .min(0, 'PORT must be 0 to 65535')
+    .max(65535, 'PORT must be 0 to 65535')
+    .default(4000),
+  MONGODB_URI: optionalText.refine(
+    (uri) => uri === undefined || /^mongodb(\+srv)?:\/\//.test(uri),
+    {
+      message: 'MONGODB_URI must start with mongodb:// or mongodb+srv://',
+    },
+  ),
+  MONGODB_DB: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,63}$/, 'MONGODB_DB must be 1 to 63 letters, digits, _ or -')
+    .default('sequential_ids'),
+  NODE_ENV: z
+    .enum(['development', 'production', 'test'], {
+      error: 'NODE_ENV must be development, production or test',
+    })
+    .default('development'),
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((list) =>
+      list
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter((origin) => origin !== ''),
+    )
+    .refine((origins) => origins.every((origin) => origin === '*' || URL.canParse(origin)), {
+      message:
+        'CORS_ORIGINS must be a comma-separated list of origins like https://app.example.com',
+    }),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent',
+    })
+    .default('info'),
+  ADMIN_TOKEN: optionalText.refine((token) => token === undefined || token.length >= 16, {
+    message: 'ADMIN_TOKEN must be at least 16 characters',
+  }),
+  ID_BLOCK_SIZE: positiveInt('ID_BLOCK_SIZE', 100, 10_000),
+  WRITE_CONCERN: z
+    .enum(['majority', '1'], { error: 'WRITE_CONCERN must be majority or 1' })
+    .default('majority')
+    .transform((w) => (w === 'majority' ? ('majority' as const) : 1)),
+  DB_TIMEOUT_MS: positiveInt('DB_TIMEOUT_MS', 5_000, 600_000),
+  REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS', 15_000, 600_000),
+  OPTIMISTIC_MAX_ATTEMPTS: positiveInt('OPTIMISTIC_MAX_ATTEMPTS', 10, 1_000),
+  BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb)?$/i, 'BODY_LIMIT must be a size like 100kb or 1mb')
+    .default('1mb'),
+});
+
+export type Config = z.output<typeof environmentSchema>;
+
+/** Thrown for a bad environment; its message lists every problem, one per line. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = environmentSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map(
+    (issue) => `  ${issue.path.join('.')}: ${issue.message}`,
+  );
+  throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+}
