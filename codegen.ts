@@ -24,6 +24,18 @@ const config: CodegenConfig = {
         scalars: { Long: 'number', DateTime: 'Date', ID: 'string' },
       },
     },
+    // The example page's typed client documents (client preset): a schema change that breaks the
+    // page's operations breaks `npm run typecheck`. Scalars as they arrive in JSON.
+    'e2e/page/gql/': {
+      preset: 'client',
+      documents: ['e2e/page/operations/**/*.graphql'],
+      presetConfig: { fragmentMasking: false },
+      config: {
+        useTypeImports: true,
+        enumsAsTypes: true,
+        scalars: { Long: 'number', DateTime: 'string', ID: 'string' },
+      },
+    },
   },
 };
 

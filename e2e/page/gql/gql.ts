@@ -1,0 +1,52 @@
+/* eslint-disable */
+import * as types from './graphql';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      id\n      name\n      email\n      createdWith\n    }\n    strategy\n    attempts\n  }\n}": typeof types.CreateUserDocument,
+    "query Users($first: Int, $after: ID) {\n  users(first: $first, after: $after) {\n    edges {\n      node {\n        id\n        name\n        email\n        createdWith\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.UsersDocument,
+};
+const documents: Documents = {
+    "mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      id\n      name\n      email\n      createdWith\n    }\n    strategy\n    attempts\n  }\n}": types.CreateUserDocument,
+    "query Users($first: Int, $after: ID) {\n  users(first: $first, after: $after) {\n    edges {\n      node {\n        id\n        name\n        email\n        createdWith\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.UsersDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      id\n      name\n      email\n      createdWith\n    }\n    strategy\n    attempts\n  }\n}"): (typeof documents)["mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      id\n      name\n      email\n      createdWith\n    }\n    strategy\n    attempts\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query Users($first: Int, $after: ID) {\n  users(first: $first, after: $after) {\n    edges {\n      node {\n        id\n        name\n        email\n        createdWith\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"): (typeof documents)["query Users($first: Int, $after: ID) {\n  users(first: $first, after: $after) {\n    edges {\n      node {\n        id\n        name\n        email\n        createdWith\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;
