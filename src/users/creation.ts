@@ -1,0 +1,174 @@
+/**
+ * Creating users, one or a batch: validation, idempotent replays, the inviter check, the insert
+ * under the chosen strategy, and what it cost.
+ *
+ * A single `createUser` is a batch of one, so both paths share every rule. Order matters:
+ * 1. Validate every item; a refused item never reaches the database and never consumes an id.
+ * 2. One `find` for the idempotency keys and one for the inviters, whatever the batch size
+ *    (skipped when no item has one). A stored key replays its user (same input) or is refused.
+ * 3. Inside the batch, a later item repeating an earlier item's key follows that item's outcome,
+ *    and a later item repeating an earlier item's email fails without taking an id.
+ * 4. Insert the rest with fresh ids (see `fresh-ids.ts`).
+ * 5. An insert refused on the idempotency key (or on the email, which the same input also
+ *    repeats) lost a race to a concurrent request with that key: its stored user is read once and
+ *    returned as a replay, so concurrent first requests with one key create exactly one user.
+ */
+import { Long } from 'bson';
+import type { Collection } from 'mongodb';
+import { DomainError } from '../errors.js';
+import type { IdStrategy, StrategyStats } from '../stats/index.js';
+import { newCreationCost } from './cost.js';
+import {
+  DuplicateEmailError,
+  IdContentionError,
+  IdempotencyKeyReusedError,
+  UnknownInviterError,
+} from './errors.js';
+import { insertWithFreshIds, type InsertResult, type UnsavedUser } from './fresh-ids.js';
+import type { IdSource } from './id-sources.js';
+import type { CreateUserInput, UserDocument } from './model.js';
+import { usersByIdempotencyKeys, usersByIds } from './reads.js';
+import { inputHash, validateCreateUserInput, type NormalizedUserInput } from './validation.js';
+
+export type CreationOutcome =
+  { user: UserDocument; attempts: number; replayed: boolean } | { error: DomainError };
+
+export interface CreationDeps {
+  users: Collection<UserDocument>;
+  stats: StrategyStats;
+  sources: Record<IdStrategy, IdSource>;
+}
+
+interface Candidate {
+  index: number;
+  input: NormalizedUserInput;
+  hash: string;
+}
+
+function validated(inputs: CreateUserInput[], outcomes: CreationOutcome[]): Candidate[] {
+  const candidates: Candidate[] = [];
+  inputs.forEach((raw, index) => {
+    try {
+      const input = validateCreateUserInput(raw);
+      candidates.push({ index, input, hash: inputHash(input) });
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      outcomes[index] = { error: err };
+    }
+  });
+  return candidates;
+}
+
+function distinct<T>(values: Array<T | undefined>): T[] {
+  return [...new Set(values.filter((value): value is T => value !== undefined))];
+}
+
+/** The stored user of an idempotency key, for a request whose input hashes to `hash`. */
+function replayOf(stored: UserDocument, hash: string): CreationOutcome {
+  return stored.inputHash === hash
+    ? { user: stored, attempts: 0, replayed: true }
+    : { error: new IdempotencyKeyReusedError() };
+}
+
+function unsavedUser(candidate: Candidate, strategy: IdStrategy, createdAt: Date): UnsavedUser {
+  const { name, email, invitedById, idempotencyKey } = candidate.input;
+  const user: UnsavedUser = { name, createdWith: strategy, createdAt };
+  if (email !== undefined) user.email = email;
+  if (invitedById !== undefined) user.invitedById = Long.fromNumber(invitedById);
+  if (idempotencyKey !== undefined) {
+    user.idempotencyKey = idempotencyKey;
+    user.inputHash = candidate.hash;
+  }
+  return user;
+}
+
+/** One outcome per input, in input order (see the header for the steps). */
+export async function createUsersWith(
+  deps: CreationDeps,
+  inputs: CreateUserInput[],
+  strategy: IdStrategy,
+): Promise<CreationOutcome[]> {
+  const started = performance.now();
+  const cost = newCreationCost();
+  const outcomes: CreationOutcome[] = new Array(inputs.length);
+  const candidates = validated(inputs, outcomes);
+
+  const [storedByKey, inviters] = await Promise.all([
+    usersByIdempotencyKeys(
+      deps.users,
+      distinct(candidates.map((c) => c.input.idempotencyKey)),
+      cost,
+    ),
+    usersByIds(deps.users, distinct(candidates.map((c) => c.input.invitedById)), cost),
+  ]);
+
+  const toInsert: Candidate[] = [];
+  const followers: Candidate[] = [];
+  const keyOwners = new Map<string, Candidate>();
+  const emailsInBatch = new Set<string>();
+  for (const candidate of candidates) {
+    const { idempotencyKey: key, invitedById, email } = candidate.input;
+    const stored = key === undefined ? undefined : storedByKey.get(key);
+    if (stored !== undefined) outcomes[candidate.index] = replayOf(stored, candidate.hash);
+    else if (key !== undefined && keyOwners.has(key)) followers.push(candidate);
+    else if (invitedById !== undefined && !inviters.has(invitedById)) {
+      outcomes[candidate.index] = { error: new UnknownInviterError() };
+    } else if (email !== undefined && emailsInBatch.has(email)) {
+      outcomes[candidate.index] = { error: new DuplicateEmailError() };
+    } else {
+      if (email !== undefined) emailsInBatch.add(email);
+      if (key !== undefined) keyOwners.set(key, candidate);
+      toInsert.push(candidate);
+    }
+  }
+
+  const createdAt = new Date();
+  const report = await insertWithFreshIds(
+    deps.users,
+    toInsert.map((candidate) => unsavedUser(candidate, strategy, createdAt)),
+    deps.sources[strategy],
+    cost,
+  );
+
+  const raceKeys = toInsert
+    .filter((c, position) => 'duplicateOn' in report.results[position] && c.input.idempotencyKey)
+    .map((c) => c.input.idempotencyKey as string);
+  const raceWinners = await usersByIdempotencyKeys(deps.users, raceKeys, cost);
+  toInsert.forEach((candidate, position) => {
+    const result: InsertResult = report.results[position];
+    const attempts = report.attempts[position];
+    const key = candidate.input.idempotencyKey;
+    const winner = key === undefined ? undefined : raceWinners.get(key);
+    if ('created' in result)
+      outcomes[candidate.index] = { user: result.created, attempts, replayed: false };
+    else if ('error' in result) outcomes[candidate.index] = result;
+    else if (winner !== undefined) outcomes[candidate.index] = replayOf(winner, candidate.hash);
+    else if (result.duplicateOn === 'email')
+      outcomes[candidate.index] = { error: new DuplicateEmailError() };
+    // The key's user was there at insert time and is gone now: sending again will settle it.
+    else outcomes[candidate.index] = { error: new IdContentionError(attempts) };
+  });
+
+  for (const follower of followers) {
+    const owner = keyOwners.get(follower.input.idempotencyKey as string) as Candidate;
+    const ownerOutcome = outcomes[owner.index];
+    if (follower.hash !== owner.hash)
+      outcomes[follower.index] = { error: new IdempotencyKeyReusedError() };
+    else if ('error' in ownerOutcome) outcomes[follower.index] = ownerOutcome;
+    else outcomes[follower.index] = { user: ownerOutcome.user, attempts: 0, replayed: true };
+  }
+
+  const attempts = report.attempts.reduce((sum, n) => sum + n, 0);
+  if (attempts > 0) {
+    deps.stats.record({
+      strategy,
+      users: report.results.filter((result) => 'created' in result).length,
+      attempts,
+      duplicateKeyRetries: report.duplicateKeyRetries,
+      counterRepairs: cost.counterRepairs,
+      commands: cost.commands,
+      latencyMs: performance.now() - started,
+    });
+  }
+  return outcomes;
+}

@@ -1,0 +1,55 @@
+/**
+ * The errors creating a user can end in, each written to be shown to a person.
+ *
+ * Invariants: every refusal of the client's input is a `BadUserInputError` naming the input field
+ * (`name`, `email`, `invitedById`, `idempotencyKey`), so a frontend can show it beside that field;
+ * only `IdContentionError` says "send the same request again" (`retryable: true`).
+ */
+import { BadUserInputError, DomainError } from '../errors.js';
+
+/** Another user already has this email (the partial unique index on `email` refused it). */
+export class DuplicateEmailError extends BadUserInputError {
+  constructor() {
+    super('A user with this email already exists.', { field: 'email' });
+  }
+}
+
+/** `invitedById` names no stored user. */
+export class UnknownInviterError extends BadUserInputError {
+  constructor() {
+    super('No user has the id given as the inviter.', { field: 'invitedById' });
+  }
+}
+
+/** The idempotency key was first used with other input, so this is not a retry of that request. */
+export class IdempotencyKeyReusedError extends BadUserInputError {
+  constructor() {
+    super('This idempotency key was already used with different input; use a new key.', {
+      field: 'idempotencyKey',
+    });
+  }
+}
+
+/**
+ * Every attempt found its id taken by a concurrent writer. Nothing was stored; the same request
+ * (with the same idempotency key, if any) may simply be sent again.
+ */
+export class IdContentionError extends DomainError {
+  readonly code = 'ID_CONTENTION';
+
+  constructor(attempts: number) {
+    super(
+      `Could not get a free user id after ${attempts} attempts because of concurrent writers; please retry.`,
+      { retryable: true },
+    );
+  }
+}
+
+/** The next user id would pass 2^53 - 1, the largest integer a JSON client can hold exactly. */
+export class UserIdSpaceExhaustedError extends DomainError {
+  readonly code = 'SEQUENCE_EXHAUSTED';
+
+  constructor() {
+    super('User ids have reached 2^53 - 1; no further user can be created.');
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Every read of the `users` collection, each exactly one `find` command.
+ *
+ * Invariants: each function adds the commands it sent to the optional tally, and asks for at most
+ * as many documents as it can use in the first batch (`limit` = `batchSize`), so no cursor stays
+ * open and no `getMore` follows: the tally is exact. Input reaches filters only as values (`Long`s
+ * and strings), never as keys.
+ */
+import { Long } from 'bson';
+import type { Collection } from 'mongodb';
+import { BadUserInputError, type CommandTally } from '../errors.js';
+import { countCommand } from './cost.js';
+import { fromStored, type UserDocument } from './model.js';
+import { parseUserId } from './validation.js';
+
+export const MAX_PAGE_SIZE = 100;
+
+/** The largest `_id` stored, 0 when the collection is empty: the optimistic loop's starting point. */
+export async function maxUserId(
+  users: Collection<UserDocument>,
+  tally?: CommandTally,
+): Promise<number> {
+  countCommand(tally);
+  const [top] = await users
+    .find({}, { projection: { _id: 1 } })
+    .sort({ _id: -1 })
+    .limit(1)
+    .toArray();
+  if (top === undefined) return 0;
+  const id: unknown = top._id;
+  if (id instanceof Long) return id.toNumber();
+  if (typeof id === 'number') return id;
+  throw new Error(`users holds a non-numeric _id (${String(id)}); sequential ids cannot follow it`);
+}
+
+/** The stored users among `ids`, by id. */
+export async function usersByIds(
+  users: Collection<UserDocument>,
+  ids: readonly number[],
+  tally?: CommandTally,
+): Promise<Map<number, UserDocument>> {
+  const found = new Map<number, UserDocument>();
+  if (ids.length === 0) return found;
+  countCommand(tally);
+  const docs = await users
+    .find({ _id: { $in: ids.map((id) => Long.fromNumber(id)) } })
+    .limit(ids.length)
+    .batchSize(ids.length)
+    .toArray();
+  for (const doc of docs) {
+    const user = fromStored(doc);
+    found.set(user._id.toNumber(), user);
+  }
+  return found;
+}
+
+/** The stored users created under one of `keys`, by key. */
+export async function usersByIdempotencyKeys(
+  users: Collection<UserDocument>,
+  keys: readonly string[],
+  tally?: CommandTally,
+): Promise<Map<string, UserDocument>> {
+  const found = new Map<string, UserDocument>();
+  if (keys.length === 0) return found;
+  countCommand(tally);
+  const docs = await users
+    .find({ idempotencyKey: { $in: [...keys] } })
+    .limit(keys.length)
+    .batchSize(keys.length)
+    .toArray();
+  for (const doc of docs) found.set(doc.idempotencyKey as string, fromStored(doc));
+  return found;
+}
+
+/** The user with this id (a decimal string); null when there is none or the id is not one. */
+export async function findUserById(
+  users: Collection<UserDocument>,
+  id: string,
+): Promise<UserDocument | null> {
+  const value = parseUserId(id);
+  if (value === null) return null;
+  return (await usersByIds(users, [value])).get(value) ?? null;
+}
+
+/**
+ * Users ordered by `_id`, `first` of them after the cursor `after` (an id). One extra document is
+ * read to tell whether another page follows.
+ */
+export async function pageOfUsers(
+  users: Collection<UserDocument>,
+  first: number,
+  after?: string | null,
+): Promise<{ users: UserDocument[]; hasNextPage: boolean }> {
+  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
+    throw new BadUserInputError(`first must be 1 to ${MAX_PAGE_SIZE}.`, { field: 'first' });
+  }
+  let filter = {};
+  if (after !== undefined && after !== null) {
+    const afterId = parseUserId(after);
+    if (afterId === null) {
+      throw new BadUserInputError('after must be a cursor returned by a previous page.', {
+        field: 'after',
+      });
+    }
+    filter = { _id: { $gt: Long.fromNumber(afterId) } };
+  }
+  const docs = await users
+    .find(filter)
+    .sort({ _id: 1 })
+    .limit(first + 1)
+    .batchSize(first + 1)
+    .toArray();
+  return { users: docs.slice(0, first).map(fromStored), hasNextPage: docs.length > first };
+}
