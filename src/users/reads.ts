@@ -7,7 +7,7 @@
  * and strings), never as keys.
  */
 import { Long } from 'bson';
-import type { Collection } from 'mongodb';
+import type { Collection, Filter } from 'mongodb';
 import { BadUserInputError, type CommandTally } from '../errors.js';
 import { countCommand } from './cost.js';
 import { fromStored, type UserDocument } from './model.js';
@@ -33,25 +33,33 @@ export async function maxUserId(
   throw new Error(`users holds a non-numeric _id (${String(id)}); sequential ids cannot follow it`);
 }
 
+/** The stored users whose `field` is one of `values`: one `find`, none when `values` is empty. */
+async function usersWhereIn(
+  users: Collection<UserDocument>,
+  field: '_id' | 'idempotencyKey',
+  values: Array<Long | string>,
+  tally?: CommandTally,
+): Promise<UserDocument[]> {
+  if (values.length === 0) return [];
+  countCommand(tally);
+  const filter: Filter<UserDocument> = { [field]: { $in: values } };
+  const docs = await users.find(filter).limit(values.length).batchSize(values.length).toArray();
+  return docs.map(fromStored);
+}
+
 /** The stored users among `ids`, by id. */
 export async function usersByIds(
   users: Collection<UserDocument>,
   ids: readonly number[],
   tally?: CommandTally,
 ): Promise<Map<number, UserDocument>> {
-  const found = new Map<number, UserDocument>();
-  if (ids.length === 0) return found;
-  countCommand(tally);
-  const docs = await users
-    .find({ _id: { $in: ids.map((id) => Long.fromNumber(id)) } })
-    .limit(ids.length)
-    .batchSize(ids.length)
-    .toArray();
-  for (const doc of docs) {
-    const user = fromStored(doc);
-    found.set(user._id.toNumber(), user);
-  }
-  return found;
+  const found = await usersWhereIn(
+    users,
+    '_id',
+    ids.map((id) => Long.fromNumber(id)),
+    tally,
+  );
+  return new Map(found.map((user) => [user._id.toNumber(), user]));
 }
 
 /** The stored users created under one of `keys`, by key. */
@@ -60,16 +68,8 @@ export async function usersByIdempotencyKeys(
   keys: readonly string[],
   tally?: CommandTally,
 ): Promise<Map<string, UserDocument>> {
-  const found = new Map<string, UserDocument>();
-  if (keys.length === 0) return found;
-  countCommand(tally);
-  const docs = await users
-    .find({ idempotencyKey: { $in: [...keys] } })
-    .limit(keys.length)
-    .batchSize(keys.length)
-    .toArray();
-  for (const doc of docs) found.set(doc.idempotencyKey as string, fromStored(doc));
-  return found;
+  const found = await usersWhereIn(users, 'idempotencyKey', [...keys], tally);
+  return new Map(found.map((user) => [user.idempotencyKey as string, user]));
 }
 
 /** The user with this id (a decimal string); null when there is none or the id is not one. */
