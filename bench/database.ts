@@ -1,0 +1,82 @@
+/**
+ * The database a benchmark runs against: `MONGODB_URI` when set, otherwise the one the test harness
+ * would pick (`startTestDatabase()`: memory-server, then the stand-in).
+ *
+ * Contract: a database the bench starts runs in a child process of its own (this file, run as a
+ * script), never in the bench process, so the load generator and the driver baselines do not share
+ * an event loop with the server they measure. The child prints one JSON line `{ uri, backend }`
+ * when ready and stops its database when its stdin closes or on SIGTERM, so it never outlives the
+ * bench. Startup is bounded in time.
+ */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface BenchDatabase {
+  uri: string;
+  /** `uri` for MONGODB_URI, otherwise the harness's backend name (`memory-server`, `standin`). */
+  backend: string;
+  stop(): Promise<void>;
+}
+
+const STARTUP_TIMEOUT_MS = 60_000;
+
+export async function startBenchDatabase(): Promise<BenchDatabase> {
+  const uri = process.env.MONGODB_URI;
+  if (uri) return { uri, backend: 'uri (MONGODB_URI)', stop: async () => {} };
+
+  const child = spawn(process.execPath, ['--import', 'tsx', __filename], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = new Promise<{ uri: string; backend: string }>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`database did not start within ${STARTUP_TIMEOUT_MS} ms`)),
+      STARTUP_TIMEOUT_MS,
+    );
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve(JSON.parse(line));
+    });
+    child.once('exit', (code) => reject(new Error(`database process exited (${code})`)));
+  });
+  try {
+    const started = await ready;
+    return {
+      ...started,
+      stop: async () => {
+        child.stdin.end();
+        await exited;
+      },
+    };
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+}
+
+async function serveDatabase(): Promise<void> {
+  // The harness is loaded only in this child; typed by the contract in docs/ARCHITECTURE.md.
+  const harness = '../test/harness/database.js';
+  const { startTestDatabase } = (await import(harness)) as {
+    startTestDatabase(): Promise<{ uri: string; backend: string; stop(): Promise<void> }>;
+  };
+  const database = await startTestDatabase();
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    await database.stop();
+    process.exit(0);
+  };
+  process.stdin.on('end', stop).resume();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  process.stdout.write(JSON.stringify({ uri: database.uri, backend: database.backend }) + '\n');
+}
+
+if (require.main === module) {
+  serveDatabase().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,287 @@
+/**
+ * What a benchmark run says: the Markdown table on stdout, `results.json`, and the SVG chart of
+ * users per second by strategy and concurrency.
+ *
+ * Contract: everything here except `writeReport` and `renderChartSvg` is a pure function of the
+ * cell results and the run's environment, so the report can be tested without running a benchmark.
+ * Every report names the database backend, the versions and the core count, and says that absolute
+ * figures vary between runs and machines while the ratios are what to compare. Targets (issue 5)
+ * and the counter-write model (issue 8) are computed from the cells of the same run, never from
+ * figures of another run.
+ */
+import { writeFile } from 'node:fs/promises';
+
+/** One measured cell: one way of creating users at one concurrency. */
+export interface CellResult {
+  /** `service`: GraphQL over HTTP to the service process(es); `driver`: straight on the driver. */
+  path: 'service' | 'driver';
+  label: string;
+  strategy: string;
+  concurrency: number;
+  /** Service processes behind the round-robin client; 0 for driver cells. */
+  instances: number;
+  /** `ID_BLOCK_SIZE` of the service processes, where it matters (BLOCK cells). */
+  blockSize?: number;
+  durationS: number;
+  users: number;
+  usersPerSecond: number;
+  /** Per request: a `createUsers` request creates a whole batch. */
+  p50Ms: number;
+  p99Ms: number;
+  commandsPerUser: number | null;
+  duplicateKeyRetriesPerUser: number | null;
+  /** Requests that failed: transport errors, timeouts, non-2xx, or a GraphQL `errors` member. */
+  failedRequests: number;
+  /** Highest resident set size of any one service process during the cell. */
+  peakRssMb: number | null;
+  /** Writes to counter documents, summed over the instances' `counter_document_writes_total`. */
+  counterWrites?: number;
+}
+
+export interface RunEnvironment {
+  mode: 'quick' | 'full' | 'instances';
+  startedAt: string;
+  backend: string;
+  serverVersion: string;
+  nodeVersion: string;
+  driverVersion: string;
+  serviceVersion: string;
+  cores: number;
+  cpuModel: string;
+  cellSeconds: number;
+}
+
+export interface BenchResults {
+  environment: RunEnvironment;
+  cells: CellResult[];
+}
+
+export const CAVEAT =
+  'Absolute figures vary between runs and machines (and here the database, the service and the ' +
+  'load generator share the same cores); the ratios between rows of one run are what to compare.';
+
+export function latencySummary(latenciesMs: number[]): { p50Ms: number; p99Ms: number } {
+  const sorted = [...latenciesMs].sort((a, b) => a - b);
+  const at = (p: number): number =>
+    sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+  return { p50Ms: at(0.5), p99Ms: at(0.99) };
+}
+
+const fixed = (value: number | null | undefined, digits: number): string =>
+  value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
+
+function markdownTable(header: string[], rows: string[][]): string {
+  const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+function environmentLines(env: RunEnvironment): string[] {
+  return [
+    `- Database: ${env.backend} (reports version ${env.serverVersion})`,
+    `- Node ${env.nodeVersion}, mongodb driver ${env.driverVersion}, service ${env.serviceVersion}`,
+    `- ${env.cores} cores (${env.cpuModel}); ${env.cellSeconds} s per cell; started ${env.startedAt}`,
+    `- ${CAVEAT}`,
+  ];
+}
+
+export function cellsTable(cells: CellResult[]): string {
+  const header = [
+    'Strategy',
+    'Concurrency',
+    'Users/s',
+    'p50 ms',
+    'p99 ms',
+    'Commands/user',
+    'Dup-key retries/user',
+    'Peak RSS MB',
+    'Failed requests',
+  ];
+  const rows = cells.map((c) => [
+    c.label,
+    String(c.concurrency),
+    fixed(c.usersPerSecond, 0),
+    fixed(c.p50Ms, 1),
+    fixed(c.p99Ms, 1),
+    fixed(c.commandsPerUser, 3),
+    fixed(c.duplicateKeyRetriesPerUser, 3),
+    fixed(c.peakRssMb, 0),
+    String(c.failedRequests),
+  ]);
+  return markdownTable(header, rows);
+}
+
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  met: boolean | null;
+}
+
+const findCell = (cells: CellResult[], strategy: string, concurrency: number) =>
+  cells.find((c) => c.strategy === strategy && c.concurrency === concurrency);
+
+/** Issue 5's targets, each from cells of this run; `met` is null when a cell is missing. */
+export function targetChecks(cells: CellResult[], concurrency = 64): TargetCheck[] {
+  const counter = findCell(cells, 'COUNTER', concurrency);
+  const tutorial = findCell(cells, 'TUTORIAL_GET_NEXT_SEQUENCE', concurrency);
+  const block = findCell(cells, 'BLOCK', concurrency);
+  const batches = findCell(cells, 'CREATE_USERS_BATCH', concurrency);
+  const ratio = (a?: CellResult, b?: CellResult): number | null =>
+    a && b && b.usersPerSecond > 0 ? a.usersPerSecond / b.usersPerSecond : null;
+  const check = (target: string, value: number | null, measured: string, ok: boolean) => ({
+    target,
+    measured: value === null ? 'n/a' : measured,
+    met: value === null ? null : ok,
+  });
+  const counterVsTutorial = ratio(counter, tutorial);
+  const blockCommands = block?.commandsPerUser ?? null;
+  const blockVsCounter = ratio(block, counter);
+  const batchesVsCounter = ratio(batches, counter);
+  const rss = cells.map((c) => c.peakRssMb).filter((m): m is number => m !== null);
+  const maxRss = rss.length === 0 ? null : Math.max(...rss);
+  return [
+    check(
+      `COUNTER@${concurrency} ≥ 60% of the tutorial's raw driver loop`,
+      counterVsTutorial,
+      `${fixed((counterVsTutorial ?? 0) * 100, 0)}%`,
+      (counterVsTutorial ?? 0) >= 0.6,
+    ),
+    check(
+      `BLOCK ≤ 1.02 commands per user (@${concurrency})`,
+      blockCommands,
+      fixed(blockCommands, 3),
+      (blockCommands ?? Infinity) <= 1.02,
+    ),
+    check(
+      `BLOCK@${concurrency} ≥ 1.5× COUNTER@${concurrency} users/s`,
+      blockVsCounter,
+      `${fixed(blockVsCounter, 2)}×`,
+      (blockVsCounter ?? 0) >= 1.5,
+    ),
+    check(
+      `createUsers batches@${concurrency} ≥ 5× COUNTER@${concurrency} users/s`,
+      batchesVsCounter,
+      `${fixed(batchesVsCounter, 2)}×`,
+      (batchesVsCounter ?? 0) >= 5,
+    ),
+    check('Service RSS < 200 MB throughout', maxRss, `${fixed(maxRss, 0)} MB`, (maxRss ?? 0) < 200),
+  ];
+}
+
+const verdict = (met: boolean | null): string =>
+  met === null ? 'not measured' : met ? 'met' : 'MISSED';
+
+/** Issue 8's model: counter-document writes per second = users per second ÷ block size. */
+export function counterModelTable(cells: CellResult[]): string {
+  const rows = cells
+    .filter((c) => c.counterWrites !== undefined)
+    .map((c) => {
+      const blockSize = c.blockSize ?? 1;
+      const measured = (c.counterWrites ?? 0) / c.durationS;
+      const model = c.usersPerSecond / blockSize;
+      return [
+        c.label,
+        String(c.instances),
+        String(c.concurrency),
+        fixed(c.usersPerSecond, 0),
+        fixed(measured, 1),
+        fixed(c.users === 0 ? null : (c.counterWrites ?? 0) / c.users, 4),
+        fixed(model, 1),
+        fixed(model === 0 ? null : measured / model, 2),
+      ];
+    });
+  return markdownTable(
+    [
+      'Strategy',
+      'Instances',
+      'Concurrency',
+      'Users/s',
+      'Counter writes/s (measured)',
+      'Counter writes/user',
+      'Model: users/s ÷ block size',
+      'Measured ÷ model',
+    ],
+    rows,
+  );
+}
+
+export function markdownReport(results: BenchResults): string {
+  const { environment, cells } = results;
+  const sections = [
+    `# Sequential ids benchmark (${environment.mode})`,
+    environmentLines(environment).join('\n'),
+  ];
+  if (environment.mode === 'instances') {
+    sections.push(counterModelTable(cells));
+  } else {
+    sections.push(cellsTable(cells));
+    const targets = targetChecks(cells);
+    sections.push(
+      markdownTable(
+        ['Target (issue 5)', 'Measured', 'Verdict'],
+        targets.map((t) => [t.target, t.measured, verdict(t.met)]),
+      ),
+    );
+  }
+  return sections.join('\n\n') + '\n';
+}
+
+/** The vega-lite spec of the chart: users/s per strategy, one bar per concurrency. */
+export function chartSpec(results: BenchResults): Record<string, unknown> {
+  const { environment, cells } = results;
+  const byInstances = environment.mode === 'instances';
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: {
+      text: byInstances
+        ? `Users per second with ${cells[0]?.instances ?? '?'} service instances`
+        : 'Users per second by strategy and concurrency',
+      subtitle: [
+        `${environment.backend}, node ${environment.nodeVersion}, ${environment.cores} cores`,
+        'Absolute figures vary between runs and machines; compare the ratios.',
+      ],
+    },
+    width: 520,
+    height: 300,
+    data: {
+      values: cells.map((c) => ({
+        label: c.label,
+        concurrency: String(c.concurrency),
+        usersPerSecond: Math.round(c.usersPerSecond),
+      })),
+    },
+    mark: { type: 'bar', tooltip: true },
+    encoding: {
+      y: {
+        field: 'label',
+        type: 'nominal',
+        title: null,
+        sort: null,
+        axis: { labelLimit: 280 },
+      },
+      yOffset: { field: 'concurrency', sort: null },
+      x: { field: 'usersPerSecond', type: 'quantitative', title: 'users per second' },
+      color: { field: 'concurrency', type: 'nominal', title: 'concurrency', sort: null },
+    },
+  };
+}
+
+/** Renders the vega-lite spec to SVG headlessly (vega and vega-lite are ESM, hence `import()`). */
+export async function renderChartSvg(spec: Record<string, unknown>): Promise<string> {
+  const vegaLite = await import('vega-lite');
+  const vega = await import('vega');
+  const compiled = vegaLite.compile(spec as never).spec;
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+/** Writes `<base>.json` and `<base>.svg`; returns the Markdown report for stdout. */
+export async function writeReport(results: BenchResults, base: string): Promise<string> {
+  const svg = await renderChartSvg(chartSpec(results));
+  await writeFile(`${base}.json`, JSON.stringify(results, null, 2) + '\n');
+  await writeFile(`${base}.svg`, svg);
+  return markdownReport(results);
+}

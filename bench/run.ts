@@ -1,0 +1,311 @@
+/**
+ * `npm run bench [-- --quick] [-- --instances K] [-- --cpu-prof]`: every way of creating users,
+ * measured side by side in one run.
+ *
+ * Contract: builds the service, starts (or uses) one database, then measures cells one at a time
+ * so they never compete with each other: the driver baselines (ObjectId insert, the tutorial's
+ * getNextSequence + insert), then each service strategy (COUNTER, OPTIMISTIC_LOOP, BLOCK, and
+ * createUsers batches of 100 with COUNTER) at each concurrency, each strategy on a fresh database
+ * name and a freshly started service that is warmed up before it is measured. `--instances K`
+ * instead measures K service processes on one database for COUNTER and BLOCK with block sizes 10,
+ * 100 and 1,000 at concurrency 64, with counter-document writes. Every cell lasts a fixed time.
+ * Writes the Markdown report to stdout, `bench/results[-instances-K].{json,svg}` beside this file,
+ * progress to stderr. `--cpu-prof` starts the service processes with `node --cpu-prof` and leaves
+ * the profiles in `bench/cpu-profiles/`.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { SingleBar } from 'cli-progress';
+import {
+  DRIVER_BASELINES,
+  connectCountingClient,
+  runDriverBaseline,
+  type CountingClient,
+  type DriverBaseline,
+} from './driver-baselines';
+import { startBenchDatabase } from './database';
+import { runHttpLoad, type LoadShape } from './http-load';
+import { writeReport, type CellResult, type RunEnvironment } from './report';
+import { startServiceFleet, type ServiceFleet } from './service-processes';
+
+interface Options {
+  quick: boolean;
+  instances: number | null;
+  cpuProfile: boolean;
+}
+
+interface ServicePlan {
+  label: string;
+  /** What `strategyStats` files these creations under. */
+  strategy: string;
+  shape: LoadShape;
+  blockSize: number;
+  concurrencies: number[];
+}
+
+const ROOT = join(__dirname, '..');
+const CONCURRENCIES = [1, 8, 64];
+const INSTANCES_CONCURRENCY = 64;
+const BATCH_SIZE = 100;
+const DEFAULT_BLOCK_SIZE = 100;
+const SETTLE_MS = 500;
+const BUILD_TIMEOUT_MS = 300_000;
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = { quick: false, instances: null, cpuProfile: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    if (arg === '--quick') options.quick = true;
+    else if (arg === '--cpu-prof') options.cpuProfile = true;
+    else if (arg === '--instances' || arg.startsWith('--instances=')) {
+      const value = Number(arg.includes('=') ? arg.split('=')[1] : argv[++i]);
+      if (!Number.isInteger(value) || value < 1 || value > 16)
+        throw new Error('--instances takes a whole number from 1 to 16');
+      options.instances = value;
+    } else throw new Error(`unknown option ${arg} (known: --quick, --instances K, --cpu-prof)`);
+  }
+  return options;
+}
+
+function servicePlans(options: Options): ServicePlan[] {
+  if (options.instances !== null) {
+    const block = (blockSize: number): ServicePlan => ({
+      label: `BLOCK (block ${blockSize})`,
+      strategy: 'BLOCK',
+      shape: { strategy: 'BLOCK', usersPerRequest: 1 },
+      blockSize,
+      concurrencies: [INSTANCES_CONCURRENCY],
+    });
+    return [
+      {
+        label: 'COUNTER',
+        strategy: 'COUNTER',
+        shape: { strategy: 'COUNTER', usersPerRequest: 1 },
+        blockSize: DEFAULT_BLOCK_SIZE,
+        concurrencies: [INSTANCES_CONCURRENCY],
+      },
+      block(10),
+      block(100),
+      block(1000),
+    ];
+  }
+  const single = (strategy: LoadShape['strategy']): ServicePlan => ({
+    label: `GraphQL createUser ${strategy}`,
+    strategy,
+    shape: { strategy, usersPerRequest: 1 },
+    blockSize: DEFAULT_BLOCK_SIZE,
+    concurrencies: CONCURRENCIES,
+  });
+  return [
+    single('COUNTER'),
+    single('OPTIMISTIC_LOOP'),
+    single('BLOCK'),
+    {
+      label: `GraphQL createUsers ×${BATCH_SIZE} COUNTER`,
+      strategy: 'COUNTER',
+      shape: { strategy: 'COUNTER', usersPerRequest: BATCH_SIZE },
+      blockSize: DEFAULT_BLOCK_SIZE,
+      concurrencies: CONCURRENCIES,
+    },
+  ];
+}
+
+/** Progress on stderr: a bar on a terminal, one plain line per cell otherwise. */
+function progress(totalCells: number) {
+  const tty = Boolean(process.stderr.isTTY);
+  const bar = new SingleBar({
+    format: 'bench [{bar}] {value}/{total} cells | {cell}',
+    stream: process.stderr,
+    hideCursor: true,
+  });
+  let done = 0;
+  if (tty) bar.start(totalCells, 0, { cell: 'starting' });
+  return {
+    cell(name: string) {
+      if (tty) bar.update(done, { cell: name });
+      else process.stderr.write(`bench: [${done + 1}/${totalCells}] ${name}\n`);
+    },
+    cellDone() {
+      done += 1;
+      if (tty) bar.update(done);
+    },
+    note(message: string) {
+      if (tty) bar.update(done, { cell: message });
+      else process.stderr.write(`bench: ${message}\n`);
+    },
+    stop() {
+      if (tty) bar.stop();
+    },
+  };
+}
+
+async function measureServiceCell(
+  fleet: ServiceFleet,
+  plan: ServicePlan,
+  concurrency: number,
+  durationS: number,
+): Promise<CellResult> {
+  const before = await fleet.strategyTotals(plan.strategy);
+  const writesBefore = await fleet.counterWrites();
+  const stopRss = fleet.sampleRss();
+  const load = await runHttpLoad({
+    urls: fleet.processes.map((p) => p.url),
+    shape: plan.shape,
+    connections: concurrency,
+    durationS,
+  });
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const peakRssMb = stopRss();
+  const after = await fleet.strategyTotals(plan.strategy);
+  const counterWrites = (await fleet.counterWrites()) - writesBefore;
+  const users = (load.requests - load.failedRequests) * plan.shape.usersPerRequest;
+  const statsUsers = after.usersCreated - before.usersCreated;
+  return {
+    path: 'service',
+    label: plan.label,
+    strategy: plan.shape.usersPerRequest > 1 ? 'CREATE_USERS_BATCH' : plan.strategy,
+    concurrency,
+    instances: fleet.processes.length,
+    blockSize: plan.strategy === 'BLOCK' ? plan.blockSize : undefined,
+    durationS: load.durationS,
+    users,
+    usersPerSecond: users / load.durationS,
+    p50Ms: load.p50Ms,
+    p99Ms: load.p99Ms,
+    commandsPerUser: statsUsers === 0 ? null : (after.commands - before.commands) / statsUsers,
+    duplicateKeyRetriesPerUser:
+      statsUsers === 0
+        ? null
+        : (after.duplicateKeyRetries - before.duplicateKeyRetries) / statsUsers,
+    failedRequests: load.failedRequests,
+    peakRssMb,
+    counterWrites,
+  };
+}
+
+async function versions(counting: CountingClient) {
+  const buildInfo = await counting.client
+    .db('admin')
+    .command({ buildInfo: 1 }, { timeoutMS: 10_000 })
+    .catch(() => ({ version: 'unknown' }));
+  const pkg = (dir: string): string =>
+    JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')).version;
+  return {
+    serverVersion: String(buildInfo.version),
+    driverVersion: pkg('node_modules/mongodb'),
+    serviceVersion: pkg('.'),
+  };
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const cellSeconds = options.quick ? 2 : 12;
+  const warmupSeconds = options.quick ? 1 : 3;
+  const runId = Date.now().toString(36);
+  const plans = servicePlans(options);
+  const baselines: DriverBaseline[] =
+    options.instances === null ? (Object.keys(DRIVER_BASELINES) as DriverBaseline[]) : [];
+  const totalCells =
+    baselines.length * CONCURRENCIES.length +
+    plans.reduce((n, plan) => n + plan.concurrencies.length, 0);
+  const bar = progress(totalCells);
+
+  bar.note('building the service (npm run build)');
+  await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: BUILD_TIMEOUT_MS });
+  bar.note('starting the database');
+  const database = await startBenchDatabase();
+  const counting = await connectCountingClient(database.uri);
+  const dbNames: string[] = [];
+  const freshDbName = (what: string): string => {
+    const name = `bench_${runId}_${what.replace(/[^A-Za-z0-9]+/g, '_')}`.slice(0, 60);
+    dbNames.push(name);
+    return name;
+  };
+  const cells: CellResult[] = [];
+  try {
+    const environment: RunEnvironment = {
+      mode: options.instances !== null ? 'instances' : options.quick ? 'quick' : 'full',
+      startedAt: new Date().toISOString(),
+      backend: database.backend,
+      nodeVersion: process.version,
+      ...(await versions(counting)),
+      cores: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      cellSeconds,
+    };
+
+    for (const baseline of baselines) {
+      const dbName = freshDbName(baseline);
+      for (const concurrency of CONCURRENCIES) {
+        bar.cell(`${DRIVER_BASELINES[baseline]} @${concurrency}`);
+        cells.push(
+          await runDriverBaseline({
+            counting,
+            dbName,
+            baseline,
+            concurrency,
+            durationMs: cellSeconds * 1000,
+          }),
+        );
+        bar.cellDone();
+      }
+    }
+
+    for (const plan of plans) {
+      bar.note(`starting ${options.instances ?? 1} service process(es) for ${plan.label}`);
+      const fleet = await startServiceFleet({
+        instances: options.instances ?? 1,
+        mongodbUri: database.uri,
+        dbName: freshDbName(`${plan.label}_${plan.blockSize}`),
+        blockSize: plan.blockSize,
+        nodeArgs: options.cpuProfile
+          ? ['--cpu-prof', '--cpu-prof-dir', join(__dirname, 'cpu-profiles')]
+          : [],
+      });
+      try {
+        bar.note(`warming up ${plan.label}`);
+        await runHttpLoad({
+          urls: fleet.processes.map((p) => p.url),
+          shape: plan.shape,
+          connections: 8,
+          durationS: warmupSeconds,
+        });
+        for (const concurrency of plan.concurrencies) {
+          bar.cell(`${plan.label} @${concurrency}`);
+          cells.push(await measureServiceCell(fleet, plan, concurrency, cellSeconds));
+          bar.cellDone();
+        }
+      } finally {
+        await fleet.stop();
+      }
+    }
+    bar.stop();
+
+    const base =
+      options.instances === null
+        ? join(__dirname, 'results')
+        : join(__dirname, `results-instances-${options.instances}`);
+    process.stdout.write(await writeReport({ environment, cells }, base));
+    process.stderr.write(`bench: wrote ${base}.json and ${base}.svg\n`);
+  } finally {
+    bar.stop();
+    await Promise.all(
+      dbNames.map((name) =>
+        counting.client
+          .db(name)
+          .dropDatabase({ timeoutMS: 10_000 })
+          .catch(() => undefined),
+      ),
+    );
+    await counting.close();
+    await database.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

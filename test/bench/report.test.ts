@@ -1,0 +1,145 @@
+import {
+  CAVEAT,
+  chartSpec,
+  counterModelTable,
+  latencySummary,
+  markdownReport,
+  targetChecks,
+  type BenchResults,
+  type CellResult,
+} from '../../bench/report';
+
+const cell = (
+  strategy: string,
+  concurrency: number,
+  extra: Partial<CellResult> = {},
+): CellResult => ({
+  path: 'service',
+  label: strategy,
+  strategy,
+  concurrency,
+  instances: 1,
+  durationS: 10,
+  users: 10_000,
+  usersPerSecond: 1_000,
+  p50Ms: 5,
+  p99Ms: 20,
+  commandsPerUser: 2,
+  duplicateKeyRetriesPerUser: 0,
+  failedRequests: 0,
+  peakRssMb: 120,
+  ...extra,
+});
+
+const environment: BenchResults['environment'] = {
+  mode: 'full',
+  startedAt: '2026-11-30T03:00:00.000Z',
+  backend: 'standin',
+  serverVersion: '7.0.0',
+  nodeVersion: 'v20.20.2',
+  driverVersion: '7.9.0',
+  serviceVersion: '0.1.0',
+  cores: 2,
+  cpuModel: 'test cpu',
+  cellSeconds: 10,
+};
+
+describe('latencySummary', () => {
+  it('takes the nearest-rank percentiles of unsorted latencies', () => {
+    const latencies = Array.from({ length: 100 }, (_, i) => 100 - i); // 100 … 1
+    expect(latencySummary(latencies)).toEqual({ p50Ms: 50, p99Ms: 99 });
+  });
+
+  it('reports zero for a cell that completed nothing', () => {
+    expect(latencySummary([])).toEqual({ p50Ms: 0, p99Ms: 0 });
+  });
+});
+
+describe('targetChecks', () => {
+  const cells = [
+    cell('TUTORIAL_GET_NEXT_SEQUENCE', 64, { path: 'driver', usersPerSecond: 1_000 }),
+    cell('COUNTER', 64, { usersPerSecond: 700 }),
+    cell('BLOCK', 64, { usersPerSecond: 1_000, commandsPerUser: 1.03 }),
+    cell('CREATE_USERS_BATCH', 64, { usersPerSecond: 7_000, peakRssMb: 210 }),
+  ];
+  const byTarget = (fragment: string) =>
+    targetChecks(cells).find((t) => t.target.includes(fragment));
+
+  it('compares COUNTER with the tutorial loop of the same concurrency', () => {
+    expect(byTarget('60%')).toMatchObject({ measured: '70%', met: true });
+  });
+
+  it('flags a BLOCK cell above 1.02 commands per user and below 1.5× COUNTER', () => {
+    expect(byTarget('1.02 commands')).toMatchObject({ measured: '1.030', met: false });
+    expect(byTarget('1.5×')).toMatchObject({ measured: '1.43×', met: false });
+  });
+
+  it('compares batches with COUNTER and takes the highest RSS of any cell', () => {
+    expect(byTarget('createUsers')).toMatchObject({ measured: '10.00×', met: true });
+    expect(byTarget('RSS')).toMatchObject({ measured: '210 MB', met: false });
+  });
+
+  it('says a target was not measured when its cells are missing', () => {
+    const checks = targetChecks([cell('COUNTER', 8)]);
+    expect(checks.find((t) => t.target.includes('60%'))).toMatchObject({
+      measured: 'n/a',
+      met: null,
+    });
+  });
+});
+
+describe('counterModelTable', () => {
+  it('sets measured counter writes per second beside users per second ÷ block size', () => {
+    const table = counterModelTable([
+      cell('BLOCK', 64, {
+        label: 'BLOCK (block 100)',
+        blockSize: 100,
+        instances: 4,
+        usersPerSecond: 2_000,
+        users: 20_000,
+        counterWrites: 240,
+      }),
+    ]);
+    const row = table
+      .split('\n')[2]
+      .split('|')
+      .map((c) => c.trim());
+    // label, instances, concurrency, users/s, writes/s, writes/user, model, measured ÷ model
+    expect(row.slice(1, 9)).toEqual([
+      'BLOCK (block 100)',
+      '4',
+      '64',
+      '2000',
+      '24.0',
+      '0.0120',
+      '20.0',
+      '1.20',
+    ]);
+  });
+});
+
+describe('markdownReport', () => {
+  it('names the backend, versions and cores, and says to compare ratios', () => {
+    const report = markdownReport({ environment, cells: [cell('COUNTER', 1)] });
+    expect(report).toContain('standin');
+    expect(report).toContain('mongodb driver 7.9.0');
+    expect(report).toContain('2 cores');
+    expect(report).toContain(CAVEAT);
+    expect(report).toMatch(/\| COUNTER \| 1 \| 1000 \| 5\.0 \| 20\.0 \| 2\.000 \|/);
+  });
+});
+
+describe('chartSpec', () => {
+  it('plots one bar per strategy and concurrency, in run order', () => {
+    const spec = chartSpec({
+      environment,
+      cells: [cell('COUNTER', 1, { usersPerSecond: 10.4 }), cell('COUNTER', 64)],
+    }) as { data: { values: unknown[] }; encoding: Record<string, { field: string }> };
+    expect(spec.data.values).toEqual([
+      { label: 'COUNTER', concurrency: '1', usersPerSecond: 10 },
+      { label: 'COUNTER', concurrency: '64', usersPerSecond: 1000 },
+    ]);
+    expect(spec.encoding.x.field).toBe('usersPerSecond');
+    expect(spec.encoding.yOffset.field).toBe('concurrency');
+  });
+});
