@@ -1,0 +1,83 @@
+/**
+ * What a sequence is: its definition (start, step, max), the limits every definition respects,
+ * and how a definition is validated.
+ *
+ * Invariants (checked before anything is written):
+ * - every value a sequence can issue is an integer within ±(2^53 - 1), so a JSON client holds it
+ *   exactly; `max` (or 2^53 - 1 when unset) is the largest value ever issued;
+ * - `step` is a whole number from 1 to 2^31 - 1 (stored as Int32). Negative steps are refused:
+ *   the ids this service issues must increase, and a decreasing sequence would make the
+ *   `userid` counter reissue ids already stored;
+ * - `max >= start`, and `start - step` (the stored "last issued" value of a fresh sequence) is
+ *   within range too.
+ * A definition never changes once its counter exists, which is what lets each process cache it.
+ */
+import { BadUserInputError } from './errors.js';
+
+export interface SequenceDefinition {
+  start: number;
+  step: number;
+  max: number | null;
+}
+
+/** The largest integer a JSON (IEEE double) client holds exactly: 2^53 - 1. */
+export const MAX_SEQUENCE_VALUE = Number.MAX_SAFE_INTEGER;
+export const MAX_STEP = 2 ** 31 - 1;
+
+/** What a sequence used before anyone created it gets: the tutorial's 1, 2, 3, ... */
+export const IMPLICIT_DEFINITION: Readonly<SequenceDefinition> = Object.freeze({
+  start: 1,
+  step: 1,
+  max: null,
+});
+
+export function isImplicitDefinition(definition: SequenceDefinition): boolean {
+  return differingField(definition, IMPLICIT_DEFINITION) === null;
+}
+
+/** Throws BAD_USER_INPUT naming `field` unless `value` is an integer within ±(2^53 - 1). */
+export function assertSequenceValue(value: number, field: string): void {
+  if (!Number.isSafeInteger(value)) {
+    throw new BadUserInputError(
+      `${field} must be a whole number between -${MAX_SEQUENCE_VALUE} and ${MAX_SEQUENCE_VALUE}.`,
+      { field },
+    );
+  }
+}
+
+/** A complete, valid definition from optional input fields (defaults: start 1, step 1, no max). */
+export function validateDefinition(input: Partial<SequenceDefinition>): SequenceDefinition {
+  const start = input.start ?? IMPLICIT_DEFINITION.start;
+  const step = input.step ?? IMPLICIT_DEFINITION.step;
+  const max = input.max ?? null;
+  assertSequenceValue(start, 'start');
+  if (!Number.isInteger(step) || step < 1 || step > MAX_STEP) {
+    throw new BadUserInputError(
+      `step must be a whole number from 1 to ${MAX_STEP}: ids only ever increase.`,
+      { field: 'step' },
+    );
+  }
+  if (!Number.isSafeInteger(start - step)) {
+    throw new BadUserInputError(`start - step must not be below -${MAX_SEQUENCE_VALUE}.`, {
+      field: 'start',
+    });
+  }
+  if (max !== null) {
+    assertSequenceValue(max, 'max');
+    if (max < start) {
+      throw new BadUserInputError('max must not be below start.', { field: 'max' });
+    }
+  }
+  return { start, step, max };
+}
+
+/** The first field in which two definitions differ, or null when they are the same. */
+export function differingField(
+  a: SequenceDefinition,
+  b: SequenceDefinition,
+): keyof SequenceDefinition | null {
+  if (a.start !== b.start) return 'start';
+  if (a.step !== b.step) return 'step';
+  if (a.max !== b.max) return 'max';
+  return null;
+}

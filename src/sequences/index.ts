@@ -1,0 +1,16 @@
+/**
+ * The sequences component: named counters in the `counters` collection (definitions with start,
+ * step, max and scope; atomic allocation; peek; list; set; drift repair) and the per-process BLOCK
+ * allocator. Other components import from here only.
+ */
+export { BlockAllocator } from './block-allocator.js';
+export type { SequenceState } from './counter-document.js';
+export { MAX_SEQUENCE_VALUE, type SequenceDefinition } from './definition.js';
+export { SequenceExhaustedError } from './errors.js';
+export { type SequenceKey, validateSequenceName } from './keys.js';
+export {
+  type AllocatedRange,
+  MAX_ALLOCATION_COUNT,
+  Sequences,
+  type SequencesOptions,
+} from './sequences.js';

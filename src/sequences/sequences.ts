@@ -1,0 +1,360 @@
+/**
+ * `Sequences`: the only code that touches the `counters` collection.
+ *
+ * Contract and invariants:
+ * - Allocating `count` values is one `findOneAndUpdate` in the steady state: `$inc` of
+ *   `step * count` on the counter, guarded in the filter by the cached `step` and by `$expr` against
+ *   `max` (or 2^53 - 1), upserting only sequences with the implicit definition (start 1, step 1, no
+ *   max) as the tutorial does. The returned range is exactly the values that `$inc` consumed, so two
+ *   allocations never share a value, across processes too.
+ * - A refused allocation (duplicate key from the upsert, or no match) consumes nothing; one read
+ *   tells whether it was the tutorial's upsert race (retry), a definition this process had not seen
+ *   (refresh the cache, retry), a tutorial-era counter (upgrade it to Int64 + definition, retry) or
+ *   exhaustion (`SequenceExhaustedError`). Retries are bounded.
+ * - `seq`, `start` and `max` are always written as Int64, never as doubles.
+ * - Definitions never change once a counter exists, so each process caches them; a counter
+ *   deleted and re-created elsewhere is caught by `step` in the filter.
+ * - Every write uses the configured write concern (default `majority`), so a failover cannot roll
+ *   back an acknowledged `$inc` and reissue its values. Time bounds come from the client's
+ *   `timeoutMS` (src/database).
+ */
+import type { Collection, Db, WriteConcernSettings } from 'mongodb';
+import type { CommandTally } from '../errors.js';
+import { isDuplicateKeyError } from '../database/duplicate-key.js';
+import {
+  type CounterDocument,
+  type SequenceState,
+  definitionFields,
+  definitionOf,
+  fromLong,
+  isLegacyCounter,
+  toLong,
+  toState,
+} from './counter-document.js';
+import {
+  IMPLICIT_DEFINITION,
+  MAX_SEQUENCE_VALUE,
+  type SequenceDefinition,
+  assertSequenceValue,
+  differingField,
+  isImplicitDefinition,
+  validateDefinition,
+} from './definition.js';
+import { BadUserInputError, SequenceExhaustedError } from './errors.js';
+import {
+  type ResolvedKey,
+  type SequenceKey,
+  describeKey,
+  resolveKey,
+  validateSequenceName,
+} from './keys.js';
+
+export interface AllocatedRange {
+  first: number;
+  last: number;
+  step: number;
+  count: number;
+}
+
+export interface SequencesOptions {
+  writeConcern?: WriteConcernSettings;
+  /** Called once per successful write of a counter document (allocation, repair, set, create). */
+  onCounterWrite?: (key: SequenceKey) => void;
+}
+
+/** The most values one allocation may consume. */
+export const MAX_ALLOCATION_COUNT = 10_000;
+/** Upsert races and cache refreshes settle within one or two rounds; more means contention. */
+const MAX_ATTEMPTS = 5;
+
+function countCommand(tally: CommandTally | undefined): void {
+  if (tally) tally.commands += 1;
+}
+
+function contention(key: ResolvedKey, what: string): Error {
+  return new Error(`${what} sequence ${describeKey(key)} failed ${MAX_ATTEMPTS} times in a row`);
+}
+
+export class Sequences {
+  private readonly counters: Collection<CounterDocument>;
+  private readonly definitions = new Map<string, SequenceDefinition>();
+  private readonly onCounterWrite?: (key: SequenceKey) => void;
+
+  constructor(db: Db, options: SequencesOptions = {}) {
+    this.counters = db.collection<CounterDocument>('counters', {
+      writeConcern: options.writeConcern ?? { w: 'majority' },
+      promoteLongs: false,
+    });
+    this.onCounterWrite = options.onCounterWrite;
+  }
+
+  /** Consumes `count` values (1 to 10,000) in one atomic step: `first`, `first + step`, ..., `last`. */
+  async allocate(key: SequenceKey, count = 1, tally?: CommandTally): Promise<AllocatedRange> {
+    const resolved = resolveKey(key);
+    if (!Number.isInteger(count) || count < 1 || count > MAX_ALLOCATION_COUNT) {
+      throw new BadUserInputError(
+        `count must be a whole number from 1 to ${MAX_ALLOCATION_COUNT}.`,
+        {
+          field: 'count',
+        },
+      );
+    }
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      const definition = this.definitions.get(resolved.id) ?? IMPLICIT_DEFINITION;
+      const delta = definition.step * count;
+      const doc = await this.increment(resolved, definition, delta, tally);
+      if (doc !== null) {
+        this.wrote(resolved, doc);
+        const last = fromLong(doc.seq);
+        return { first: last - delta + definition.step, last, step: definition.step, count };
+      }
+      await this.explainRefusal(resolved, definition, delta, tally);
+    }
+    throw contention(resolved, 'Allocating from');
+  }
+
+  /** The value the next allocation will return; nothing is written. */
+  async peekNext(key: SequenceKey): Promise<number> {
+    const resolved = resolveKey(key);
+    const doc = await this.read(resolved);
+    if (doc === null) return IMPLICIT_DEFINITION.start;
+    const state = toState(resolved, doc);
+    if (state.next > (state.max ?? MAX_SEQUENCE_VALUE)) throw exhausted(resolved, state, 1);
+    return state.next;
+  }
+
+  async get(key: SequenceKey): Promise<SequenceState | null> {
+    const resolved = resolveKey(key);
+    const doc = await this.read(resolved);
+    return doc === null ? null : toState(resolved, doc);
+  }
+
+  /**
+   * Every counter, ordered by name then scope (the unscoped one first). A `scope` narrows the list
+   * to that scope; null or absent lists all.
+   */
+  async list(filter: { scope?: string | null } = {}): Promise<SequenceState[]> {
+    const scope = filter.scope ?? null;
+    if (scope !== null) validateSequenceName(scope, 'scope');
+    const docs = await this.counters.find(scope === null ? {} : { scope }).toArray();
+    return docs
+      .map((doc) =>
+        toState({ id: doc._id, name: doc.name ?? doc._id, scope: doc.scope ?? null }, doc),
+      )
+      .sort((a, b) => compareText(a.name, b.name) || compareText(a.scope ?? '', b.scope ?? ''));
+  }
+
+  /**
+   * Defines a sequence. Creating it again with the same definition returns it (also when it was
+   * created implicitly with the defaults); a different definition is BAD_USER_INPUT naming the
+   * first differing field, since definitions never change.
+   */
+  async create(input: SequenceKey & Partial<SequenceDefinition>): Promise<SequenceState> {
+    const resolved = resolveKey(input);
+    const definition = validateDefinition(input);
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      const doc: CounterDocument = {
+        _id: resolved.id,
+        ...definitionFields(resolved, definition),
+        seq: toLong(definition.start - definition.step),
+        updatedAt: new Date(),
+      };
+      try {
+        await this.counters.insertOne(doc);
+        this.wrote(resolved, doc);
+        return toState(resolved, doc);
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+      const existing = await this.read(resolved);
+      if (existing === null) continue;
+      const stored = definitionOf(existing);
+      this.definitions.set(resolved.id, stored);
+      const field = differingField(stored, definition);
+      if (field === null) return toState(resolved, existing);
+      throw new BadUserInputError(
+        `Sequence ${describeKey(resolved)} already exists with ${field} ${stored[field] ?? 'unset'}; a definition cannot be changed.`,
+        { field },
+      );
+    }
+    throw contention(resolved, 'Creating');
+  }
+
+  /**
+   * Sets the last issued value, so the next allocation returns `value + step`. `value` must lie
+   * from `start - step` (nothing issued) to `max`. `assertSafe(next)` may refuse the move (the users
+   * component refuses to move `userid` below stored ids). The write is a compare-and-set on the
+   * value read, so an allocation in between makes it check again rather than overwrite blindly.
+   */
+  async setValue(
+    key: SequenceKey,
+    value: number,
+    assertSafe?: (next: number) => Promise<void>,
+  ): Promise<SequenceState> {
+    const resolved = resolveKey(key);
+    assertSequenceValue(value, 'value');
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      const current = await this.read(resolved);
+      const definition = current === null ? IMPLICIT_DEFINITION : definitionOf(current);
+      const lowest = definition.start - definition.step;
+      const highest = definition.max ?? MAX_SEQUENCE_VALUE;
+      if (value < lowest || value > highest) {
+        throw new BadUserInputError(
+          `value must be from ${lowest} (nothing issued yet) to ${highest} for sequence ${describeKey(resolved)}.`,
+          { field: 'value' },
+        );
+      }
+      if (assertSafe) await assertSafe(value + definition.step);
+      let written: CounterDocument | null = null;
+      try {
+        written = await this.counters.findOneAndUpdate(
+          current === null ? { _id: resolved.id } : { _id: resolved.id, seq: current.seq },
+          {
+            $set: {
+              ...definitionFields(resolved, definition),
+              seq: toLong(value),
+              updatedAt: new Date(),
+            },
+          },
+          { upsert: current === null, returnDocument: 'after' },
+        );
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+      if (written !== null) {
+        this.wrote(resolved, written);
+        return toState(resolved, written);
+      }
+    }
+    throw contention(resolved, 'Setting');
+  }
+
+  /**
+   * Moves the counter up to at least `floor` (`$max`), never down: the repair when a value it issued
+   * was already taken (an optimistic insert, imported data). Creates an implicit counter if absent.
+   */
+  async repairCounterDrift(key: SequenceKey, floor: number, tally?: CommandTally): Promise<void> {
+    const resolved = resolveKey(key);
+    assertSequenceValue(floor, 'floor');
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      countCommand(tally);
+      try {
+        await this.counters.updateOne(
+          { _id: resolved.id },
+          {
+            $max: { seq: toLong(floor) },
+            $set: { updatedAt: new Date() },
+            $setOnInsert: definitionFields(resolved, IMPLICIT_DEFINITION),
+          },
+          { upsert: true },
+        );
+        this.onCounterWrite?.({ name: resolved.name, scope: resolved.scope });
+        return;
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+    }
+    throw contention(resolved, 'Repairing');
+  }
+
+  /** The guarded `$inc`; null when the filter refused the counter (nothing was consumed). */
+  private async increment(
+    key: ResolvedKey,
+    definition: SequenceDefinition,
+    delta: number,
+    tally: CommandTally | undefined,
+  ): Promise<CounterDocument | null> {
+    const upsert = isImplicitDefinition(definition);
+    countCommand(tally);
+    try {
+      return await this.counters.findOneAndUpdate(
+        {
+          _id: key.id,
+          step: definition.step,
+          $expr: {
+            $lte: [
+              { $add: ['$seq', toLong(delta)] },
+              { $ifNull: ['$max', toLong(MAX_SEQUENCE_VALUE)] },
+            ],
+          },
+        },
+        {
+          $inc: { seq: toLong(delta) },
+          $set: { updatedAt: new Date() },
+          ...(upsert ? { $setOnInsert: definitionFields(key, definition) } : {}),
+        },
+        { upsert, returnDocument: 'after' },
+      );
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return null;
+      throw err;
+    }
+  }
+
+  /** One read after a refused allocation: retry (possibly with a refreshed cache) or throw. */
+  private async explainRefusal(
+    key: ResolvedKey,
+    definition: SequenceDefinition,
+    delta: number,
+    tally: CommandTally | undefined,
+  ): Promise<void> {
+    countCommand(tally);
+    const doc = await this.read(key);
+    if (doc === null) {
+      // Removed since this process cached it: the next attempt creates it implicitly.
+      this.definitions.delete(key.id);
+      return;
+    }
+    if (isLegacyCounter(doc)) {
+      await this.upgradeLegacyCounter(key, doc, tally);
+      return;
+    }
+    const stored = definitionOf(doc);
+    this.definitions.set(key.id, stored);
+    if (stored.step !== definition.step) return;
+    if (fromLong(doc.seq) + delta > (stored.max ?? MAX_SEQUENCE_VALUE)) {
+      throw exhausted(key, toState(key, doc), delta / stored.step);
+    }
+    // Otherwise it was the upsert race: the counter exists now, so the retry increments it.
+  }
+
+  /** Rewrites a tutorial-shaped counter (double `seq`, no definition) with Int64 and the defaults. */
+  private async upgradeLegacyCounter(
+    key: ResolvedKey,
+    doc: CounterDocument,
+    tally: CommandTally | undefined,
+  ): Promise<void> {
+    countCommand(tally);
+    await this.counters.updateOne(
+      { _id: key.id, seq: doc.seq },
+      {
+        $set: {
+          ...definitionFields(key, definitionOf(doc)),
+          seq: toLong(fromLong(doc.seq)),
+          updatedAt: new Date(),
+        },
+      },
+    );
+  }
+
+  private read(key: ResolvedKey): Promise<CounterDocument | null> {
+    return this.counters.findOne({ _id: key.id });
+  }
+
+  private wrote(key: ResolvedKey, doc: CounterDocument): void {
+    this.definitions.set(key.id, definitionOf(doc));
+    this.onCounterWrite?.({ name: key.name, scope: key.scope });
+  }
+}
+
+function exhausted(key: ResolvedKey, state: SequenceState, count: number): SequenceExhaustedError {
+  const limit = state.max ?? MAX_SEQUENCE_VALUE;
+  return new SequenceExhaustedError(
+    `Sequence ${describeKey(key)} is exhausted: ${count === 1 ? 'the next value' : `${count} more values`} would pass ${state.max === null ? 'the largest safe integer' : 'its max'} ${limit} (last issued ${state.value}). Nothing was consumed.`,
+  );
+}
+
+/** Code-unit order, the same order MongoDB sorts strings in. */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,11 @@
+/**
+ * The stats component: per-strategy creation costs and latency, and their Prometheus export.
+ */
+export {
+  type CreationRecord,
+  ID_STRATEGIES,
+  type IdStrategy,
+  StrategyStats,
+  type StrategySnapshot,
+  type StrategyStatsOptions,
+} from './strategy-stats.js';

@@ -1,0 +1,168 @@
+/**
+ * StrategyStats: what creating users cost, per id strategy, since this process started; and the
+ * same figures in Prometheus format for GET /metrics.
+ *
+ * Invariants: each instance owns its prom-client registry (tests and several services in one
+ * process never share series); every strategy's series exist from the start at zero, so a scraper
+ * sees all three; `snapshot()` and `metrics()` read the same totals and the same latency sketch, so
+ * `Query.strategyStats` and /metrics never disagree. Latency is one observation per `record()`
+ * (one createUser call, or one createUsers batch).
+ */
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { LatencySketch } from './latency-sketch.js';
+
+export type IdStrategy = 'COUNTER' | 'OPTIMISTIC_LOOP' | 'BLOCK';
+export const ID_STRATEGIES: readonly IdStrategy[] = ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'];
+
+export interface CreationRecord {
+  strategy: IdStrategy;
+  users: number;
+  attempts: number;
+  duplicateKeyRetries: number;
+  counterRepairs: number;
+  commands: number;
+  latencyMs: number;
+}
+
+export interface StrategySnapshot {
+  strategy: IdStrategy;
+  usersCreated: number;
+  insertAttempts: number;
+  duplicateKeyRetries: number;
+  counterRepairs: number;
+  /** Commands sent for this strategy's creations per user created; null before the first user. */
+  commandsPerUser: number | null;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+}
+
+type Totals = Omit<CreationRecord, 'strategy' | 'latencyMs'>;
+const TOTALLED = [
+  'users',
+  'attempts',
+  'duplicateKeyRetries',
+  'counterRepairs',
+  'commands',
+] as const;
+
+const SERIES: Record<keyof Totals, { name: string; help: string }> = {
+  users: { name: 'users_created_total', help: 'Users created, by id strategy.' },
+  attempts: {
+    name: 'user_insert_attempts_total',
+    help: 'User inserts attempted, duplicate-key retries included, by id strategy.',
+  },
+  duplicateKeyRetries: {
+    name: 'user_duplicate_key_retries_total',
+    help: 'Inserts retried because the chosen _id was taken, by id strategy.',
+  },
+  counterRepairs: {
+    name: 'counter_repairs_total',
+    help: 'Counter repairs ($max to the stored max _id) after an issued id was taken, by id strategy.',
+  },
+  commands: {
+    name: 'user_creation_db_commands_total',
+    help: 'Database commands sent to create users, by id strategy.',
+  },
+};
+
+const QUANTILES = [0.5, 0.95, 0.99] as const;
+
+export interface StrategyStatsOptions {
+  /** Also export prom-client's default process metrics (CPU, memory, event loop). */
+  processMetrics?: boolean;
+}
+
+export class StrategyStats {
+  private readonly registry = new Registry();
+  private readonly totals = new Map<IdStrategy, Totals>();
+  private readonly latencies = new Map<IdStrategy, LatencySketch>();
+  private readonly series: Record<keyof Totals, Counter<'strategy'>>;
+  private readonly counterWrites: Counter<'sequence'>;
+
+  constructor(options: StrategyStatsOptions = {}) {
+    const registers = [this.registry];
+    this.series = Object.fromEntries(
+      TOTALLED.map((field) => [
+        field,
+        new Counter({ ...SERIES[field], labelNames: ['strategy'], registers }),
+      ]),
+    ) as Record<keyof Totals, Counter<'strategy'>>;
+    this.counterWrites = new Counter({
+      name: 'counter_document_writes_total',
+      help: 'Successful writes of counter documents (allocations, repairs, sets), by sequence.',
+      labelNames: ['sequence'],
+      registers,
+    });
+    const latencies = this.latencies;
+    new Gauge({
+      name: 'user_creation_latency_ms',
+      help: 'Latency of user creation calls in milliseconds, by id strategy and quantile (within 1%).',
+      labelNames: ['strategy', 'quantile'],
+      registers,
+      collect() {
+        for (const [strategy, sketch] of latencies) {
+          for (const q of QUANTILES) {
+            const value = sketch.quantile(q);
+            if (value !== null) this.set({ strategy, quantile: String(q) }, value);
+          }
+        }
+      },
+    });
+    for (const strategy of ID_STRATEGIES) {
+      this.totals.set(strategy, {
+        users: 0,
+        attempts: 0,
+        duplicateKeyRetries: 0,
+        counterRepairs: 0,
+        commands: 0,
+      });
+      this.latencies.set(strategy, new LatencySketch());
+      for (const field of TOTALLED) this.series[field].inc({ strategy }, 0);
+    }
+    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  record(r: CreationRecord): void {
+    const totals = this.totals.get(r.strategy);
+    const latency = this.latencies.get(r.strategy);
+    if (totals === undefined || latency === undefined) {
+      throw new TypeError(`Unknown id strategy ${String(r.strategy)}`);
+    }
+    for (const field of TOTALLED) {
+      totals[field] += r[field];
+      this.series[field].inc({ strategy: r.strategy }, r[field]);
+    }
+    latency.observe(r.latencyMs);
+  }
+
+  recordCounterWrite(sequence: string): void {
+    this.counterWrites.inc({ sequence });
+  }
+
+  snapshot(): StrategySnapshot[] {
+    return ID_STRATEGIES.map((strategy) => {
+      const totals = this.totals.get(strategy) as Totals;
+      const latency = this.latencies.get(strategy) as LatencySketch;
+      return {
+        strategy,
+        usersCreated: totals.users,
+        insertAttempts: totals.attempts,
+        duplicateKeyRetries: totals.duplicateKeyRetries,
+        counterRepairs: totals.counterRepairs,
+        commandsPerUser: totals.users === 0 ? null : totals.commands / totals.users,
+        p50Ms: latency.quantile(0.5),
+        p95Ms: latency.quantile(0.95),
+        p99Ms: latency.quantile(0.99),
+      };
+    });
+  }
+
+  metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
