@@ -1,0 +1,155 @@
+/**
+ * Resolvers: validate arguments, call one component function, map its result to the API.
+ *
+ * No MongoDB access and no business rule lives here: components own both. Numbers leave as JS
+ * numbers (the Long scalar refuses anything it cannot send exactly); user ids leave as decimal
+ * strings of the Int64 `_id`.
+ */
+import { BadUserInputError } from '../errors.js';
+import { validateSequenceName, type SequenceKey } from '../sequences/index.js';
+import type { UserDocument } from '../users/index.js';
+import type { GraphQLContext } from './context.js';
+import { ForbiddenError, itemErrorOf } from './errors.js';
+import type { Resolvers } from './generated/resolvers-types.js';
+import { DateTimeScalar, LongScalar } from './scalars.js';
+
+/** The counter that feeds `users._id`; only it has a drift. */
+const USER_ID_SEQUENCE = 'userid';
+const MAX_PAGE = 100;
+const MAX_ALLOCATION = 10_000;
+const MAX_BATCH = 1_000;
+
+function requireWithin(value: number, min: number, max: number, field: string): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new BadUserInputError(`${field} must be between ${min} and ${max}`, { field });
+  }
+  return value;
+}
+
+function sequenceKey(name: string, scope: string | null | undefined): SequenceKey {
+  validateSequenceName(name, 'name');
+  if (scope !== null && scope !== undefined) validateSequenceName(scope, 'scope');
+  return { name, scope: scope ?? null };
+}
+
+const isUserIdCounter = (key: SequenceKey) =>
+  key.name === USER_ID_SEQUENCE && (key.scope ?? null) === null;
+
+const userId = (user: UserDocument) => user._id.toString();
+
+/**
+ * Refuses a `setSequence` on `userid` whose next value is an id a stored user already has: the
+ * counter would issue it again.
+ */
+function userIdGuard(context: GraphQLContext) {
+  return async (next: number) => {
+    const maxId = await context.users.maxId();
+    if (maxId >= next) {
+      throw new BadUserInputError(
+        `userid cannot be set so that it issues ${next} next: a user with id ${maxId} exists; use a value of at least ${maxId}`,
+        { field: 'value' },
+      );
+    }
+  };
+}
+
+export const resolvers: Resolvers = {
+  Long: LongScalar,
+  DateTime: DateTimeScalar,
+
+  Query: {
+    user: (_parent, { id }, { users }) => users.findById(id),
+
+    users: async (_parent, { first, after }, { users }) => {
+      const page = await users.page(requireWithin(first ?? 20, 1, MAX_PAGE, 'first'), after);
+      return {
+        edges: page.users.map((user) => ({ cursor: userId(user), node: user })),
+        pageInfo: {
+          hasNextPage: page.hasNextPage,
+          endCursor: page.users.length === 0 ? null : userId(page.users[page.users.length - 1]),
+        },
+      };
+    },
+
+    nextSequence: (_parent, { name, scope }, { sequences }) =>
+      sequences.peekNext(sequenceKey(name, scope)),
+
+    sequences: (_parent, { scope }, { sequences }) => {
+      if (scope !== null && scope !== undefined) validateSequenceName(scope, 'scope');
+      return sequences.list(scope === undefined ? {} : { scope });
+    },
+
+    strategyStats: (_parent, _args, { stats }) => stats.snapshot(),
+  },
+
+  Mutation: {
+    createUser: async (_parent, { input, strategy }, { users }) => {
+      const created = await users.createUser(input, strategy);
+      return {
+        user: created.user,
+        strategy,
+        attempts: created.attempts,
+        replayed: created.replayed,
+      };
+    },
+
+    createUsers: async (_parent, { inputs, strategy }, { users }) => {
+      requireWithin(inputs.length, 1, MAX_BATCH, 'inputs');
+      const outcomes = await users.createUsers(inputs, strategy);
+      const results = outcomes.map((outcome, index) =>
+        'user' in outcome
+          ? { index, user: outcome.user, error: null }
+          : { index, user: null, error: itemErrorOf(outcome.error) },
+      );
+      const created = results.filter((result) => result.user !== null).length;
+      return { strategy, results, created, failed: results.length - created };
+    },
+
+    createSequence: (_parent, { input }, { sequences }) => {
+      const key = sequenceKey(input.name, input.scope);
+      return sequences.create({
+        ...key,
+        ...(input.start === null || input.start === undefined ? {} : { start: input.start }),
+        ...(input.step === null || input.step === undefined ? {} : { step: input.step }),
+        ...(input.max === null || input.max === undefined ? {} : { max: input.max }),
+      });
+    },
+
+    allocateSequence: async (_parent, { name, count, scope }, { sequences }) => {
+      const key = sequenceKey(name, scope);
+      const range = await sequences.allocate(
+        key,
+        requireWithin(count ?? 1, 1, MAX_ALLOCATION, 'count'),
+      );
+      return { name: key.name, scope: key.scope ?? null, ...range };
+    },
+
+    setSequence: (_parent, { name, value, scope }, context) => {
+      if (!context.isAdmin) {
+        throw new ForbiddenError(
+          'setSequence needs the admin token (Authorization: Bearer <ADMIN_TOKEN>)',
+        );
+      }
+      const key = sequenceKey(name, scope);
+      return context.sequences.setValue(
+        key,
+        value,
+        isUserIdCounter(key) ? userIdGuard(context) : undefined,
+      );
+    },
+  },
+
+  Sequence: {
+    drift: async (sequence, _args, { users }) =>
+      isUserIdCounter(sequence) ? sequence.value - (await users.maxId()) : null,
+  },
+
+  User: {
+    id: (user) => userId(user),
+    email: (user) => user.email ?? null,
+    invitedBy: (user, _args, { userLoader }) =>
+      user.invitedById === undefined || user.invitedById === null
+        ? null
+        : userLoader.load(user.invitedById.toNumber()),
+  },
+};

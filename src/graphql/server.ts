@@ -1,0 +1,86 @@
+/**
+ * The Apollo Server: schema, resolvers, error mapping and the GraphQL-level limits.
+ *
+ * Hardening: graphql-armor (maintained, supports @apollo/server 5) bounds depth, cost, aliases,
+ * directives and tokens before anything executes; batching is on (the HTTP layer caps the number of
+ * operations per request); CSRF prevention is Apollo's default and stays on. In production:
+ * no introspection, no landing page, no stack traces, no field suggestions.
+ */
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import type { Server } from 'node:http';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { GraphQLContext } from './context.js';
+import { createErrorFormatter } from './errors.js';
+import { resolvers } from './resolvers.js';
+import { loadTypeDefs } from './schema.js';
+
+/** The operation the Sandbox opens with, so a first visit can create a user with one click. */
+export const EXAMPLE_OPERATION = `# Create a user; its id comes from the chosen strategy (COUNTER, OPTIMISTIC_LOOP or BLOCK).
+mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {
+  createUser(input: $input, strategy: $strategy) {
+    user {
+      id
+      name
+      email
+      createdWith
+      createdAt
+    }
+    attempts
+    replayed
+  }
+}
+`;
+
+export const GRAPHQL_LIMITS = {
+  maxDepth: 10,
+  maxCost: 5_000,
+  maxAliases: 15,
+  maxDirectives: 10,
+  maxTokens: 2_000,
+} as const;
+
+export type ApolloConfig = Pick<Config, 'NODE_ENV'>;
+
+export function createApolloServer(
+  config: ApolloConfig,
+  httpServer: Server,
+  logger: Logger,
+): ApolloServer<GraphQLContext> {
+  const production = config.NODE_ENV === 'production';
+  const armor = new ApolloArmor({
+    maxDepth: { n: GRAPHQL_LIMITS.maxDepth },
+    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost },
+    maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
+    maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
+    maxTokens: { n: GRAPHQL_LIMITS.maxTokens },
+    blockFieldSuggestion: { enabled: production },
+  }).protect();
+  const landingPage: ApolloServerPlugin = production
+    ? ApolloServerPluginLandingPageDisabled()
+    : ApolloServerPluginLandingPageLocalDefault({
+        embed: true,
+        document: EXAMPLE_OPERATION,
+        variables: {
+          input: { name: 'Ada Lovelace', email: 'ada@example.com' },
+          strategy: 'COUNTER',
+        },
+        includeCookies: false,
+      });
+  return new ApolloServer<GraphQLContext>({
+    typeDefs: loadTypeDefs(),
+    resolvers,
+    validationRules: armor.validationRules,
+    plugins: [...armor.plugins, ApolloServerPluginDrainHttpServer({ httpServer }), landingPage],
+    allowBatchedHttpRequests: true,
+    csrfPrevention: true,
+    introspection: !production,
+    includeStacktraceInErrorResponses: !production,
+    formatError: createErrorFormatter(logger),
+    logger,
+  });
+}

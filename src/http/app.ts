@@ -1,0 +1,85 @@
+/**
+ * The express app: `POST /graphql` (and Apollo's GET), `GET /health`, `GET /ready`, `GET /metrics`,
+ * CORS, and the limits of ./limits.ts.
+ *
+ * `/health` answers 200 while the process runs, whatever the database does (a liveness probe must
+ * not restart a healthy process during a database outage); `/ready` pings the database with a short
+ * timeout and answers 503 while it cannot be reached. Outside production `GET /` leads to the
+ * Apollo Sandbox landing page served at `/graphql`.
+ */
+import type { ApolloServer } from '@apollo/server';
+import { expressMiddleware } from '@as-integrations/express5';
+import cors from 'cors';
+import express, { type Express } from 'express';
+import type { MongoClient } from 'mongodb';
+import type { Config } from '../config.js';
+import { pingDatabase } from '../database/index.js';
+import {
+  createContextFactory,
+  type GraphQLContext,
+  type ServiceComponents,
+} from '../graphql/context.js';
+import type { Logger } from '../logger.js';
+import { corsOptions } from './cors.js';
+import { batchLimit, jsonErrorHandler, requestTimeout } from './limits.js';
+
+/** How long `/ready` waits for the database's answer to a ping. */
+export const READY_PING_TIMEOUT_MS = 1_000;
+
+export type AppConfig = Pick<
+  Config,
+  'NODE_ENV' | 'CORS_ORIGINS' | 'ADMIN_TOKEN' | 'BODY_LIMIT' | 'REQUEST_TIMEOUT_MS'
+>;
+
+export interface AppDeps {
+  config: AppConfig;
+  apollo: ApolloServer<GraphQLContext>;
+  client: MongoClient;
+  components: ServiceComponents;
+  logger: Logger;
+}
+
+export function createApp({ config, apollo, client, components, logger }: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('env', config.NODE_ENV);
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get('/ready', async (_req, res) => {
+    const reachable = await pingDatabase(client, READY_PING_TIMEOUT_MS);
+    res
+      .status(reachable ? 200 : 503)
+      .json({ status: reachable ? 'ready' : 'database unreachable' });
+  });
+
+  app.get('/metrics', async (_req, res) => {
+    res.type(components.stats.contentType).send(await components.stats.metrics());
+  });
+
+  if (config.NODE_ENV !== 'production') {
+    app.get('/', (_req, res) => {
+      res.redirect(302, '/graphql');
+    });
+  }
+
+  app.use(
+    '/graphql',
+    cors(corsOptions(config)),
+    requestTimeout(config.REQUEST_TIMEOUT_MS),
+    express.json({ limit: config.BODY_LIMIT }),
+    // Apollo's middleware insists on a parsed body; GETs and non-JSON posts have none, and Apollo
+    // itself then answers them (landing page, GET queries, CSRF refusal of simple requests).
+    (req, _res, next) => {
+      req.body ??= {};
+      next();
+    },
+    batchLimit,
+    expressMiddleware(apollo, { context: createContextFactory(components, config.ADMIN_TOKEN) }),
+  );
+
+  app.use(jsonErrorHandler(logger));
+  return app;
+}

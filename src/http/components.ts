@@ -1,0 +1,35 @@
+/**
+ * The service's components over one database, wired as ARCHITECTURE.md describes: one Sequences,
+ * one StrategyStats and one Users (with its BLOCK allocator) per service process. Several
+ * processes (or service instances in one test) on the same database each build their own.
+ */
+import type { Db } from 'mongodb';
+import type { Config } from '../config.js';
+import { writeConcernOf } from '../database/index.js';
+import type { ServiceComponents } from '../graphql/context.js';
+import { Sequences } from '../sequences/index.js';
+import { StrategyStats } from '../stats/index.js';
+import { Users } from '../users/index.js';
+
+export type ComponentsConfig = Pick<
+  Config,
+  'WRITE_CONCERN' | 'ID_BLOCK_SIZE' | 'OPTIMISTIC_MAX_ATTEMPTS'
+>;
+
+export function createComponents(db: Db, config: ComponentsConfig): ServiceComponents {
+  const writeConcern = writeConcernOf(config);
+  const stats = new StrategyStats();
+  const sequences = new Sequences(db, {
+    writeConcern,
+    onCounterWrite: (key) => stats.recordCounterWrite(key.name),
+  });
+  const users = new Users({
+    db,
+    sequences,
+    stats,
+    blockSize: config.ID_BLOCK_SIZE,
+    writeConcern,
+    optimisticMaxAttempts: config.OPTIMISTIC_MAX_ATTEMPTS,
+  });
+  return { users, sequences, stats };
+}

@@ -1,0 +1,33 @@
+/**
+ * Which browser origins may call the API.
+ *
+ * Decision: the list is exactly CORS_ORIGINS ("*" allows any origin). Unset, no other origin is
+ * allowed, in any environment; outside production the embedded Apollo Sandbox's origin is added so
+ * the landing page works. Same-origin requests and non-browser clients are not affected by CORS.
+ */
+import type { CorsOptions } from 'cors';
+import type { Config } from '../config.js';
+
+/** The origin the embedded Sandbox (landing page) sends its requests from. */
+export const SANDBOX_ORIGIN = 'https://sandbox.embed.apollographql.com';
+
+export function allowedOrigins(config: Pick<Config, 'CORS_ORIGINS' | 'NODE_ENV'>): string[] | '*' {
+  if (config.CORS_ORIGINS.includes('*')) return '*';
+  const origins = config.CORS_ORIGINS.map((origin) => new URL(origin).origin);
+  return config.NODE_ENV === 'production' ? origins : [...origins, SANDBOX_ORIGIN];
+}
+
+export function corsOptions(config: Pick<Config, 'CORS_ORIGINS' | 'NODE_ENV'>): CorsOptions {
+  const origins = allowedOrigins(config);
+  return {
+    origin: origins === '*' ? true : origins,
+    methods: ['GET', 'POST', 'OPTIONS'],
+    allowedHeaders: [
+      'content-type',
+      'authorization',
+      'apollo-require-preflight',
+      'x-apollo-operation-name',
+    ],
+    maxAge: 600,
+  };
+}

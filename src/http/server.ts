@@ -1,0 +1,69 @@
+/**
+ * Starting and stopping the service's HTTP server.
+ *
+ * `close()` stops accepting connections, lets in-flight requests finish (Apollo's drain plugin),
+ * then resolves; it does not close the MongoClient, which belongs to the caller, as do the components
+ * (the caller ensures indexes before starting, so the first request has the unique indexes it needs).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { MongoClient } from 'mongodb';
+import type { Config } from '../config.js';
+import type { ServiceComponents } from '../graphql/context.js';
+import { createApolloServer } from '../graphql/server.js';
+import type { Logger } from '../logger.js';
+import { createApp } from './app.js';
+
+export interface HttpServerDeps {
+  client: MongoClient;
+  /** Built by `createComponents` over a database of `client`; indexes ensured by the caller. */
+  components: ServiceComponents;
+  logger: Logger;
+  /** Interface to listen on; all interfaces when omitted. */
+  host?: string;
+}
+
+export interface RunningHttpServer {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startHttpServer(
+  config: Config,
+  deps: HttpServerDeps,
+): Promise<RunningHttpServer> {
+  const server = createServer();
+  server.requestTimeout = config.REQUEST_TIMEOUT_MS;
+  server.headersTimeout = Math.min(config.REQUEST_TIMEOUT_MS, 60_000);
+  const apollo = createApolloServer(config, server, deps.logger);
+  await apollo.start();
+  server.on(
+    'request',
+    createApp({
+      config,
+      apollo,
+      client: deps.client,
+      components: deps.components,
+      logger: deps.logger,
+    }),
+  );
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, deps.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host =
+    deps.host === undefined || deps.host === '0.0.0.0' || deps.host === '::'
+      ? 'localhost'
+      : deps.host;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    server,
+    close: () => apollo.stop(),
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * Starting the real service for a test: the real HTTP server (src/http) on a free port of
+ * 127.0.0.1, over a real MongoClient to the database the harness picked (TEST_MONGODB_URI).
+ *
+ * Each service gets a fresh database unless `dbName` is given; several services given the same
+ * `dbName` share one database, as several processes would (each has its own components: its own
+ * BLOCK allocator and stats). The client is exposed, with command monitoring on, so a test can
+ * count the commands the service sends.
+ */
+import type { GraphQLFormattedError } from 'graphql';
+import { MongoClient } from 'mongodb';
+import { loadConfig } from '../../src/config';
+import { clientOptions } from '../../src/database';
+import type { ServiceComponents } from '../../src/graphql/context';
+import { createComponents, startHttpServer } from '../../src/http';
+import { createLogger } from '../../src/logger';
+import { uniqueDbName } from './db';
+
+/** The admin token every test service accepts unless `env.ADMIN_TOKEN` says otherwise. */
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface GraphQLResponse<T> {
+  status: number;
+  body: { data?: T; errors?: GraphQLFormattedError[] };
+}
+
+export interface TestService {
+  url: string;
+  dbName: string;
+  client: MongoClient;
+  components: ServiceComponents;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers freely (ARCHITECTURE.md)
+  graphql<T = any>(
+    query: string,
+    variables?: object,
+    headers?: Record<string, string>,
+  ): Promise<GraphQLResponse<T>>;
+  stop(): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  dbName?: string;
+  env?: Record<string, string>;
+  /** Another MongoDB to use instead of the harness's, e.g. a closed port to play an outage. */
+  mongodbUri?: string;
+}
+
+export function testDatabaseUri(): string {
+  const uri = process.env.TEST_MONGODB_URI;
+  if (uri === undefined)
+    throw new Error('TEST_MONGODB_URI is not set: run tests through jest (test/harness)');
+  return uri;
+}
+
+/** POSTs one GraphQL operation as JSON; the body is parsed whatever the status. */
+export async function postGraphQL<T>(
+  url: string,
+  query: string,
+  variables?: object,
+  headers: Record<string, string> = {},
+): Promise<GraphQLResponse<T>> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  const text = await response.text();
+  try {
+    return { status: response.status, body: JSON.parse(text) };
+  } catch {
+    throw new Error(`Non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}`);
+  }
+}
+
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const dbName = options.dbName ?? uniqueDbName();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    ...options.env,
+    MONGODB_DB: dbName,
+  });
+  const client = new MongoClient(options.mongodbUri ?? testDatabaseUri(), {
+    ...clientOptions(config, `test-service-${dbName}`),
+    monitorCommands: true,
+  });
+  const components = createComponents(client.db(dbName), config);
+  if (options.mongodbUri === undefined) await components.users.ensureIndexes();
+  const http = await startHttpServer(config, {
+    client,
+    components,
+    logger: createLogger(config),
+    host: '127.0.0.1',
+  });
+  return {
+    url: http.url,
+    dbName,
+    client,
+    components,
+    graphql: (query, variables, headers) => postGraphQL(http.url, query, variables, headers),
+    stop: async () => {
+      await http.close();
+      await client.close();
+    },
+  };
+}
