@@ -1,0 +1,65 @@
+/**
+ * Process entry: read config, connect (or start the embedded database), ensure indexes, start HTTP,
+ * print the URL; on SIGINT/SIGTERM drain requests, close the client and the embedded database,
+ * exit 0. Nothing else lives here.
+ */
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { connectDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from './database/index.js';
+import { createComponents, startHttpServer } from './http/index.js';
+import { createLogger, type Logger } from './logger.js';
+
+async function databaseUri(
+  config: Config,
+  logger: Logger,
+): Promise<{ uri: string; embedded?: EmbeddedDatabase }> {
+  if (config.MONGODB_URI !== undefined) return { uri: config.MONGODB_URI };
+  if (config.NODE_ENV === 'production') {
+    throw new ConfigError(
+      'MONGODB_URI is required when NODE_ENV=production (no embedded database in production)',
+    );
+  }
+  const embedded = await startEmbeddedDatabase(logger);
+  return { uri: embedded.uri, embedded };
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config);
+  const { uri, embedded } = await databaseUri(config, logger);
+  const client = await connectDatabase(uri, config);
+  const components = createComponents(client.db(config.MONGODB_DB), config);
+  await components.users.ensureIndexes();
+  const http = await startHttpServer(config, { client, components, logger });
+  logger.info(
+    { url: `${http.url}/graphql`, database: config.MONGODB_DB },
+    `service ready at ${http.url}/graphql`,
+  );
+
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'draining requests and shutting down');
+    try {
+      await http.close();
+      await client.close();
+      await embedded?.stop();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+  } else {
+    console.error('The service could not start:', err);
+  }
+  process.exit(1);
+});
