@@ -15,9 +15,10 @@
  *   values never handed out are gaps, never duplicates. A crash likewise only leaves gaps.
  */
 import type { CommandTally } from '../errors.js';
-import { BadUserInputError, SequenceExhaustedError } from './errors.js';
+import { MAX_ALLOCATION_COUNT, assertAllocationCount } from './definition.js';
+import { SequenceExhaustedError } from './errors.js';
 import type { SequenceKey } from './keys.js';
-import { type AllocatedRange, MAX_ALLOCATION_COUNT, type Sequences } from './sequences.js';
+import type { AllocatedRange, Sequences } from './sequences.js';
 
 export class BlockAllocator {
   private next = 0;
@@ -40,14 +41,7 @@ export class BlockAllocator {
 
   /** `count` unused values of the sequence; the command of a refill is added to `tally`. */
   async take(count: number, tally?: CommandTally): Promise<number[]> {
-    if (!Number.isInteger(count) || count < 1 || count > MAX_ALLOCATION_COUNT) {
-      throw new BadUserInputError(
-        `count must be a whole number from 1 to ${MAX_ALLOCATION_COUNT}.`,
-        {
-          field: 'count',
-        },
-      );
-    }
+    assertAllocationCount(count);
     const ids: number[] = [];
     for (;;) {
       this.takeFromBlock(ids, count - ids.length);

@@ -45,6 +45,18 @@ export function assertSequenceValue(value: number, field: string): void {
   }
 }
 
+/** The most values one allocation may consume. */
+export const MAX_ALLOCATION_COUNT = 10_000;
+
+/** Throws BAD_USER_INPUT (field `count`) unless 1 <= count <= 10,000. */
+export function assertAllocationCount(count: number): void {
+  if (!Number.isInteger(count) || count < 1 || count > MAX_ALLOCATION_COUNT) {
+    throw new BadUserInputError(`count must be a whole number from 1 to ${MAX_ALLOCATION_COUNT}.`, {
+      field: 'count',
+    });
+  }
+}
+
 /** A complete, valid definition from optional input fields (defaults: start 1, step 1, no max). */
 export function validateDefinition(input: Partial<SequenceDefinition>): SequenceDefinition {
   const start = input.start ?? IMPLICIT_DEFINITION.start;

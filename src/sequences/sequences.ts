@@ -35,6 +35,7 @@ import {
   IMPLICIT_DEFINITION,
   MAX_SEQUENCE_VALUE,
   type SequenceDefinition,
+  assertAllocationCount,
   assertSequenceValue,
   differingField,
   isImplicitDefinition,
@@ -62,8 +63,6 @@ export interface SequencesOptions {
   onCounterWrite?: (key: SequenceKey) => void;
 }
 
-/** The most values one allocation may consume. */
-export const MAX_ALLOCATION_COUNT = 10_000;
 /** Upsert races and cache refreshes settle within one or two rounds; more means contention. */
 const MAX_ATTEMPTS = 5;
 
@@ -91,14 +90,7 @@ export class Sequences {
   /** Consumes `count` values (1 to 10,000) in one atomic step: `first`, `first + step`, ..., `last`. */
   async allocate(key: SequenceKey, count = 1, tally?: CommandTally): Promise<AllocatedRange> {
     const resolved = resolveKey(key);
-    if (!Number.isInteger(count) || count < 1 || count > MAX_ALLOCATION_COUNT) {
-      throw new BadUserInputError(
-        `count must be a whole number from 1 to ${MAX_ALLOCATION_COUNT}.`,
-        {
-          field: 'count',
-        },
-      );
-    }
+    assertAllocationCount(count);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const definition = this.definitions.get(resolved.id) ?? IMPLICIT_DEFINITION;
       const delta = definition.step * count;
