@@ -44,12 +44,3 @@ export class IdContentionError extends DomainError {
     );
   }
 }
-
-/** The next user id would pass 2^53 - 1, the largest integer a JSON client can hold exactly. */
-export class UserIdSpaceExhaustedError extends DomainError {
-  readonly code = 'SEQUENCE_EXHAUSTED';
-
-  constructor() {
-    super('User ids have reached 2^53 - 1; no further user can be created.');
-  }
-}

@@ -9,10 +9,14 @@
  * counter: a collision only means a concurrent writer won, so it backs off with jitter (spreading
  * the contenders) and reads the maximum again. Every source gives up after `maxRounds`.
  */
-import type { BlockAllocator, SequenceKey, Sequences } from '../sequences/index.js';
+import {
+  SequenceExhaustedError,
+  type BlockAllocator,
+  type SequenceKey,
+  type Sequences,
+} from '../sequences/index.js';
 import type { IdStrategy } from '../stats/index.js';
 import type { CreationCost } from './cost.js';
-import { UserIdSpaceExhaustedError } from './errors.js';
 
 /** The counter that feeds user ids, named as in MongoDB's tutorial. */
 export const USER_ID_SEQUENCE: SequenceKey = { name: 'userid' };
@@ -68,7 +72,10 @@ export function idSources(deps: IdSourceDeps): Record<IdStrategy, IdSource> {
       maxRounds: deps.optimisticMaxAttempts,
       async take(count, cost) {
         const max = await deps.maxId(cost);
-        if (max + count > Number.MAX_SAFE_INTEGER) throw new UserIdSpaceExhaustedError();
+        if (max + count > Number.MAX_SAFE_INTEGER)
+          throw new SequenceExhaustedError(
+            'User ids have reached 2^53 - 1; no further user can be created.',
+          );
         return Array.from({ length: count }, (_, i) => max + 1 + i);
       },
       async afterCollision(round) {

@@ -9,5 +9,4 @@ export {
   UnknownInviterError,
   IdempotencyKeyReusedError,
   IdContentionError,
-  UserIdSpaceExhaustedError,
 } from './errors.js';
