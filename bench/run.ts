@@ -29,7 +29,7 @@ import {
 import { startBenchDatabase } from './database';
 import { runHttpLoad, type LoadShape } from './http-load';
 import { writeReport, type CellResult, type RunEnvironment } from './report';
-import { startServiceFleet, type ServiceFleet } from './service-processes';
+import { metricValue, startServiceFleet, type ServiceFleet } from './service-processes';
 
 interface Options {
   quick: boolean;
@@ -148,8 +148,7 @@ async function measureServiceCell(
   concurrency: number,
   durationS: number,
 ): Promise<CellResult> {
-  const before = await fleet.strategyTotals(plan.strategy);
-  const writesBefore = await fleet.counterWrites();
+  const before = await fleet.metrics();
   const stopRss = fleet.sampleRss();
   const load = await runHttpLoad({
     urls: fleet.processes.map((p) => p.url),
@@ -159,10 +158,15 @@ async function measureServiceCell(
   });
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const peakRssMb = stopRss();
-  const after = await fleet.strategyTotals(plan.strategy);
-  const counterWrites = (await fleet.counterWrites()) - writesBefore;
+  const after = await fleet.metrics();
+  const delta = (name: string, label?: string): number =>
+    metricValue(after, name, label) - metricValue(before, name, label);
   const users = (load.requests - load.failedRequests) * plan.shape.usersPerRequest;
-  const statsUsers = after.usersCreated - before.usersCreated;
+  // Per-user ratios use the service's own count, which includes requests still in flight when
+  // the load stopped (their commands are counted too).
+  const statsUsers = delta('users_created_total', plan.strategy);
+  const perStatsUser = (value: number): number | null =>
+    statsUsers === 0 ? null : value / statsUsers;
   return {
     path: 'service',
     label: plan.label,
@@ -175,14 +179,13 @@ async function measureServiceCell(
     usersPerSecond: users / load.durationS,
     p50Ms: load.p50Ms,
     p99Ms: load.p99Ms,
-    commandsPerUser: statsUsers === 0 ? null : (after.commands - before.commands) / statsUsers,
-    duplicateKeyRetriesPerUser:
-      statsUsers === 0
-        ? null
-        : (after.duplicateKeyRetries - before.duplicateKeyRetries) / statsUsers,
+    commandsPerUser: perStatsUser(delta('user_creation_db_commands_total', plan.strategy)),
+    duplicateKeyRetriesPerUser: perStatsUser(
+      delta('user_duplicate_key_retries_total', plan.strategy),
+    ),
     failedRequests: load.failedRequests,
     peakRssMb,
-    counterWrites,
+    counterWrites: delta('counter_document_writes_total'),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The service under load: K real `node dist/main.js` processes on one database, and what can be
- * read from outside them (strategy stats over GraphQL, counter writes from `/metrics`, RSS from
- * `/proc`).
+ * read from outside them (per-strategy counters and counter-document writes from `/metrics`, RSS
+ * from `/proc`).
  *
  * Contract: `startServiceFleet` returns only when every process answers `GET /ready`, within a
  * bounded time, or kills them all and throws with the failed process's output. Each process gets
@@ -19,18 +19,16 @@ export interface ServiceProcess {
   pid: number;
 }
 
-/** Per-strategy totals summed over the fleet, as `strategyStats` reports them since start. */
-export interface StrategyTotals {
-  usersCreated: number;
-  duplicateKeyRetries: number;
-  commands: number;
-}
+/**
+ * The fleet's Prometheus counters at one instant, summed over its processes: series name →
+ * label value (`strategy` or `sequence`) → value.
+ */
+export type MetricsSnapshot = Map<string, Map<string, number>>;
 
 export interface ServiceFleet {
   processes: ServiceProcess[];
-  strategyTotals(strategy: string): Promise<StrategyTotals>;
-  /** Sum of `counter_document_writes_total` over the fleet's `/metrics`. */
-  counterWrites(): Promise<number>;
+  /** Every process's `GET /metrics`, summed. */
+  metrics(): Promise<MetricsSnapshot>;
   /** Starts sampling RSS; the returned function stops it and gives the peak of any one process, MB. */
   sampleRss(): () => number;
   stop(): Promise<void>;
@@ -59,17 +57,6 @@ async function freePort(): Promise<number> {
 
 async function fetchBounded(url: string, init?: RequestInit): Promise<Response> {
   return fetch(url, { ...init, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
-}
-
-async function graphql<T>(url: string, query: string): Promise<T> {
-  const response = await fetchBounded(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query }),
-  });
-  const body = (await response.json()) as { data?: T; errors?: unknown[] };
-  if (!body.data || body.errors) throw new Error(`${url}: ${JSON.stringify(body.errors)}`);
-  return body.data;
 }
 
 async function waitUntilReady(url: string, child: ChildProcess, output: () => string) {
@@ -128,7 +115,17 @@ async function rssMb(pid: number): Promise<number> {
   return kb === undefined ? 0 : Number(kb) / 1024;
 }
 
-const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
+/** A Prometheus text sample: `name{label="value"} number`, at most one label captured. */
+const SAMPLE_LINE =
+  /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{[a-zA-Z_][a-zA-Z0-9_]*="([^"]*)"[^}]*\})?\s+(\S+)$/gm;
+
+/** One series' value in a snapshot: one label value, or all of them summed when none is given. */
+export function metricValue(snapshot: MetricsSnapshot, name: string, label?: string): number {
+  const series = snapshot.get(name);
+  if (!series) return 0;
+  if (label !== undefined) return series.get(label) ?? 0;
+  return [...series.values()].reduce((a, b) => a + b, 0);
+}
 
 export async function startServiceFleet(options: {
   instances: number;
@@ -158,45 +155,17 @@ export async function startServiceFleet(options: {
 
   return {
     processes,
-    async strategyTotals(strategy) {
-      type Row = {
-        strategy: string;
-        usersCreated: number;
-        duplicateKeyRetries: number;
-        commandsPerUser: number | null;
-      };
-      const perProcess = await Promise.all(
-        processes.map(async (p) => {
-          const { strategyStats } = await graphql<{ strategyStats: Row[] }>(
-            p.url,
-            '{ strategyStats { strategy usersCreated duplicateKeyRetries commandsPerUser } }',
-          );
-          const row = strategyStats.find((r) => r.strategy === strategy);
-          return {
-            usersCreated: row?.usersCreated ?? 0,
-            duplicateKeyRetries: row?.duplicateKeyRetries ?? 0,
-            commands: row ? Math.round((row.commandsPerUser ?? 0) * row.usersCreated) : 0,
-          };
-        }),
+    async metrics() {
+      const snapshot: MetricsSnapshot = new Map();
+      const texts = await Promise.all(
+        processes.map(async (p) => (await fetchBounded(`${p.url}/metrics`)).text()),
       );
-      return {
-        usersCreated: sum(perProcess.map((t) => t.usersCreated)),
-        duplicateKeyRetries: sum(perProcess.map((t) => t.duplicateKeyRetries)),
-        commands: sum(perProcess.map((t) => t.commands)),
-      };
-    },
-    async counterWrites() {
-      const perProcess = await Promise.all(
-        processes.map(async (p) => {
-          const text = await (await fetchBounded(`${p.url}/metrics`)).text();
-          return sum(
-            [...text.matchAll(/^counter_document_writes_total(?:\{[^}]*\})?\s+(\S+)/gm)].map((m) =>
-              Number(m[1]),
-            ),
-          );
-        }),
-      );
-      return sum(perProcess);
+      for (const [, name, label, value] of texts.flatMap((t) => [...t.matchAll(SAMPLE_LINE)])) {
+        const series = snapshot.get(name) ?? new Map<string, number>();
+        series.set(label ?? '', (series.get(label ?? '') ?? 0) + Number(value));
+        snapshot.set(name, series);
+      }
+      return snapshot;
     },
     sampleRss() {
       let peak = 0;
