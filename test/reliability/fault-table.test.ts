@@ -1,0 +1,491 @@
+/**
+ * The fault table: what one creation request does when MongoDB fails under it, per strategy.
+ *
+ * Each case starts a fresh service instance (a fresh BLOCK allocator, so the BLOCK cases really
+ * refill; its appName, derived from this file's own database, scopes the fail point to it, and
+ * cases run one at a time), sets one `failCommand` fail
+ * point, sends one request through the real HTTP server, clears the fail point and sends the same
+ * request twice more with the same idempotency keys. The promises checked every time:
+ * - the first attempt ends in success or a clear error (`extensions.code` from the case's list,
+ *   never INTERNAL_SERVER_ERROR or a 5xx), and a blocked database never holds it past the block;
+ * - the retries succeed and agree on one user per key, which is also the first attempt's when that
+ *   one succeeded, and the database holds exactly one user per key;
+ * - across all cases so far (one database for the whole file): no id acknowledged twice, every
+ *   acknowledged user stored, the `userid` counter never behind an id it issued.
+ * Where the server supports retryable writes (a replica set), the driver retries one
+ * RetryableWriteError or dropped connection by itself, and those cases must simply succeed.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Db, MongoClient } from 'mongodb';
+import { connectTestClient, uniqueDbName } from '../support/db';
+import { startTestService } from '../support/service';
+import {
+  clearFailPoint,
+  setFailPoint,
+  type FailCommandData,
+  type FailPointMode,
+} from './fail-points';
+import { Ledger } from './ledger';
+import {
+  sendCreation,
+  type CreationOperation,
+  type CreationResult,
+  type Strategy,
+  type UserInput,
+} from './client';
+
+/** The service's bound on each database call in this file: short, so blocked cases stay quick. */
+const DB_TIMEOUT_MS = 1_500;
+/** How long a blocked connection stalls: well past the service's timeout. */
+const BLOCK_MS = 5_000;
+const BATCH_SIZE = 5;
+
+const UNAVAILABLE = ['SERVICE_UNAVAILABLE'];
+
+interface FaultCase {
+  name: string;
+  operation: CreationOperation;
+  strategy: Strategy;
+  mode: FailPointMode;
+  fault: FailCommandData;
+  /** Error codes the first attempt may end in; empty: it must succeed. */
+  allowedCodes: string[];
+  /** The driver retries this fault once by itself when the server supports retryable writes. */
+  retriedByDriver?: boolean;
+}
+
+const once: FailPointMode = { times: 1 };
+const closed = (command: string): FailCommandData => ({
+  failCommands: [command],
+  closeConnection: true,
+});
+const failing = (command: string, errorCode: number, labelled: boolean): FailCommandData => ({
+  failCommands: [command],
+  errorCode,
+  ...(labelled ? { errorLabels: ['RetryableWriteError'] } : {}),
+});
+const writeConcernFailed = (command: string): FailCommandData => ({
+  failCommands: [command],
+  writeConcernError: {
+    code: 64,
+    codeName: 'WriteConcernFailed',
+    errmsg: 'waiting for replication timed out',
+  },
+});
+const shutdownWriteConcern = (command: string): FailCommandData => ({
+  failCommands: [command],
+  errorLabels: ['RetryableWriteError'],
+  writeConcernError: {
+    code: 91,
+    codeName: 'ShutdownInProgress',
+    errmsg: 'Replication is being shut down',
+  },
+});
+const blocked = (commands: string[]): FailCommandData => ({
+  failCommands: commands,
+  blockConnection: true,
+  blockTimeMS: BLOCK_MS,
+});
+const COUNTER_UPDATE = 'findAndModify';
+
+const cases: FaultCase[] = [
+  // COUNTER: the tutorial's findAndModify, then the insert.
+  {
+    name: 'COUNTER: connection closed on the counter findAndModify',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: closed(COUNTER_UPDATE),
+    allowedCodes: UNAVAILABLE,
+    retriedByDriver: true,
+  },
+  {
+    name: 'COUNTER: connection closed on the counter findAndModify, three times running',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: { times: 3 },
+    fault: closed(COUNTER_UPDATE),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'COUNTER: connection closed on the user insert after the counter moved',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: closed('insert'),
+    allowedCodes: UNAVAILABLE,
+    retriedByDriver: true,
+  },
+  {
+    name: 'COUNTER: E11000 from the counter upsert once (the upsert race) is retried',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing(COUNTER_UPDATE, 11000, false),
+    allowedCodes: [],
+  },
+  {
+    name: 'COUNTER: E11000 from every counter upsert ends in a clear error',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: 'alwaysOn',
+    fault: failing(COUNTER_UPDATE, 11000, false),
+    allowedCodes: ['SERVICE_UNAVAILABLE', 'ID_CONTENTION'],
+  },
+  {
+    name: 'COUNTER: write concern WriteConcernFailed (64) on the counter findAndModify',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: writeConcernFailed(COUNTER_UPDATE),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'COUNTER: write concern WriteConcernFailed (64) on the user insert',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: writeConcernFailed('insert'),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'COUNTER: write concern ShutdownInProgress (91, RetryableWriteError) on the user insert',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: shutdownWriteConcern('insert'),
+    allowedCodes: UNAVAILABLE,
+    retriedByDriver: true,
+  },
+  {
+    name: 'COUNTER: ShutdownInProgress (91) with RetryableWriteError on the counter findAndModify',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing(COUNTER_UPDATE, 91, true),
+    allowedCodes: UNAVAILABLE,
+    retriedByDriver: true,
+  },
+  {
+    name: 'COUNTER: ShutdownInProgress (91) without a label on the counter findAndModify',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing(COUNTER_UPDATE, 91, false),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'COUNTER: PrimarySteppedDown (189) with RetryableWriteError on the user insert',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing('insert', 189, true),
+    allowedCodes: UNAVAILABLE,
+    retriedByDriver: true,
+  },
+  {
+    name: 'COUNTER: PrimarySteppedDown (189) without a label on the user insert',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing('insert', 189, false),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'COUNTER: NotWritablePrimary (10107) with RetryableWriteError on the counter findAndModify',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing(COUNTER_UPDATE, 10107, true),
+    allowedCodes: UNAVAILABLE,
+    retriedByDriver: true,
+  },
+  {
+    name: 'COUNTER: NotWritablePrimary (10107) without a label on the user insert',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing('insert', 10107, false),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'COUNTER: counter findAndModify blocked past the timeout',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: blocked([COUNTER_UPDATE]),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'COUNTER: user insert blocked past the timeout (the response never arrives, the write lands late)',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: blocked(['insert']),
+    allowedCodes: UNAVAILABLE,
+  },
+  // OPTIMISTIC_LOOP: read the max _id, insert max + 1.
+  {
+    name: 'OPTIMISTIC_LOOP: connection closed on the reads before the insert',
+    operation: 'createUser',
+    strategy: 'OPTIMISTIC_LOOP',
+    mode: once,
+    fault: { failCommands: ['find', 'aggregate'], closeConnection: true },
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'OPTIMISTIC_LOOP: connection closed on the insert',
+    operation: 'createUser',
+    strategy: 'OPTIMISTIC_LOOP',
+    mode: once,
+    fault: closed('insert'),
+    allowedCodes: UNAVAILABLE,
+    retriedByDriver: true,
+  },
+  {
+    name: 'OPTIMISTIC_LOOP: E11000 injected on the insert twice',
+    operation: 'createUser',
+    strategy: 'OPTIMISTIC_LOOP',
+    mode: { times: 2 },
+    fault: failing('insert', 11000, false),
+    allowedCodes: ['ID_CONTENTION', 'SERVICE_UNAVAILABLE'],
+  },
+  {
+    name: 'OPTIMISTIC_LOOP: write concern WriteConcernFailed (64) on the insert',
+    operation: 'createUser',
+    strategy: 'OPTIMISTIC_LOOP',
+    mode: once,
+    fault: writeConcernFailed('insert'),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'OPTIMISTIC_LOOP: ShutdownInProgress (91) without a label on the insert',
+    operation: 'createUser',
+    strategy: 'OPTIMISTIC_LOOP',
+    mode: once,
+    fault: failing('insert', 91, false),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'OPTIMISTIC_LOOP: insert blocked past the timeout',
+    operation: 'createUser',
+    strategy: 'OPTIMISTIC_LOOP',
+    mode: once,
+    fault: blocked(['insert']),
+    allowedCodes: UNAVAILABLE,
+  },
+  // BLOCK: one findAndModify refills the process's block, then the insert.
+  {
+    name: 'BLOCK: connection closed on the block refill',
+    operation: 'createUser',
+    strategy: 'BLOCK',
+    mode: once,
+    fault: closed(COUNTER_UPDATE),
+    allowedCodes: UNAVAILABLE,
+    retriedByDriver: true,
+  },
+  {
+    name: 'BLOCK: E11000 from the block refill upsert once is retried',
+    operation: 'createUser',
+    strategy: 'BLOCK',
+    mode: once,
+    fault: failing(COUNTER_UPDATE, 11000, false),
+    allowedCodes: [],
+  },
+  {
+    name: 'BLOCK: write concern WriteConcernFailed (64) on the block refill',
+    operation: 'createUser',
+    strategy: 'BLOCK',
+    mode: once,
+    fault: writeConcernFailed(COUNTER_UPDATE),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'BLOCK: PrimarySteppedDown (189) without a label on the insert',
+    operation: 'createUser',
+    strategy: 'BLOCK',
+    mode: once,
+    fault: failing('insert', 189, false),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'BLOCK: block refill blocked past the timeout, then a new refill serves the retry',
+    operation: 'createUser',
+    strategy: 'BLOCK',
+    mode: once,
+    fault: blocked([COUNTER_UPDATE]),
+    allowedCodes: UNAVAILABLE,
+  },
+  // createUsers: one $inc (or max read) and one unordered insertMany for the whole batch.
+  {
+    name: 'createUsers COUNTER: connection closed on the insertMany',
+    operation: 'createUsers',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: closed('insert'),
+    allowedCodes: UNAVAILABLE,
+    retriedByDriver: true,
+  },
+  {
+    name: 'createUsers COUNTER: write concern WriteConcernFailed (64) on the insertMany',
+    operation: 'createUsers',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: writeConcernFailed('insert'),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'createUsers COUNTER: ShutdownInProgress (91) with RetryableWriteError on the $inc',
+    operation: 'createUsers',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing(COUNTER_UPDATE, 91, true),
+    allowedCodes: UNAVAILABLE,
+    retriedByDriver: true,
+  },
+  {
+    name: 'createUsers BLOCK: E11000 from the block refill upsert once is retried',
+    operation: 'createUsers',
+    strategy: 'BLOCK',
+    mode: once,
+    fault: failing(COUNTER_UPDATE, 11000, false),
+    allowedCodes: [],
+  },
+  {
+    name: 'createUsers BLOCK: insertMany blocked past the timeout',
+    operation: 'createUsers',
+    strategy: 'BLOCK',
+    mode: once,
+    fault: blocked(['insert']),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'createUsers OPTIMISTIC_LOOP: connection closed on the insertMany',
+    operation: 'createUsers',
+    strategy: 'OPTIMISTIC_LOOP',
+    mode: once,
+    fault: closed('insert'),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'createUsers OPTIMISTIC_LOOP: NotWritablePrimary (10107) without a label on the insertMany',
+    operation: 'createUsers',
+    strategy: 'OPTIMISTIC_LOOP',
+    mode: once,
+    fault: failing('insert', 10107, false),
+    allowedCodes: UNAVAILABLE,
+  },
+];
+
+function inputsFor(testCase: FaultCase): UserInput[] {
+  const count = testCase.operation === 'createUser' ? 1 : BATCH_SIZE;
+  const tag = randomUUID();
+  return Array.from({ length: count }, (_, i) => ({
+    name: `fault ${testCase.strategy} ${i}`,
+    idempotencyKey: `fault-${tag}-${i}`,
+  }));
+}
+
+/** A replica set or mongos: the driver then retries one retryable write error by itself. */
+async function supportsRetryableWrites(client: MongoClient): Promise<boolean> {
+  const hello = await client.db('admin').command({ hello: 1 }, { timeoutMS: 10_000 });
+  const replicated = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
+  return replicated && typeof hello.logicalSessionTimeoutMinutes === 'number';
+}
+
+describe('fault table: every fault ends in success or a clear error, and nothing is lost or issued twice', () => {
+  const dbName = uniqueDbName();
+  const ledger = new Ledger();
+  let client: MongoClient;
+  let db: Db;
+  let retryableWrites = false;
+
+  beforeAll(async () => {
+    client = await connectTestClient();
+    db = client.db(dbName);
+    retryableWrites = await supportsRetryableWrites(client);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  test('the table covers at least 15 cases and every strategy and createUsers', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(15);
+    const covered = new Set(cases.map((c) => `${c.operation} ${c.strategy}`));
+    for (const strategy of ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK']) {
+      expect(covered).toContain(`createUser ${strategy}`);
+      expect(covered).toContain(`createUsers ${strategy}`);
+    }
+  });
+
+  test.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, testCase) => {
+    const service = await startTestService({
+      dbName,
+      env: { DB_TIMEOUT_MS: String(DB_TIMEOUT_MS) },
+    });
+    // The instance's own appName: no other file's service uses this database, hence this name.
+    const { appName } = service.client.options;
+    try {
+      if (appName === undefined) throw new Error('the test service has no appName to scope to');
+      const inputs = inputsFor(testCase);
+      const faultSetAt = performance.now();
+      await setFailPoint(client, appName, testCase.mode, testCase.fault);
+      let first: CreationResult;
+      try {
+        first = await sendCreation(service.url, testCase.operation, inputs, testCase.strategy);
+      } finally {
+        await clearFailPoint(client, appName);
+      }
+
+      // The first attempt: success or a clear error, never a crash and never held by the block.
+      expect(first.http.status).toBeLessThan(500);
+      const mustSucceed =
+        testCase.allowedCodes.length === 0 ||
+        (testCase.retriedByDriver === true && retryableWrites);
+      const allowed = mustSucceed ? [] : testCase.allowedCodes;
+      for (const item of first.items) {
+        if (item.code !== null) expect(allowed).toContain(item.code);
+      }
+      if (testCase.fault.blockConnection) expect(first.http.elapsedMs).toBeLessThan(BLOCK_MS);
+      ledger.recordOutcomes(inputs, first.items);
+
+      // Retries with the same keys: both succeed and agree on one user per key.
+      const retry = await sendCreation(service.url, testCase.operation, inputs, testCase.strategy);
+      const again = await sendCreation(service.url, testCase.operation, inputs, testCase.strategy);
+      for (const result of [retry, again]) {
+        expect(result.items.map((item) => item.code)).toEqual(inputs.map(() => null));
+        ledger.recordOutcomes(inputs, result.items);
+      }
+      const ids = (result: CreationResult) => result.items.map((item) => item.user?.id ?? null);
+      expect(ids(again)).toEqual(ids(retry));
+      first.items.forEach((item, i) => {
+        if (item.user) expect(retry.items[i].user?.id).toBe(item.user.id);
+      });
+      if (testCase.operation === 'createUser') expect(again.items[0].replayed).toBe(true);
+
+      // A write the client gave up on may still land when the block ends; judge after that.
+      if (testCase.fault.blockConnection) {
+        await sleep(Math.max(0, faultSetAt + BLOCK_MS + 500 - performance.now()));
+      }
+      const keys = inputs.map((input) => input.idempotencyKey);
+      const perKey = await db
+        .collection('users')
+        .aggregate<{ _id: string; count: number }>(
+          [
+            { $match: { idempotencyKey: { $in: keys } } },
+            { $group: { _id: '$idempotencyKey', count: { $sum: 1 } } },
+          ],
+          { maxTimeMS: 20_000 },
+        )
+        .toArray();
+      expect(Object.fromEntries(perKey.map((k) => [k._id, k.count]))).toEqual(
+        Object.fromEntries(keys.map((key) => [key, 1])),
+      );
+      expect(await ledger.problems(db)).toEqual([]);
+    } finally {
+      await service.stop();
+    }
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * The concurrency soak: 4 service instances on one database, 32 concurrent clients each, mixed
+ * strategies and batch sizes, idempotent retries, for a bounded time.
+ *
+ * Duration: `SOAK_SECONDS` when set; otherwise 60 s under `npm run soak` (npm sets
+ * `npm_lifecycle_event=soak` for that script) and 6 s under `npm test` or a bare `npx jest`.
+ *
+ * What the clients do: each picks a strategy (COUNTER, BLOCK, OPTIMISTIC_LOOP) and either one
+ * createUser or a small createUsers batch, mostly with idempotency keys; some requests are sent
+ * twice with the same key, to two different instances, either at the same time or one after the
+ * other; a retryable error (ID_CONTENTION, SERVICE_UNAVAILABLE) is retried with the same key.
+ * Promises checked at the end, against the database itself (`Ledger`): zero ids issued twice, zero
+ * acknowledged users lost, one user per idempotency key, the `userid` counter never behind an id
+ * COUNTER or BLOCK issued; and no response other than a user or a retryable error.
+ */
+import { randomUUID } from 'node:crypto';
+import type { MongoClient } from 'mongodb';
+import { connectTestClient, uniqueDbName } from '../support/db';
+import { startTestService, type TestService } from '../support/service';
+import { Ledger } from './ledger';
+import { sendCreation, type CreationResult, type Strategy, type UserInput } from './client';
+
+const INSTANCES = 4;
+const CLIENTS_PER_INSTANCE = 32;
+const STRATEGIES: Strategy[] = ['COUNTER', 'BLOCK', 'OPTIMISTIC_LOOP'];
+const RETRYABLE = new Set(['ID_CONTENTION', 'SERVICE_UNAVAILABLE']);
+const MAX_RETRIES = 20;
+const BATCH_SIZE = 3;
+
+function soakSeconds(): number {
+  const configured = process.env.SOAK_SECONDS;
+  if (configured === undefined || configured === '') {
+    return process.env.npm_lifecycle_event === 'soak' ? 60 : 6;
+  }
+  const seconds = Number(configured);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new Error(`SOAK_SECONDS must be a positive number of seconds, got ${configured}`);
+  }
+  return seconds;
+}
+
+const SECONDS = soakSeconds();
+
+/** Figures for the closing note, and every response that was neither a user nor retryable. */
+class Tally {
+  requests = 0;
+  duplicateSends = 0;
+  retries = 0;
+  replays = 0;
+  unresolved = 0;
+  readonly retryableErrors = new Map<string, number>();
+  readonly usersByStrategy = new Map<Strategy, number>();
+  readonly unexpected: string[] = [];
+
+  count(map: Map<string, number>, key: string, by = 1): void {
+    map.set(key, (map.get(key) ?? 0) + by);
+  }
+}
+
+type Delivery = 'once' | 'twice-concurrently' | 'twice-in-sequence';
+
+interface Plan {
+  strategy: Strategy;
+  inputs: UserInput[];
+  delivery: Delivery;
+}
+
+function planRequest(label: string): Plan {
+  const strategy = STRATEGIES[Math.floor(Math.random() * STRATEGIES.length)];
+  const size = Math.random() < 0.15 ? BATCH_SIZE : 1;
+  const keyed = Math.random() < 0.85;
+  const tag = randomUUID();
+  const inputs = Array.from({ length: size }, (_, i) => ({
+    name: `${label} ${i}`,
+    ...(keyed ? { idempotencyKey: `soak-${tag}-${i}` } : {}),
+  }));
+  const roll = Math.random();
+  const delivery: Delivery = !keyed
+    ? 'once'
+    : roll < 0.1
+      ? 'twice-concurrently'
+      : roll < 0.2
+        ? 'twice-in-sequence'
+        : 'once';
+  return { strategy, inputs, delivery };
+}
+
+describe('soak: concurrent instances, strategies and retries on one database', () => {
+  const dbName = uniqueDbName();
+  const ledger = new Ledger();
+  const tally = new Tally();
+  let client: MongoClient;
+  let services: TestService[] = [];
+
+  beforeAll(async () => {
+    client = await connectTestClient();
+    services = await Promise.all(
+      Array.from({ length: INSTANCES }, () => startTestService({ dbName })),
+    );
+  });
+
+  afterAll(async () => {
+    await Promise.all(services.map((service) => service.stop()));
+    await client?.close();
+  });
+
+  /** Sends one plan to `service` until it holds no retryable error; records what came back. */
+  async function deliver(service: TestService, plan: Plan): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      tally.requests += 1;
+      let result: CreationResult;
+      try {
+        result = await sendCreation(
+          service.url,
+          plan.inputs.length === 1 ? 'createUser' : 'createUsers',
+          plan.inputs,
+          plan.strategy,
+        );
+      } catch (err) {
+        tally.unexpected.push(`${plan.strategy}: request failed: ${String(err)}`);
+        return;
+      }
+      ledger.recordOutcomes(plan.inputs, result.items);
+      let retryable = false;
+      for (const item of result.items) {
+        if (item.user) {
+          if (item.replayed) tally.replays += 1;
+        } else if (RETRYABLE.has(item.code)) {
+          tally.count(tally.retryableErrors, item.code);
+          retryable = true;
+        } else {
+          tally.unexpected.push(
+            `${plan.strategy}: HTTP ${result.http.status}, ${item.code}: ${JSON.stringify(result.http.body).slice(0, 300)}`,
+          );
+        }
+      }
+      if (!retryable) return;
+      if (attempt === MAX_RETRIES) {
+        tally.unresolved += 1;
+        return;
+      }
+      tally.retries += 1;
+    }
+  }
+
+  async function runClient(instance: number, clientIndex: number, deadline: number) {
+    const own = services[instance];
+    const other = services[(instance + 1 + (clientIndex % (INSTANCES - 1))) % INSTANCES];
+    for (let n = 0; performance.now() < deadline; n += 1) {
+      const plan = planRequest(`soak ${instance}.${clientIndex}.${n}`);
+      if (plan.delivery === 'twice-concurrently') {
+        tally.duplicateSends += 1;
+        await Promise.all([deliver(own, plan), deliver(other, plan)]);
+      } else if (plan.delivery === 'twice-in-sequence') {
+        tally.duplicateSends += 1;
+        await deliver(own, plan);
+        await deliver(other, plan);
+      } else {
+        await deliver(own, plan);
+      }
+    }
+  }
+
+  test(
+    `for ${SECONDS} s: zero duplicate ids, zero lost users, one user per key, counter never behind`,
+    async () => {
+      const started = performance.now();
+      const deadline = started + SECONDS * 1000;
+      await Promise.all(
+        services.flatMap((_, instance) =>
+          Array.from({ length: CLIENTS_PER_INSTANCE }, (_, c) => runClient(instance, c, deadline)),
+        ),
+      );
+      const elapsedSeconds = (performance.now() - started) / 1000;
+
+      const db = client.db(dbName);
+      const stored = await db
+        .collection<{ createdWith: Strategy }>('users')
+        .aggregate<{ _id: Strategy; count: number }>(
+          [{ $group: { _id: '$createdWith', count: { $sum: 1 } } }],
+          { maxTimeMS: 20_000 },
+        )
+        .toArray();
+      for (const { _id, count } of stored) tally.usersByStrategy.set(_id, count);
+      const storedTotal = stored.reduce((sum, s) => sum + s.count, 0);
+
+      console.log(
+        [
+          `soak: ${SECONDS} s, ${INSTANCES} instances x ${CLIENTS_PER_INSTANCE} clients on one database`,
+          `  requests ${tally.requests} (${(tally.requests / elapsedSeconds).toFixed(0)}/s), users acknowledged ${ledger.size}, stored ${storedTotal} (${(storedTotal / elapsedSeconds).toFixed(0)} users/s)`,
+          `  by strategy: ${STRATEGIES.map((s) => `${s} ${tally.usersByStrategy.get(s) ?? 0}`).join(', ')}`,
+          `  sent twice with one key ${tally.duplicateSends}, replays ${tally.replays}, retries ${tally.retries} (${[...tally.retryableErrors].map(([code, n]) => `${code} ${n}`).join(', ') || 'none'}), unresolved after ${MAX_RETRIES} retries ${tally.unresolved}`,
+        ].join('\n'),
+      );
+
+      expect(tally.unexpected.slice(0, 20)).toEqual([]);
+      expect(await ledger.problems(db)).toEqual([]);
+      for (const strategy of STRATEGIES) {
+        expect(tally.usersByStrategy.get(strategy) ?? 0).toBeGreaterThan(0);
+      }
+      expect(tally.replays).toBeGreaterThan(0);
+    },
+    SECONDS * 1000 + 120_000,
+  );
+});
