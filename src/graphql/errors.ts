@@ -14,6 +14,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ApolloServerErrorCode } from '@apollo/server/errors';
 import {
+  MongoBulkWriteError,
   MongoError,
   MongoNetworkError,
   MongoNotConnectedError,
@@ -56,6 +57,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   ) {
     return true;
   }
+  // An unordered insert whose writes were applied but whose write concern was not satisfied.
+  if (err instanceof MongoBulkWriteError && err.result?.getWriteConcernError()) return true;
   if (err.hasErrorLabel('RetryableWriteError') || err.hasErrorLabel('TransientTransactionError'))
     return true;
   return typeof err.code === 'number' && TRANSIENT_SERVER_CODES.has(err.code);

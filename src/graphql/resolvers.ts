@@ -1,12 +1,14 @@
 /**
- * Resolvers: validate arguments, call one component function, map its result to the API.
+ * Resolvers: call one component function, map its result to the API.
  *
- * No MongoDB access and no business rule lives here: components own both. Numbers leave as JS
+ * No MongoDB access, no business rule and no input validation lives here: components own all three
+ * (names, counts, page sizes and user input are checked where they are used, with the GraphQL
+ * argument as `field`); the only rule here is who may call `setSequence`. Numbers leave as JS
  * numbers (the Long scalar refuses anything it cannot send exactly); user ids leave as decimal
  * strings of the Int64 `_id`.
  */
 import { BadUserInputError } from '../errors.js';
-import { validateSequenceName, type SequenceKey } from '../sequences/index.js';
+import type { SequenceKey } from '../sequences/index.js';
 import type { UserDocument } from '../users/index.js';
 import type { GraphQLContext } from './context.js';
 import { ForbiddenError, itemErrorOf } from './errors.js';
@@ -15,22 +17,11 @@ import { DateTimeScalar, LongScalar } from './scalars.js';
 
 /** The counter that feeds `users._id`; only it has a drift. */
 const USER_ID_SEQUENCE = 'userid';
-const MAX_PAGE = 100;
-const MAX_ALLOCATION = 10_000;
-const MAX_BATCH = 1_000;
 
-function requireWithin(value: number, min: number, max: number, field: string): number {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new BadUserInputError(`${field} must be between ${min} and ${max}`, { field });
-  }
-  return value;
-}
-
-function sequenceKey(name: string, scope: string | null | undefined): SequenceKey {
-  validateSequenceName(name, 'name');
-  if (scope !== null && scope !== undefined) validateSequenceName(scope, 'scope');
-  return { name, scope: scope ?? null };
-}
+const sequenceKey = (name: string, scope: string | null | undefined): SequenceKey => ({
+  name,
+  scope: scope ?? null,
+});
 
 const isUserIdCounter = (key: SequenceKey) =>
   key.name === USER_ID_SEQUENCE && (key.scope ?? null) === null;
@@ -61,7 +52,7 @@ export const resolvers: Resolvers = {
     user: (_parent, { id }, { users }) => users.findById(id),
 
     users: async (_parent, { first, after }, { users }) => {
-      const page = await users.page(requireWithin(first ?? 20, 1, MAX_PAGE, 'first'), after);
+      const page = await users.page(first ?? 20, after);
       return {
         edges: page.users.map((user) => ({ cursor: userId(user), node: user })),
         pageInfo: {
@@ -74,10 +65,8 @@ export const resolvers: Resolvers = {
     nextSequence: (_parent, { name, scope }, { sequences }) =>
       sequences.peekNext(sequenceKey(name, scope)),
 
-    sequences: (_parent, { scope }, { sequences }) => {
-      if (scope !== null && scope !== undefined) validateSequenceName(scope, 'scope');
-      return sequences.list(scope === undefined ? {} : { scope });
-    },
+    sequences: (_parent, { scope }, { sequences }) =>
+      sequences.list(scope === undefined ? {} : { scope }),
 
     strategyStats: (_parent, _args, { stats }) => stats.snapshot(),
   },
@@ -94,7 +83,6 @@ export const resolvers: Resolvers = {
     },
 
     createUsers: async (_parent, { inputs, strategy }, { users }) => {
-      requireWithin(inputs.length, 1, MAX_BATCH, 'inputs');
       const outcomes = await users.createUsers(inputs, strategy);
       const results = outcomes.map((outcome, index) =>
         'user' in outcome
@@ -117,10 +105,7 @@ export const resolvers: Resolvers = {
 
     allocateSequence: async (_parent, { name, count, scope }, { sequences }) => {
       const key = sequenceKey(name, scope);
-      const range = await sequences.allocate(
-        key,
-        requireWithin(count ?? 1, 1, MAX_ALLOCATION, 'count'),
-      );
+      const range = await sequences.allocate(key, count ?? 1);
       return { name: key.name, scope: key.scope ?? null, ...range };
     },
 
