@@ -1,0 +1,78 @@
+/**
+ * What the users tests share: one monitored client per test file, and a fresh database per test
+ * holding the real components (`Sequences`, `StrategyStats`, `Users`) over the real driver.
+ *
+ * Commands are counted from the driver's own command monitoring (`commandStarted`), restricted to
+ * the test's database, so a count includes everything the component sent there and nothing else.
+ */
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
+import { Sequences } from '../../src/sequences';
+import { StrategyStats } from '../../src/stats';
+import { Users, type UsersDeps } from '../../src/users';
+import { uniqueDbName } from '../support/db';
+
+export interface UsersUnderTest {
+  db: Db;
+  sequences: Sequences;
+  stats: StrategyStats;
+  users: Users;
+  /** Another process on the same database: its own allocator, stats and caches. */
+  otherProcess(options?: Partial<UsersDeps>): Promise<Users>;
+  /** The commands `run` sent to this test's database, by name, in order. */
+  commandsDuring(run: () => Promise<unknown>): Promise<string[]>;
+}
+
+export class UsersTestBed {
+  private constructor(private readonly client: MongoClient) {}
+
+  static async open(): Promise<UsersTestBed> {
+    const uri = process.env.TEST_MONGODB_URI;
+    if (uri === undefined) throw new Error('TEST_MONGODB_URI is not set: run through jest');
+    const client = new MongoClient(uri, { monitorCommands: true, timeoutMS: 20_000 });
+    await client.connect();
+    return new UsersTestBed(client);
+  }
+
+  async fresh(options: Partial<UsersDeps> = {}): Promise<UsersUnderTest> {
+    const db = this.client.db(uniqueDbName());
+    const build = async (overrides: Partial<UsersDeps>) => {
+      const sequences = new Sequences(db);
+      const stats = new StrategyStats();
+      const users = new Users({ db, sequences, stats, blockSize: 100, ...overrides });
+      await users.ensureIndexes();
+      return { sequences, stats, users };
+    };
+    const own = await build(options);
+    return {
+      db,
+      ...own,
+      otherProcess: async (overrides = {}) => (await build({ ...options, ...overrides })).users,
+      commandsDuring: async (run) => {
+        const seen: string[] = [];
+        const listener = (event: CommandStartedEvent) => {
+          if (event.databaseName === db.databaseName) seen.push(event.commandName);
+        };
+        this.client.on('commandStarted', listener);
+        try {
+          await run();
+        } finally {
+          this.client.off('commandStarted', listener);
+        }
+        return seen;
+      },
+    };
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+/** `count` distinct names, so inputs are told apart in assertions. */
+export function names(count: number, prefix = 'user'): Array<{ name: string }> {
+  return Array.from({ length: count }, (_, i) => ({ name: `${prefix} ${i + 1}` }));
+}
+
+export function idsOf(users: Array<{ _id: { toNumber(): number } }>): number[] {
+  return users.map((user) => user._id.toNumber());
+}
