@@ -1,0 +1,154 @@
+import { Double, Long } from 'mongodb';
+import { MAX_SEQUENCE_VALUE } from '../../src/sequences';
+import { openTestBed, rawCounter, type SequencesTestBed } from './fixture';
+
+let bed: SequencesTestBed;
+
+beforeAll(async () => {
+  bed = await openTestBed();
+});
+
+afterAll(async () => {
+  await bed.close();
+});
+
+describe('allocation', () => {
+  test('a counter used before anyone created it starts at 1 and counts up by 1', async () => {
+    const sequences = bed.sequences(bed.db());
+    expect(await sequences.allocate({ name: 'userid' })).toEqual({
+      first: 1,
+      last: 1,
+      step: 1,
+      count: 1,
+    });
+    expect((await sequences.allocate({ name: 'userid' })).first).toBe(2);
+    expect(await sequences.allocate({ name: 'userid' }, 5)).toEqual({
+      first: 3,
+      last: 7,
+      step: 1,
+      count: 5,
+    });
+  });
+
+  test('seq, start and max are stored as Int64 and step as Int32, never as doubles', async () => {
+    const db = bed.db();
+    const sequences = bed.sequences(db);
+    await sequences.allocate({ name: 'userid' });
+    await sequences.create({ name: 'invoice', start: 10, step: 2, max: 1000 });
+    await sequences.allocate({ name: 'invoice' }, 3);
+
+    const implicit = await rawCounter(db, 'userid');
+    expect(implicit?.seq).toBeInstanceOf(Long);
+    expect(implicit?.start).toBeInstanceOf(Long);
+    expect(implicit?.step?._bsontype).toBe('Int32');
+    const created = await rawCounter(db, 'invoice');
+    expect(created?.seq).toEqual(Long.fromNumber(14));
+    expect(created?.start).toBeInstanceOf(Long);
+    expect(created?.max).toEqual(Long.fromNumber(1000));
+    expect(created?.step?._bsontype).toBe('Int32');
+  });
+
+  test('values above 2^31 are issued and stored exactly', async () => {
+    const db = bed.db();
+    const sequences = bed.sequences(db);
+    const start = 2 ** 31 + 5;
+    await sequences.create({ name: 'big', start });
+    const range = await sequences.allocate({ name: 'big' }, 2);
+    expect(range).toEqual({ first: start, last: start + 1, step: 1, count: 2 });
+    expect((await rawCounter(db, 'big'))?.seq).toEqual(Long.fromNumber(start + 1));
+    expect(await sequences.peekNext({ name: 'big' })).toBe(start + 2);
+  });
+
+  test('values near 2^53 - 1 are issued exactly, and the counter never passes it', async () => {
+    const db = bed.db();
+    const sequences = bed.sequences(db);
+    await sequences.setValue({ name: 'userid' }, MAX_SEQUENCE_VALUE - 2);
+    expect(await sequences.allocate({ name: 'userid' }, 2)).toEqual({
+      first: MAX_SEQUENCE_VALUE - 1,
+      last: MAX_SEQUENCE_VALUE,
+      step: 1,
+      count: 2,
+    });
+    await expect(sequences.allocate({ name: 'userid' })).rejects.toMatchObject({
+      code: 'SEQUENCE_EXHAUSTED',
+    });
+    await expect(sequences.peekNext({ name: 'userid' })).rejects.toMatchObject({
+      code: 'SEQUENCE_EXHAUSTED',
+    });
+    expect((await rawCounter(db, 'userid'))?.seq).toEqual(Long.fromNumber(MAX_SEQUENCE_VALUE));
+  });
+
+  test('in the steady state an allocation is exactly one database command', async () => {
+    const db = bed.db();
+    const sequences = bed.sequences(db);
+    await sequences.allocate({ name: 'userid' });
+    const tally = { commands: 0 };
+    let sent = 0;
+    for (const count of [1, 10, 1]) {
+      sent += await bed.countCommands(db, 'findAndModify', () =>
+        sequences.allocate({ name: 'userid' }, count, tally),
+      );
+    }
+    expect(sent).toBe(3);
+    expect(tally.commands).toBe(3);
+  });
+
+  test('200 concurrent first-ever allocations from four processes get 200 distinct consecutive values', async () => {
+    const db = bed.db();
+    const processes = [1, 2, 3, 4].map(() => bed.sequences(db));
+    const ranges = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => processes[i % 4].allocate({ name: 'userid' })),
+    );
+    const values = ranges.map((range) => range.first).sort((a, b) => a - b);
+    expect(values).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    expect((await processes[0].get({ name: 'userid' }))?.value).toBe(200);
+  });
+
+  test('a counter written by the tutorial (double seq, no definition) continues and is upgraded to Int64', async () => {
+    const db = bed.db();
+    await db
+      .collection<{ _id: string; seq: Double }>('counters')
+      .insertOne({ _id: 'userid', seq: new Double(41) });
+    const sequences = bed.sequences(db);
+    expect((await sequences.allocate({ name: 'userid' })).first).toBe(42);
+    const stored = await rawCounter(db, 'userid');
+    expect(stored?.seq).toEqual(Long.fromNumber(42));
+    expect(stored?.step?._bsontype).toBe('Int32');
+  });
+
+  test('a process whose cached definition is stale (counter re-created elsewhere) follows the stored one', async () => {
+    const db = bed.db();
+    const mine = bed.sequences(db);
+    const theirs = bed.sequences(db);
+    expect((await mine.allocate({ name: 'ticket' })).first).toBe(1);
+    await db.collection<{ _id: string }>('counters').deleteOne({ _id: 'ticket' });
+    await theirs.create({ name: 'ticket', start: 100, step: 3 });
+    expect(await mine.allocate({ name: 'ticket' }, 2)).toEqual({
+      first: 100,
+      last: 103,
+      step: 3,
+      count: 2,
+    });
+    expect((await theirs.allocate({ name: 'ticket' })).first).toBe(106);
+  });
+
+  test('a counter removed after this process cached its definition is created again implicitly', async () => {
+    const db = bed.db();
+    const sequences = bed.sequences(db);
+    await sequences.create({ name: 'batch', start: 50, step: 5 });
+    expect((await sequences.allocate({ name: 'batch' })).first).toBe(50);
+    await db.collection<{ _id: string }>('counters').deleteOne({ _id: 'batch' });
+    expect((await sequences.allocate({ name: 'batch' })).first).toBe(1);
+  });
+
+  test('count must be a whole number from 1 to 10,000', async () => {
+    const sequences = bed.sequences(bed.db());
+    for (const count of [0, -1, 1.5, 10_001]) {
+      await expect(sequences.allocate({ name: 'userid' }, count)).rejects.toMatchObject({
+        code: 'BAD_USER_INPUT',
+        field: 'count',
+      });
+    }
+    expect((await sequences.allocate({ name: 'userid' }, 10_000)).last).toBe(10_000);
+  });
+});

@@ -1,0 +1,111 @@
+import { StrategyStats, type CreationRecord } from '../../src/stats';
+
+const record = (overrides: Partial<CreationRecord>): CreationRecord => ({
+  strategy: 'COUNTER',
+  users: 1,
+  attempts: 1,
+  duplicateKeyRetries: 0,
+  counterRepairs: 0,
+  commands: 2,
+  latencyMs: 1,
+  ...overrides,
+});
+
+/** The value of one series line in Prometheus text, e.g. `users_created_total{strategy="BLOCK"}`. */
+function seriesValue(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('StrategyStats', () => {
+  test('before anything is recorded every strategy is listed at zero, with no ratios or percentiles', async () => {
+    const stats = new StrategyStats();
+    expect(stats.snapshot()).toEqual(
+      ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'].map((strategy) => ({
+        strategy,
+        usersCreated: 0,
+        insertAttempts: 0,
+        duplicateKeyRetries: 0,
+        counterRepairs: 0,
+        commandsPerUser: null,
+        p50Ms: null,
+        p95Ms: null,
+        p99Ms: null,
+      })),
+    );
+    const text = await stats.metrics();
+    expect(seriesValue(text, 'users_created_total{strategy="OPTIMISTIC_LOOP"}')).toBe(0);
+  });
+
+  test('records add up per strategy, and commands per user divides commands by users created', () => {
+    const stats = new StrategyStats();
+    stats.record(
+      record({ strategy: 'OPTIMISTIC_LOOP', attempts: 3, duplicateKeyRetries: 2, commands: 6 }),
+    );
+    stats.record(record({ strategy: 'OPTIMISTIC_LOOP', commands: 2 }));
+    stats.record(record({ strategy: 'COUNTER', attempts: 2, counterRepairs: 1, commands: 5 }));
+    stats.record(record({ strategy: 'BLOCK', users: 1000, attempts: 1000, commands: 3 }));
+    const byStrategy = Object.fromEntries(stats.snapshot().map((s) => [s.strategy, s]));
+    expect(byStrategy.OPTIMISTIC_LOOP).toMatchObject({
+      usersCreated: 2,
+      insertAttempts: 4,
+      duplicateKeyRetries: 2,
+      counterRepairs: 0,
+      commandsPerUser: 4,
+    });
+    expect(byStrategy.COUNTER).toMatchObject({
+      usersCreated: 1,
+      counterRepairs: 1,
+      commandsPerUser: 5,
+    });
+    expect(byStrategy.BLOCK.commandsPerUser).toBeCloseTo(0.003, 10);
+  });
+
+  test('latency percentiles are those of the observations, within 1%', () => {
+    const stats = new StrategyStats();
+    const latencies = Array.from({ length: 1000 }, (_, i) => (i + 1) / 10);
+    for (const latencyMs of [...latencies].reverse()) stats.record(record({ latencyMs }));
+    const counter = stats.snapshot()[0];
+    expect(counter.p50Ms).toBeGreaterThanOrEqual(50 * 0.99);
+    expect(counter.p50Ms).toBeLessThanOrEqual(50 * 1.01);
+    expect(counter.p95Ms).toBeGreaterThanOrEqual(95 * 0.99);
+    expect(counter.p95Ms).toBeLessThanOrEqual(95 * 1.01);
+    expect(counter.p99Ms).toBeGreaterThanOrEqual(99 * 0.99);
+    expect(counter.p99Ms).toBeLessThanOrEqual(99 * 1.01);
+    expect(stats.snapshot()[2].p50Ms).toBeNull();
+  });
+
+  test('/metrics text carries the same totals and percentiles as the snapshot, and counter writes per sequence', async () => {
+    const stats = new StrategyStats();
+    for (const latencyMs of [5, 10, 200]) stats.record(record({ strategy: 'BLOCK', latencyMs }));
+    stats.recordCounterWrite('userid');
+    stats.recordCounterWrite('userid');
+    stats.recordCounterWrite('invoice');
+    const text = await stats.metrics();
+    const block = stats.snapshot()[2];
+    expect(seriesValue(text, 'users_created_total{strategy="BLOCK"}')).toBe(3);
+    expect(seriesValue(text, 'user_creation_db_commands_total{strategy="BLOCK"}')).toBe(6);
+    expect(seriesValue(text, 'counter_document_writes_total{sequence="userid"}')).toBe(2);
+    expect(seriesValue(text, 'counter_document_writes_total{sequence="invoice"}')).toBe(1);
+    expect(seriesValue(text, 'user_creation_latency_ms{strategy="BLOCK",quantile="0.5"}')).toBe(
+      block.p50Ms,
+    );
+    expect(seriesValue(text, 'user_creation_latency_ms{strategy="BLOCK",quantile="0.99"}')).toBe(
+      block.p99Ms,
+    );
+    expect(stats.contentType).toMatch(/^text\/plain/);
+  });
+
+  test('instances are independent: each has its own registry and totals', async () => {
+    const one = new StrategyStats();
+    const other = new StrategyStats({ processMetrics: true });
+    one.record(record({ users: 4 }));
+    one.recordCounterWrite('userid');
+    expect(other.snapshot()[0].usersCreated).toBe(0);
+    const text = await other.metrics();
+    expect(seriesValue(text, 'users_created_total{strategy="COUNTER"}')).toBe(0);
+    expect(text).not.toContain('counter_document_writes_total{');
+    expect(text).toContain('process_cpu_user_seconds_total');
+    expect(await one.metrics()).not.toContain('process_cpu_user_seconds_total');
+  });
+});
