@@ -1,16 +1,8 @@
 import { Double, Long } from 'mongodb';
 import { MAX_SEQUENCE_VALUE } from '../../src/sequences';
-import { openTestBed, rawCounter, type SequencesTestBed } from './fixture';
+import { rawCounter, SequencesTestBed } from './fixture';
 
-let bed: SequencesTestBed;
-
-beforeAll(async () => {
-  bed = await openTestBed();
-});
-
-afterAll(async () => {
-  await bed.close();
-});
+const bed = SequencesTestBed.forThisFile();
 
 describe('allocation', () => {
   test('a counter used before anyone created it starts at 1 and counts up by 1', async () => {

@@ -1,17 +1,8 @@
 import { BlockAllocator } from '../../src/sequences';
-import { openTestBed, type SequencesTestBed } from './fixture';
+import { SequencesTestBed, userid } from './fixture';
 
-let bed: SequencesTestBed;
+const bed = SequencesTestBed.forThisFile();
 
-beforeAll(async () => {
-  bed = await openTestBed();
-});
-
-afterAll(async () => {
-  await bed.close();
-});
-
-const userid = { name: 'userid' };
 const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
 const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 

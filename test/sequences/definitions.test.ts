@@ -1,15 +1,7 @@
 import { Long } from 'mongodb';
-import { openTestBed, rawCounter, type SequencesTestBed } from './fixture';
+import { rawCounter, SequencesTestBed } from './fixture';
 
-let bed: SequencesTestBed;
-
-beforeAll(async () => {
-  bed = await openTestBed();
-});
-
-afterAll(async () => {
-  await bed.close();
-});
+const bed = SequencesTestBed.forThisFile();
 
 describe('sequence definitions', () => {
   test('start and step shape the values; value and next describe the counter', async () => {

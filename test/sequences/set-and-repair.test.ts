@@ -1,17 +1,7 @@
 import type { SequenceKey } from '../../src/sequences';
-import { openTestBed, type SequencesTestBed } from './fixture';
+import { SequencesTestBed, userid } from './fixture';
 
-let bed: SequencesTestBed;
-
-beforeAll(async () => {
-  bed = await openTestBed();
-});
-
-afterAll(async () => {
-  await bed.close();
-});
-
-const userid = { name: 'userid' };
+const bed = SequencesTestBed.forThisFile();
 
 describe('peek, set and repair', () => {
   test('peekNext has no side effects and names the value the next allocation returns', async () => {
