@@ -1,0 +1,33 @@
+/** `aggregate` on a collection (see engine/pipeline.ts for the supported stages); results via a cursor. */
+import {
+  collectionNameOf,
+  CommandDefinition,
+  cursorReply,
+  optionalDocument,
+  optionalNumber,
+} from './context';
+import { badValue, unsupported } from './engine/errors';
+import { runPipeline } from './engine/pipeline';
+
+export const aggregate: CommandDefinition = {
+  name: 'aggregate',
+  fields: ['pipeline', 'cursor', 'allowDiskUse', 'hint', 'explain', 'bypassDocumentValidation'],
+  run(command, { server, database }) {
+    if (typeof command.aggregate !== 'string') throw unsupported('database-level aggregate');
+    if (command.explain === true) throw unsupported('aggregate explain');
+    const cursor = optionalDocument(command, 'cursor');
+    if (!cursor)
+      throw badValue(
+        "The 'cursor' option is required, except for aggregate with the explain argument",
+      );
+    const name = collectionNameOf(command, 'aggregate');
+    const namespace = `${database}.${name}`;
+    const results = runPipeline(server.store.get(database, name), command.pipeline);
+    const { batch, id } = server.cursors.openCursor(
+      namespace,
+      results,
+      optionalNumber(cursor, 'batchSize'),
+    );
+    return cursorReply(namespace, batch, id, true);
+  },
+};

@@ -1,0 +1,82 @@
+/**
+ * What every command handler receives and returns. Handlers are synchronous on purpose: a
+ * command's reads and writes of the store happen in one turn of the event loop, so no other
+ * command can interleave (per-document atomicity, findAndModify snapshots). Each handler
+ * declares the fields it understands; the registry refuses any other field by name.
+ */
+import { Long } from 'bson';
+import { CursorRegistry } from './cursors';
+import { CommandError } from './engine/errors';
+import { Store } from './engine/store';
+import { Document, isNumeric, isPlainDocument, numberOf } from './engine/values';
+import { FailPoints } from './fail-points';
+
+export interface ConnectionInfo {
+  id: number;
+  appName?: string;
+}
+
+export interface ServerState {
+  store: Store;
+  cursors: CursorRegistry;
+  failPoints: FailPoints;
+  startedAt: Date;
+  port: number;
+}
+
+export interface CommandContext {
+  server: ServerState;
+  database: string;
+  connection: ConnectionInfo;
+}
+
+export interface CommandDefinition {
+  /** canonical name (the first key of the command document) */
+  name: string;
+  aliases?: string[];
+  /**
+   * command-specific fields besides the command name and the generic ones every command accepts;
+   * 'any' only for the handshake, whose client metadata grows with every driver release
+   */
+  fields: readonly string[] | 'any';
+  run(command: Document, context: CommandContext): Document;
+}
+
+/** The collection a command addresses (`{ find: 'users' }`). */
+export function collectionNameOf(command: Document, name: string): string {
+  const value = command[name];
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new CommandError(73, `collection name has invalid type ${typeof value}`);
+  }
+  return value;
+}
+
+export function optionalDocument(command: Document, field: string): Document | undefined {
+  const value = command[field];
+  if (value === undefined || value === null) return undefined;
+  if (!isPlainDocument(value))
+    throw new CommandError(14, `BSON field '${field}' is the wrong type, expected type 'object'`);
+  return value;
+}
+
+export function optionalNumber(command: Document, field: string): number | undefined {
+  const value = command[field];
+  if (value === undefined || value === null) return undefined;
+  if (!isNumeric(value))
+    throw new CommandError(14, `BSON field '${field}' is the wrong type, expected a number`);
+  return numberOf(value);
+}
+
+export function cursorReply(
+  namespace: string,
+  batch: Document[],
+  id: Long,
+  first: boolean,
+): Document {
+  return {
+    cursor: first
+      ? { firstBatch: batch, id, ns: namespace }
+      : { nextBatch: batch, id, ns: namespace },
+    ok: 1,
+  };
+}

@@ -1,0 +1,37 @@
+/** `delete`: statements `{ q, limit }` (limit 0 = all matches, 1 = the first). */
+import { collectionNameOf, CommandDefinition } from './context';
+import { badValue, unsupported } from './engine/errors';
+import { runQuery } from './engine/query';
+import { Document, isPlainDocument, numberOf } from './engine/values';
+import { WriteErrors } from './write-errors';
+
+export const deleteCommand: CommandDefinition = {
+  name: 'delete',
+  fields: ['deletes', 'ordered'],
+  run(command, { server, database }) {
+    const statements = command.deletes;
+    if (!Array.isArray(statements) || !statements.every(isPlainDocument)) {
+      throw badValue('delete.deletes must be an array of documents');
+    }
+    const collection = server.store.get(database, collectionNameOf(command, 'delete'));
+    const errors = new WriteErrors(command.ordered !== false);
+    let removed = 0;
+    for (let index = 0; index < statements.length; index++) {
+      const statement = statements[index] as Document;
+      try {
+        for (const field of Object.keys(statement)) {
+          if (field !== 'q' && field !== 'limit')
+            throw unsupported(`delete statement field '${field}'`);
+        }
+        const limit = numberOf(statement.limit ?? 0);
+        if (limit !== 0 && limit !== 1) throw badValue('delete limit must be 0 or 1');
+        const found = collection ? runQuery(collection, statement.q as Document, { limit }) : [];
+        for (const doc of found) collection!.remove(doc);
+        removed += found.length;
+      } catch (error) {
+        if (!errors.record(error, index)) break;
+      }
+    }
+    return errors.decorate({ n: removed, ok: 1 });
+  },
+};

@@ -1,0 +1,175 @@
+/**
+ * One collection's documents and indexes. Documents live in a Map keyed by the canonical key of
+ * their `_id` (insertion order = natural order), plus an array of `_id`s kept sorted in BSON
+ * order so `_id` lookups never scan and `sort({_id: -1}).limit(1)` reads one end. Every method
+ * is synchronous: a read-modify-write of a document completes before any other command runs,
+ * which is what makes each command atomic per document. Stored documents are never mutated in
+ * place (updates replace them), so references handed out stay valid snapshots.
+ */
+import { ObjectId } from 'bson';
+import { badValue, CommandError } from './errors';
+import { Index, IndexSpec, sameSpec } from './indexes';
+import { withIdFirst } from './update';
+import { compareValues, Document, formatDocument, indexKeyOf } from './values';
+
+export const ID_INDEX: IndexSpec = { name: '_id_', key: { _id: 1 } };
+
+interface IdEntry {
+  id: unknown;
+  key: string;
+}
+
+export class Collection {
+  private readonly documents = new Map<string, Document>();
+  private readonly idsInOrder: IdEntry[] = [];
+  private readonly indexList: Index[];
+
+  constructor(
+    readonly database: string,
+    readonly name: string,
+  ) {
+    this.indexList = [new Index(ID_INDEX, this.namespace)];
+  }
+
+  get namespace(): string {
+    return `${this.database}.${this.name}`;
+  }
+
+  get size(): number {
+    return this.documents.size;
+  }
+
+  get indexes(): readonly Index[] {
+    return this.indexList;
+  }
+
+  /** Natural (insertion) order. */
+  all(): IterableIterator<Document> {
+    return this.documents.values();
+  }
+
+  byId(id: unknown): Document | undefined {
+    return this.documents.get(indexKeyOf(id));
+  }
+
+  /** Documents in `_id` order, ascending or descending, without sorting. */
+  *inIdOrder(direction: 1 | -1): Generator<Document> {
+    const ids = this.idsInOrder;
+    if (direction === 1) for (let i = 0; i < ids.length; i++) yield this.documents.get(ids[i].key)!;
+    else for (let i = ids.length - 1; i >= 0; i--) yield this.documents.get(ids[i].key)!;
+  }
+
+  /** Owner `_id` key of a unique-index key, for index-backed lookups. */
+  uniqueOwner(index: Index, key: string): Document | undefined {
+    const owner = index.owners.get(key);
+    return owner === undefined ? undefined : this.documents.get(owner);
+  }
+
+  private uniqueIndexes(): Index[] {
+    return this.indexList.filter((index) => index.unique && index.name !== '_id_');
+  }
+
+  /** Inserts a document (adding an ObjectId `_id` first when absent); throws E11000 on conflict. */
+  insert(input: Document): Document {
+    const doc = '_id' in input ? withIdFirst(input) : { _id: new ObjectId(), ...input };
+    if (Array.isArray(doc._id)) throw badValue("can't use an array for _id");
+    const idKey = indexKeyOf(doc._id);
+    if (this.documents.has(idKey)) throw this.indexList[0].duplicateKeyError(doc);
+    const keys = this.uniqueKeys(doc, undefined);
+    this.documents.set(idKey, doc);
+    this.insertId(doc._id, idKey);
+    for (const [index, key] of keys) index.owners.set(key, idKey);
+    return doc;
+  }
+
+  /** Replaces a stored document by one with the same `_id`; throws E11000 on a unique conflict. */
+  replace(current: Document, next: Document): void {
+    const idKey = indexKeyOf(current._id);
+    const keys = this.uniqueKeys(next, idKey);
+    for (const index of this.uniqueIndexes()) {
+      const oldKey = index.keyOf(current);
+      if (oldKey !== null && index.owners.get(oldKey) === idKey) index.owners.delete(oldKey);
+    }
+    for (const [index, key] of keys) index.owners.set(key, idKey);
+    this.documents.set(idKey, next);
+  }
+
+  remove(doc: Document): void {
+    const idKey = indexKeyOf(doc._id);
+    if (!this.documents.delete(idKey)) return;
+    for (const index of this.uniqueIndexes()) {
+      const key = index.keyOf(doc);
+      if (key !== null && index.owners.get(key) === idKey) index.owners.delete(key);
+    }
+    const position = this.findIdPosition(doc._id);
+    if (this.idsInOrder[position]?.key === idKey) this.idsInOrder.splice(position, 1);
+  }
+
+  /** Unique keys `doc` would take, checked against other documents (`selfKey` may keep its own). */
+  private uniqueKeys(doc: Document, selfKey: string | undefined): Array<[Index, string]> {
+    const keys: Array<[Index, string]> = [];
+    for (const index of this.uniqueIndexes()) {
+      const key = index.keyOf(doc);
+      if (key === null) continue;
+      const owner = index.owners.get(key);
+      if (owner !== undefined && owner !== selfKey) throw index.duplicateKeyError(doc);
+      keys.push([index, key]);
+    }
+    return keys;
+  }
+
+  /** First position whose `_id` is not less than `id` (binary search). */
+  private findIdPosition(id: unknown): number {
+    let low = 0;
+    let high = this.idsInOrder.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compareValues(this.idsInOrder[middle].id, id) < 0) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  private insertId(id: unknown, key: string): void {
+    const ids = this.idsInOrder;
+    if (ids.length === 0 || compareValues(ids[ids.length - 1].id, id) < 0) ids.push({ id, key });
+    else ids.splice(this.findIdPosition(id), 0, { id, key });
+  }
+
+  /**
+   * Adds an index; building a unique one over existing duplicates fails with E11000 and leaves
+   * nothing behind. Returns false when an identical index already exists.
+   */
+  addIndex(spec: IndexSpec): boolean {
+    const byName = this.indexList.find((index) => index.name === spec.name);
+    if (byName) {
+      if (sameSpec(byName.spec, spec)) return false;
+      const sameKey = indexKeyOf(byName.spec.key) === indexKeyOf(spec.key);
+      throw new CommandError(
+        sameKey ? 85 : 86,
+        `An existing index has the same name as the requested index. Requested index: ${formatDocument(spec.key)}, existing index: ${formatDocument(byName.spec.key)}`,
+      );
+    }
+    const byKey = this.indexList.find((index) => sameSpec(index.spec, spec));
+    if (byKey)
+      throw new CommandError(85, `Index already exists with a different name: ${byKey.name}`);
+    const index = new Index(spec, this.namespace);
+    if (index.unique) {
+      for (const [idKey, doc] of this.documents) {
+        const key = index.keyOf(doc);
+        if (key === null) continue;
+        if (index.owners.has(key)) throw index.duplicateKeyError(doc);
+        index.owners.set(key, idKey);
+      }
+    }
+    this.indexList.push(index);
+    return true;
+  }
+
+  dropIndex(name: string): boolean {
+    const position = this.indexList.findIndex((index) => index.name === name);
+    if (position <= 0) return false;
+    this.indexList.splice(position, 1);
+    return true;
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * Query filters compiled to predicates, with MongoDB's matching rules: a field predicate holds
+ * when any value reached through the path (arrays fan out, and an array's elements are tried as
+ * well as the array itself) satisfies it; range operators only compare within one BSON type
+ * bracket (numbers with numbers, strings with strings); `{ a: null }` also matches a missing
+ * field. Operators outside the supported set are refused at compile time, so a filter either
+ * runs with MongoDB's meaning or fails loudly.
+ */
+import { Double, Int32, Long } from 'bson';
+import { badValue, unsupported } from './errors';
+import { evaluate, isTruthy } from './expressions';
+import { valuesAtPath } from './paths';
+import { compareValues, Document, isPlainDocument, typeRank } from './values';
+
+export type Predicate = (doc: Document) => boolean;
+type ValueTest = (value: unknown) => boolean;
+
+const TYPE_ALIASES: Record<string, number> = {
+  double: 1,
+  string: 2,
+  object: 3,
+  array: 4,
+  binData: 5,
+  objectId: 7,
+  bool: 8,
+  date: 9,
+  null: 10,
+  regex: 11,
+  int: 16,
+  timestamp: 17,
+  long: 18,
+  decimal: 19,
+  minKey: -1,
+  maxKey: 127,
+};
+
+/** BSON type number of a stored value (as `$type` sees it). */
+export function bsonTypeNumber(value: unknown): number {
+  if (value instanceof Int32) return 16;
+  if (value instanceof Long) return 18;
+  if (value instanceof Double || typeof value === 'number') return 1;
+  if (value === null) return 10;
+  if (Array.isArray(value)) return 4;
+  if (value !== undefined && isPlainDocument(value)) return 3;
+  const byRank: Record<number, number> = {
+    1: -1,
+    3: 19,
+    4: 2,
+    7: 5,
+    8: 7,
+    9: 8,
+    10: 9,
+    11: 17,
+    12: 11,
+    100: 127,
+  };
+  return byRank[typeRank(value)] ?? -2;
+}
+
+function typeTest(spec: unknown): ValueTest {
+  const specs = Array.isArray(spec) ? spec : [spec];
+  const wanted = new Set<number>();
+  let anyNumber = false;
+  for (const item of specs) {
+    if (item === 'number') anyNumber = true;
+    else if (typeof item === 'string' && item in TYPE_ALIASES) wanted.add(TYPE_ALIASES[item]);
+    else if (typeof item === 'number' || item instanceof Int32 || item instanceof Double)
+      wanted.add(Number(item.valueOf()));
+    else throw badValue(`Unknown type name alias: ${String(item)}`);
+  }
+  return (value) =>
+    value !== undefined &&
+    (wanted.has(bsonTypeNumber(value)) || (anyNumber && typeRank(value) === 3));
+}
+
+function equalsTest(expected: unknown): ValueTest {
+  if (expected instanceof RegExp || (isPlainDocument(expected) && '$regex' in expected)) {
+    throw unsupported('regular expression matching');
+  }
+  return (value) => compareValues(value, expected) === 0;
+}
+
+function rangeTest(expected: unknown, accept: (order: number) => boolean): ValueTest {
+  const rank = typeRank(expected);
+  return (value) => {
+    if (value === undefined) return rank === 2 && accept(0);
+    return typeRank(value) === rank && accept(compareValues(value, expected));
+  };
+}
+
+/** Applies a value test to a field: to each reached value, and to each element of reached arrays. */
+function anyValue(paths: string[], test: ValueTest): Predicate {
+  return (doc) => {
+    for (const value of valuesAtPath(doc, paths)) {
+      if (test(value)) return true;
+      if (Array.isArray(value) && value.some(test)) return true;
+    }
+    return false;
+  };
+}
+
+function compileOperator(path: string[], operator: string, operand: unknown): Predicate {
+  switch (operator) {
+    case '$eq':
+      return anyValue(path, equalsTest(operand));
+    case '$ne':
+      return negation(anyValue(path, equalsTest(operand)));
+    case '$gt':
+      return anyValue(
+        path,
+        rangeTest(operand, (order) => order > 0),
+      );
+    case '$gte':
+      return anyValue(
+        path,
+        rangeTest(operand, (order) => order >= 0),
+      );
+    case '$lt':
+      return anyValue(
+        path,
+        rangeTest(operand, (order) => order < 0),
+      );
+    case '$lte':
+      return anyValue(
+        path,
+        rangeTest(operand, (order) => order <= 0),
+      );
+    case '$in':
+    case '$nin': {
+      if (!Array.isArray(operand)) throw badValue(`${operator} needs an array`);
+      const tests = operand.map(equalsTest);
+      const inList = anyValue(path, (value) => tests.some((test) => test(value)));
+      return operator === '$in' ? inList : negation(inList);
+    }
+    case '$exists': {
+      const present: Predicate = (doc) => valuesAtPath(doc, path).some((v) => v !== undefined);
+      return isTruthy(operand) ? present : negation(present);
+    }
+    case '$type':
+      return anyValue(path, typeTest(operand));
+    case '$not':
+      if (!isPlainDocument(operand)) throw badValue('$not needs a regex or a document');
+      return negation(compileField(path, operand));
+    default:
+      throw unsupported(`the query operator ${operator}`);
+  }
+}
+
+function negation(predicate: Predicate): Predicate {
+  return (doc) => !predicate(doc);
+}
+
+function isOperatorDocument(value: unknown): value is Document {
+  if (!isPlainDocument(value)) return false;
+  const first = Object.keys(value)[0];
+  return first !== undefined && first.startsWith('$');
+}
+
+function compileField(path: string[], condition: unknown): Predicate {
+  if (!isOperatorDocument(condition)) return anyValue(path, equalsTest(condition));
+  const predicates = Object.entries(condition).map(([operator, operand]) =>
+    compileOperator(path, operator, operand),
+  );
+  return allOf(predicates);
+}
+
+function allOf(predicates: Predicate[]): Predicate {
+  if (predicates.length === 1) return predicates[0];
+  return (doc) => predicates.every((predicate) => predicate(doc));
+}
+
+function compileClauses(operator: string, clauses: unknown): Predicate[] {
+  if (!Array.isArray(clauses) || clauses.length === 0 || !clauses.every(isPlainDocument)) {
+    throw badValue(`${operator} must be a nonempty array`);
+  }
+  return clauses.map((clause) => compileFilter(clause));
+}
+
+export function compileFilter(filter: Document | undefined | null): Predicate {
+  if (!filter) return () => true;
+  const predicates: Predicate[] = [];
+  for (const [key, condition] of Object.entries(filter)) {
+    if (key === '$and') predicates.push(allOf(compileClauses(key, condition)));
+    else if (key === '$or') {
+      const clauses = compileClauses(key, condition);
+      predicates.push((doc) => clauses.some((clause) => clause(doc)));
+    } else if (key === '$nor') {
+      const clauses = compileClauses(key, condition);
+      predicates.push((doc) => !clauses.some((clause) => clause(doc)));
+    } else if (key === '$expr') predicates.push((doc) => isTruthy(evaluate(condition, doc)));
+    else if (key === '$comment') continue;
+    else if (key.startsWith('$')) throw unsupported(`the top-level query operator ${key}`);
+    else predicates.push(compileField(key.split('.'), condition));
+  }
+  if (predicates.length === 0) return () => true;
+  return allOf(predicates);
+}
+
+/**
+ * Fields a filter pins to one value (`{a: 1}`, `{a: {$eq: 1}}`, inside `$and`): the seed of an
+ * upserted document and the key for index lookups.
+ */
+export function equalityFields(filter: Document | undefined | null): Map<string, unknown> {
+  const fields = new Map<string, unknown>();
+  if (!filter) return fields;
+  for (const [key, condition] of Object.entries(filter)) {
+    if (key === '$and' && Array.isArray(condition)) {
+      for (const clause of condition) {
+        if (isPlainDocument(clause)) for (const [k, v] of equalityFields(clause)) fields.set(k, v);
+      }
+    } else if (!key.startsWith('$')) {
+      if (!isOperatorDocument(condition)) fields.set(key, condition);
+      else if ('$eq' in condition) fields.set(key, condition.$eq);
+    }
+  }
+  return fields;
+}

@@ -1,0 +1,167 @@
+/**
+ * Aggregation pipelines as far as countDocuments and this service use them: $match, $sort,
+ * $skip, $limit, $project (inclusion/exclusion), $count, and $group with $sum, $min, $max,
+ * $first, $last. The first $match (and a following $sort/$limit) is planned through runQuery so
+ * indexes apply. Unknown stages and accumulators are refused by name.
+ */
+import { Int32 } from 'bson';
+import { Collection } from './collection';
+import { badValue, unsupported } from './errors';
+import { evaluate } from './expressions';
+import { compileFilter } from './matcher';
+import { addForExpression } from './numbers';
+import { compileProjection } from './projection';
+import { runQuery } from './query';
+import { comparatorFor } from './sort';
+import {
+  compareValues,
+  Document,
+  indexKeyOf,
+  isNumeric,
+  isPlainDocument,
+  numberOf,
+} from './values';
+
+type Accumulator = { add(value: unknown): void; result(): unknown };
+
+const ACCUMULATORS: Record<string, () => Accumulator> = {
+  $sum: () => {
+    let total: unknown = new Int32(0);
+    return {
+      add: (value) => {
+        if (isNumeric(value)) total = addForExpression(total, value);
+      },
+      result: () => total,
+    };
+  },
+  $min: () => extreme((order) => order < 0),
+  $max: () => extreme((order) => order > 0),
+  $first: () => {
+    let first: unknown;
+    let seen = false;
+    return {
+      add: (value) => {
+        if (!seen) [first, seen] = [value, true];
+      },
+      result: () => first ?? null,
+    };
+  },
+  $last: () => {
+    let last: unknown = null;
+    return { add: (value) => void (last = value ?? null), result: () => last };
+  },
+};
+
+function extreme(better: (order: number) => boolean): Accumulator {
+  let best: unknown = undefined;
+  return {
+    add: (value) => {
+      if (
+        value !== undefined &&
+        value !== null &&
+        (best === undefined || better(compareValues(value, best)))
+      )
+        best = value;
+    },
+    result: () => best ?? null,
+  };
+}
+
+function group(docs: Document[], spec: Document): Document[] {
+  if (!('_id' in spec)) throw badValue('a group specification must include an _id');
+  const fields = Object.entries(spec).filter(([field]) => field !== '_id');
+  const parsed = fields.map(([field, accumulator]) => {
+    if (!isPlainDocument(accumulator) || Object.keys(accumulator).length !== 1) {
+      throw badValue(`The field '${field}' must be an accumulator object`);
+    }
+    const [operator, expression] = Object.entries(accumulator)[0];
+    if (!ACCUMULATORS[operator]) throw unsupported(`the $group accumulator ${operator}`);
+    return { field, operator, expression };
+  });
+  const groups = new Map<string, { id: unknown; accumulators: Accumulator[] }>();
+  for (const doc of docs) {
+    const id = evaluate(spec._id, doc) ?? null;
+    const key = indexKeyOf(id);
+    let entry = groups.get(key);
+    if (!entry) {
+      entry = { id, accumulators: parsed.map(({ operator }) => ACCUMULATORS[operator]()) };
+      groups.set(key, entry);
+    }
+    parsed.forEach(({ expression }, i) => entry!.accumulators[i].add(evaluate(expression, doc)));
+  }
+  return [...groups.values()].map(({ id, accumulators }) => {
+    const result: Document = { _id: id };
+    parsed.forEach(({ field }, i) => (result[field] = accumulators[i].result()));
+    return result;
+  });
+}
+
+function stageOf(stage: unknown): [string, unknown] {
+  if (!isPlainDocument(stage) || Object.keys(stage).length !== 1) {
+    throw badValue('A pipeline stage specification object must contain exactly one field.');
+  }
+  return Object.entries(stage)[0];
+}
+
+function nonNegative(name: string, value: unknown): number {
+  if (!isNumeric(value) || numberOf(value) < 0) throw badValue(`invalid argument to ${name} stage`);
+  return numberOf(value);
+}
+
+/** Leading $match [+ $sort] [+ $skip] [+ $limit] run as one planned query; returns the stages consumed. */
+function plannedPrefix(
+  collection: Collection | undefined,
+  stages: Array<[string, unknown]>,
+): { docs: Document[]; consumed: number } {
+  let consumed = 0;
+  let filter: Document | undefined;
+  let sort: Document | undefined;
+  let skip = 0;
+  let limit = 0;
+  if (stages[consumed]?.[0] === '$match' && isPlainDocument(stages[consumed][1]))
+    filter = stages[consumed++][1] as Document;
+  if (stages[consumed]?.[0] === '$sort' && isPlainDocument(stages[consumed][1]))
+    sort = stages[consumed++][1] as Document;
+  if (stages[consumed]?.[0] === '$skip') skip = nonNegative('$skip', stages[consumed++][1]);
+  if (stages[consumed]?.[0] === '$limit') limit = nonNegative('$limit', stages[consumed++][1]);
+  if (limit === 0 && stages[consumed - 1]?.[0] === '$limit') return { docs: [], consumed };
+  const docs = collection ? runQuery(collection, filter, { sort, skip, limit }) : [];
+  return { docs, consumed };
+}
+
+export function runPipeline(collection: Collection | undefined, pipeline: unknown): Document[] {
+  if (!Array.isArray(pipeline)) throw badValue("'pipeline' option must be specified as an array");
+  const stages = pipeline.map(stageOf);
+  const prefix = plannedPrefix(collection, stages);
+  let docs = prefix.docs;
+  for (const [name, argument] of stages.slice(prefix.consumed)) {
+    switch (name) {
+      case '$match':
+        docs = docs.filter(compileFilter(argument as Document));
+        break;
+      case '$sort':
+        docs = [...docs].sort(comparatorFor(argument as Document));
+        break;
+      case '$skip':
+        docs = docs.slice(nonNegative(name, argument));
+        break;
+      case '$limit':
+        docs = docs.slice(0, nonNegative(name, argument));
+        break;
+      case '$project':
+        docs = docs.map(compileProjection(argument as Document));
+        break;
+      case '$group':
+        docs = group(docs, argument as Document);
+        break;
+      case '$count':
+        if (typeof argument !== 'string' || argument.length === 0)
+          throw badValue('$count needs a field name');
+        docs = docs.length === 0 ? [] : [{ [argument]: new Int32(docs.length) }];
+        break;
+      default:
+        throw unsupported(`the aggregation stage ${name}`);
+    }
+  }
+  return docs;
+}

@@ -1,0 +1,53 @@
+/**
+ * All databases of one stand-in server: database name → collection name → Collection. A
+ * database exists while it holds at least one collection, as in mongod. Collections are created
+ * implicitly by writes and index creation.
+ */
+import { Collection } from './collection';
+import { CommandError } from './errors';
+
+const VALID_COLLECTION = /^[^$\0]+$/;
+
+export class Store {
+  private readonly databases = new Map<string, Map<string, Collection>>();
+
+  databaseNames(): string[] {
+    return [...this.databases.keys()];
+  }
+
+  collections(database: string): Collection[] {
+    return [...(this.databases.get(database)?.values() ?? [])];
+  }
+
+  get(database: string, name: string): Collection | undefined {
+    return this.databases.get(database)?.get(name);
+  }
+
+  /** The collection, created when missing; `created` tells which. */
+  obtain(database: string, name: string): { collection: Collection; created: boolean } {
+    const existing = this.get(database, name);
+    if (existing) return { collection: existing, created: false };
+    if (!VALID_COLLECTION.test(name) || name.length === 0) {
+      throw new CommandError(73, `Invalid collection name: ${name}`);
+    }
+    let collections = this.databases.get(database);
+    if (!collections) {
+      collections = new Map();
+      this.databases.set(database, collections);
+    }
+    const collection = new Collection(database, name);
+    collections.set(name, collection);
+    return { collection, created: true };
+  }
+
+  drop(database: string, name: string): boolean {
+    const collections = this.databases.get(database);
+    if (!collections?.delete(name)) return false;
+    if (collections.size === 0) this.databases.delete(database);
+    return true;
+  }
+
+  dropDatabase(database: string): void {
+    this.databases.delete(database);
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Applying an update document to a stored document, copy-on-write: the input is never mutated,
+ * so an image already handed out (findAndModify's pre- or post-image) can never change later.
+ * Supports replacement documents and $set, $unset, $inc (MongoDB's numeric promotion), $max,
+ * $min, $setOnInsert (only when the update inserts), $currentDate. `_id` is immutable, and two
+ * operators touching overlapping paths are refused (code 40), as in mongod.
+ */
+import { Long } from 'bson';
+import { badValue, CommandError, unsupported } from './errors';
+import { addNumbers } from './numbers';
+import { getPath, setPath, unsetPath } from './paths';
+import {
+  cloneValue,
+  compareValues,
+  Document,
+  isNumeric,
+  isPlainDocument,
+  valuesEqual,
+} from './values';
+
+type FieldUpdate = (doc: Document, path: string, operand: unknown) => void;
+
+function typeName(value: unknown): string {
+  if (typeof value === 'string') return 'string';
+  if (Array.isArray(value)) return 'array';
+  if (isPlainDocument(value)) return 'object';
+  if (value === null) return 'null';
+  return typeof value;
+}
+
+const FIELD_UPDATES: Record<string, FieldUpdate> = {
+  $set: (doc, path, operand) => setPath(doc, path, cloneValue(operand)),
+  $setOnInsert: (doc, path, operand) => setPath(doc, path, cloneValue(operand)),
+  $unset: (doc, path) => unsetPath(doc, path),
+  $inc: (doc, path, operand) => {
+    if (!isNumeric(operand)) {
+      throw new CommandError(
+        14,
+        `Cannot increment with non-numeric argument: {${path}: ${JSON.stringify(operand)}}`,
+      );
+    }
+    const current = getPath(doc, path);
+    if (current === undefined) return setPath(doc, path, operand);
+    if (!isNumeric(current)) {
+      throw new CommandError(
+        14,
+        `Cannot apply $inc to a value of non-numeric type. {_id: ${String(doc._id)}} has the field '${path}' of non-numeric type ${typeName(current)}`,
+      );
+    }
+    const sum = addNumbers(current, operand);
+    if (sum === null) {
+      throw badValue(
+        `Failed to apply $inc operations to current value ((NumberLong)${(current as Long).toString()}) for document {_id: ${String(doc._id)}}`,
+      );
+    }
+    setPath(doc, path, sum);
+  },
+  $max: (doc, path, operand) => {
+    const current = getPath(doc, path);
+    if (current === undefined || compareValues(operand, current) > 0)
+      setPath(doc, path, cloneValue(operand));
+  },
+  $min: (doc, path, operand) => {
+    const current = getPath(doc, path);
+    if (current === undefined || compareValues(operand, current) < 0)
+      setPath(doc, path, cloneValue(operand));
+  },
+  $currentDate: (doc, path, operand) => {
+    if (isPlainDocument(operand) && operand.$type === 'timestamp')
+      throw unsupported('$currentDate timestamps');
+    setPath(doc, path, new Date());
+  },
+};
+
+export function isOperatorUpdate(update: Document): boolean {
+  const keys = Object.keys(update);
+  return keys.length > 0 && keys[0].startsWith('$');
+}
+
+function refuseConflicts(paths: string[]): void {
+  const sorted = [...paths].sort();
+  for (let i = 1; i < sorted.length; i++) {
+    const previous = sorted[i - 1];
+    if (sorted[i] === previous || sorted[i].startsWith(`${previous}.`)) {
+      throw new CommandError(
+        40,
+        `Updating the path '${sorted[i]}' would create a conflict at '${previous}'`,
+      );
+    }
+  }
+}
+
+function immutableIdError(): CommandError {
+  return new CommandError(
+    66,
+    "Performing an update on the path '_id' would modify the immutable field '_id'",
+  );
+}
+
+/** `_id` first, as mongod stores it. */
+export function withIdFirst(doc: Document): Document {
+  if (Object.keys(doc)[0] === '_id' || !('_id' in doc)) return doc;
+  const { _id, ...rest } = doc;
+  return { _id, ...rest };
+}
+
+function applyOperators(original: Document, update: Document, inserting: boolean): Document {
+  const doc = cloneValue(original);
+  const touched: string[] = [];
+  for (const [operator, fields] of Object.entries(update)) {
+    const apply = FIELD_UPDATES[operator];
+    if (!apply) {
+      if (!operator.startsWith('$')) {
+        throw badValue(
+          `Unknown modifier: ${operator}. Expected a valid update modifier or pipeline-style update specified as an array`,
+        );
+      }
+      throw unsupported(`the update operator ${operator}`);
+    }
+    if (!isPlainDocument(fields)) {
+      throw new CommandError(
+        9,
+        `Modifiers operate on fields but we found type ${typeName(fields)} instead. For example: {$mod: {<field>: ...}} not {${operator}: ${JSON.stringify(fields)}}`,
+      );
+    }
+    for (const [path, operand] of Object.entries(fields)) {
+      touched.push(path);
+      if (operator === '$setOnInsert' && !inserting) continue;
+      apply(doc, path, operand);
+    }
+  }
+  refuseConflicts(touched);
+  if ('_id' in original && !valuesEqual(doc._id, original._id)) throw immutableIdError();
+  return doc;
+}
+
+function applyReplacement(original: Document, replacement: Document): Document {
+  for (const key of Object.keys(replacement)) {
+    if (key.startsWith('$'))
+      throw badValue(
+        `The dollar ($) prefixed field '${key}' in '${key}' is not allowed in the context of an update's replacement document.`,
+      );
+  }
+  if ('_id' in replacement && '_id' in original && !valuesEqual(replacement._id, original._id)) {
+    throw immutableIdError();
+  }
+  const doc = cloneValue(replacement);
+  if ('_id' in original) doc._id = original._id;
+  return withIdFirst(doc);
+}
+
+/** The document after `update`; `inserting` is true when building an upserted document. */
+export function applyUpdate(original: Document, update: unknown, inserting = false): Document {
+  if (Array.isArray(update)) throw unsupported('pipeline-style updates');
+  if (!isPlainDocument(update))
+    throw new CommandError(14, 'Update argument must be either an object or an array');
+  return isOperatorUpdate(update)
+    ? applyOperators(original, update, inserting)
+    : applyReplacement(original, update);
+}
+
+/** The seed of an upserted document: the query's equality fields (dotted paths nested). */
+export function upsertSeed(equalities: Map<string, unknown>): Document {
+  const seed: Document = {};
+  for (const [path, value] of equalities) {
+    if (isPlainDocument(value) && Object.keys(value).some((k) => k.startsWith('$'))) continue;
+    setPath(seed, path, cloneValue(value));
+  }
+  return seed;
+}

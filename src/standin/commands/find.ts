@@ -1,0 +1,54 @@
+/**
+ * `find`: filter, sort, projection, skip, limit, batchSize, singleBatch. The whole result is
+ * computed at once (a snapshot); what does not fit the first batch waits behind a cursor for
+ * getMore. A negative limit means a single batch, as in the legacy protocol.
+ */
+import {
+  collectionNameOf,
+  CommandDefinition,
+  cursorReply,
+  optionalDocument,
+  optionalNumber,
+} from './context';
+import { compileProjection } from './engine/projection';
+import { runQuery } from './engine/query';
+
+export const find: CommandDefinition = {
+  name: 'find',
+  fields: [
+    'filter',
+    'sort',
+    'projection',
+    'skip',
+    'limit',
+    'batchSize',
+    'singleBatch',
+    'hint',
+    'noCursorTimeout',
+    'allowPartialResults',
+    'returnKey',
+    'showRecordId',
+  ],
+  run(command, { server, database }) {
+    const name = collectionNameOf(command, 'find');
+    const namespace = `${database}.${name}`;
+    const limit = optionalNumber(command, 'limit') ?? 0;
+    const collection = server.store.get(database, name);
+    const projection = compileProjection(optionalDocument(command, 'projection'));
+    const results = collection
+      ? runQuery(collection, optionalDocument(command, 'filter'), {
+          sort: optionalDocument(command, 'sort'),
+          skip: optionalNumber(command, 'skip'),
+          limit: Math.abs(limit),
+        }).map(projection)
+      : [];
+    const single = command.singleBatch === true || limit < 0;
+    const { batch, id } = server.cursors.openCursor(
+      namespace,
+      results,
+      optionalNumber(command, 'batchSize'),
+      single,
+    );
+    return cursorReply(namespace, batch, id, true);
+  },
+};

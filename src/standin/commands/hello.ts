@@ -1,0 +1,41 @@
+/**
+ * `hello` / `isMaster`: presents a writable standalone with wire versions 0–21 (MongoDB up to
+ * 7.0, which drivers 6 and 7 accept), no compression, and logical sessions (so the driver sends
+ * lsid). The first handshake's `client.application.name` becomes the connection's appName, which
+ * fail points use to target one client.
+ */
+import { CommandDefinition } from './context';
+import { isPlainDocument } from './engine/values';
+
+export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
+
+export const hello: CommandDefinition = {
+  name: 'hello',
+  aliases: ['isMaster', 'ismaster'],
+  fields: 'any',
+  run(command, context) {
+    const client = command.client;
+    if (
+      isPlainDocument(client) &&
+      isPlainDocument(client.application) &&
+      typeof client.application.name === 'string'
+    ) {
+      context.connection.appName ??= client.application.name;
+    }
+    const legacy = !('hello' in command);
+    return {
+      helloOk: true,
+      ...(legacy ? { ismaster: true } : { isWritablePrimary: true }),
+      maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
+      maxMessageSizeBytes: 48_000_000,
+      maxWriteBatchSize: 100_000,
+      localTime: new Date(),
+      logicalSessionTimeoutMinutes: 30,
+      connectionId: context.connection.id,
+      minWireVersion: 0,
+      maxWireVersion: 21,
+      readOnly: false,
+      ok: 1,
+    };
+  },
+};

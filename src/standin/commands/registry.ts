@@ -1,0 +1,141 @@
+/**
+ * The command table and dispatch. The command name is the first key of the command document;
+ * an unknown name is CommandNotFound (59), and a field the handler does not declare (beyond the
+ * generic session/concern/API fields every command accepts) is BadValue (2) naming the field, so
+ * nothing the stand-in does not implement is silently ignored. Replies for failures carry
+ * MongoDB's code and codeName.
+ */
+import { aggregate } from './aggregate';
+import { buildInfo } from './build-info';
+import { configureFailPoint } from './configure-fail-point';
+import { CommandContext, CommandDefinition } from './context';
+import { count } from './count';
+import { createIndexes } from './create-indexes';
+import { create } from './create';
+import { deleteCommand } from './delete';
+import { dropDatabase } from './drop-database';
+import { dropIndexes } from './drop-indexes';
+import { drop } from './drop';
+import { endSessions } from './end-sessions';
+import { CommandError, unsupported } from './engine/errors';
+import { Document, isPlainDocument } from './engine/values';
+import { findAndModify } from './find-and-modify';
+import { find } from './find';
+import { getMore } from './get-more';
+import { getParameter } from './get-parameter';
+import { hello } from './hello';
+import { insert } from './insert';
+import { killCursors } from './kill-cursors';
+import { listCollections } from './list-collections';
+import { listDatabases } from './list-databases';
+import { listIndexes } from './list-indexes';
+import { ping } from './ping';
+import { update } from './update';
+
+const DEFINITIONS: CommandDefinition[] = [
+  hello,
+  ping,
+  buildInfo,
+  getParameter,
+  endSessions,
+  insert,
+  find,
+  getMore,
+  killCursors,
+  findAndModify,
+  update,
+  deleteCommand,
+  aggregate,
+  count,
+  createIndexes,
+  listIndexes,
+  dropIndexes,
+  create,
+  drop,
+  dropDatabase,
+  listCollections,
+  listDatabases,
+  configureFailPoint,
+];
+
+/** Fields any command may carry: routing, sessions, concerns, limits, API versioning. */
+const GENERIC_FIELDS = new Set([
+  '$db',
+  '$readPreference',
+  '$clusterTime',
+  'lsid',
+  'txnNumber',
+  'writeConcern',
+  'readConcern',
+  'maxTimeMS',
+  'comment',
+  'apiVersion',
+  'apiStrict',
+  'apiDeprecationErrors',
+  'collation',
+]);
+
+const READ_CONCERN_LEVELS = new Set(['local', 'majority', 'available']);
+
+const TABLE = new Map<string, CommandDefinition>();
+for (const definition of DEFINITIONS) {
+  for (const name of [definition.name, ...(definition.aliases ?? [])]) TABLE.set(name, definition);
+}
+
+/** The command's name as the fail point and logs see it (first key of the document). */
+export function commandNameOf(command: Document): string {
+  return Object.keys(command)[0] ?? '';
+}
+
+function refuseUnsupportedGenerics(command: Document): void {
+  if (command.collation !== undefined) throw unsupported('collations');
+  const readConcern = command.readConcern;
+  if (
+    isPlainDocument(readConcern) &&
+    readConcern.level !== undefined &&
+    !READ_CONCERN_LEVELS.has(String(readConcern.level))
+  ) {
+    throw unsupported(`readConcern level '${String(readConcern.level)}'`);
+  }
+}
+
+/**
+ * Runs a command synchronously and returns the reply (ok: 1 or MongoDB's error shape). Anything
+ * thrown that is not a CommandError is a stand-in bug: it propagates for the server to log.
+ */
+export function runCommand(command: Document, context: CommandContext): Document {
+  const name = commandNameOf(command);
+  try {
+    const definition = TABLE.get(name);
+    if (!definition) {
+      throw new CommandError(
+        59,
+        `no such command: '${name}' (the MongoDB stand-in does not implement it)`,
+      );
+    }
+    if (command.startTransaction !== undefined || command.autocommit !== undefined)
+      throw unsupported('transactions');
+    if (definition.fields !== 'any') {
+      const allowed = new Set(definition.fields);
+      for (const field of Object.keys(command).slice(1)) {
+        if (!GENERIC_FIELDS.has(field) && !allowed.has(field))
+          throw unsupported(`the field '${field}' of ${name}`);
+      }
+    }
+    refuseUnsupportedGenerics(command);
+    return definition.run(command, context);
+  } catch (error) {
+    if (error instanceof CommandError) return errorReply(error);
+    throw error;
+  }
+}
+
+export function errorReply(error: CommandError): Document {
+  return {
+    ok: 0,
+    errmsg: error.message,
+    code: error.code,
+    codeName: error.codeName,
+    ...error.extra,
+  };
+}

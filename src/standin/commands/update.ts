@@ -1,0 +1,62 @@
+/**
+ * `update`: statements `{ q, u, upsert, multi }`, each applied atomically per document. Ordered
+ * statements stop at the first failure; failures are writeErrors with the statement index.
+ * Reports n (matched), nModified (actually changed) and upserted `{ index, _id }` entries.
+ */
+import { collectionNameOf, CommandDefinition } from './context';
+import { badValue, unsupported } from './engine/errors';
+import { runQuery } from './engine/query';
+import { Document, indexKeyOf, isPlainDocument } from './engine/values';
+import { updateDocument, upsertDocument } from './engine/writes';
+import { WriteErrors } from './write-errors';
+
+const STATEMENT_FIELDS = new Set([
+  'q',
+  'u',
+  'upsert',
+  'multi',
+  'hint',
+  'collation',
+  'arrayFilters',
+]);
+
+export const update: CommandDefinition = {
+  name: 'update',
+  fields: ['updates', 'ordered', 'bypassDocumentValidation'],
+  run(command, { server, database }) {
+    const statements = command.updates;
+    if (!Array.isArray(statements) || !statements.every(isPlainDocument)) {
+      throw badValue('update.updates must be an array of documents');
+    }
+    const { collection } = server.store.obtain(database, collectionNameOf(command, 'update'));
+    const errors = new WriteErrors(command.ordered !== false);
+    const upserted: Document[] = [];
+    let matched = 0;
+    let modified = 0;
+    for (let index = 0; index < statements.length; index++) {
+      const statement = statements[index] as Document;
+      try {
+        for (const field of Object.keys(statement)) {
+          if (!STATEMENT_FIELDS.has(field) || field === 'collation' || field === 'arrayFilters') {
+            throw unsupported(`update statement field '${field}'`);
+          }
+        }
+        const filter = statement.q as Document | undefined;
+        const found = runQuery(collection, filter, { limit: statement.multi === true ? 0 : 1 });
+        for (const doc of found) {
+          const next = updateDocument(collection, doc, statement.u);
+          matched++;
+          if (indexKeyOf(next) !== indexKeyOf(doc)) modified++;
+        }
+        if (found.length === 0 && statement.upsert === true) {
+          upserted.push({ index, _id: upsertDocument(collection, filter, statement.u)._id });
+        }
+      } catch (error) {
+        if (!errors.record(error, index)) break;
+      }
+    }
+    const reply: Document = { n: matched + upserted.length, nModified: modified };
+    if (upserted.length > 0) reply.upserted = upserted;
+    return errors.decorate({ ...reply, ok: 1 });
+  },
+};
