@@ -1,9 +1,12 @@
 /**
  * Connecting the service to MongoDB.
  *
- * Invariants: every operation through the returned client is bounded by `timeoutMS`
- * (DB_TIMEOUT_MS), and server selection gives up after about two seconds, so an unreachable
- * database surfaces as an error (SERVICE_UNAVAILABLE) within a few seconds instead of a hang.
+ * Invariants: every operation through the returned client is bounded in time: server selection
+ * gives up after about two seconds (an unreachable database is SERVICE_UNAVAILABLE within a few
+ * seconds, not a hang), waiting for a pooled connection and waiting on a socket for an answer are
+ * each bounded by DB_TIMEOUT_MS, and so is waiting for the write concern. The driver's own
+ * `timeoutMS` is not used: in mongodb 7 it is deprecated and ignored ("has no effect"), so these
+ * older, per-phase limits are what actually bound a call.
  * The write concern (`majority` by default) is set on the client so no acknowledged `$inc` can be
  * rolled back by a failover and its value issued again.
  */
@@ -15,8 +18,9 @@ export const SERVER_SELECTION_TIMEOUT_MS = 2_000;
 
 export type DatabaseConfig = Pick<Config, 'DB_TIMEOUT_MS' | 'WRITE_CONCERN'>;
 
-export function writeConcernOf(config: Pick<Config, 'WRITE_CONCERN'>): WriteConcernSettings {
-  return { w: config.WRITE_CONCERN };
+/** `w` from WRITE_CONCERN; waiting for it is bounded like every other database wait. */
+export function writeConcernOf(config: DatabaseConfig): WriteConcernSettings {
+  return { w: config.WRITE_CONCERN, wtimeoutMS: config.DB_TIMEOUT_MS };
 }
 
 export function clientOptions(
@@ -25,9 +29,10 @@ export function clientOptions(
 ): MongoClientOptions {
   return {
     appName,
-    timeoutMS: config.DB_TIMEOUT_MS,
     serverSelectionTimeoutMS: Math.min(SERVER_SELECTION_TIMEOUT_MS, config.DB_TIMEOUT_MS),
     connectTimeoutMS: Math.min(SERVER_SELECTION_TIMEOUT_MS, config.DB_TIMEOUT_MS),
+    waitQueueTimeoutMS: config.DB_TIMEOUT_MS,
+    socketTimeoutMS: config.DB_TIMEOUT_MS,
     writeConcern: writeConcernOf(config),
   };
 }
@@ -46,12 +51,26 @@ export async function connectDatabase(
   return client;
 }
 
-/** True when the database answers a ping within `timeoutMS`. */
-export async function pingDatabase(client: MongoClient, timeoutMS: number): Promise<boolean> {
+/**
+ * True when the database answers a ping within `withinMs`. The wait is bounded here, not by the
+ * driver, so a probe answers in time even when a connection stalls (the ping itself then ends at
+ * the socket timeout, unobserved).
+ */
+export async function pingDatabase(client: MongoClient, withinMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), withinMs);
+  });
+  const ping = client
+    .db('admin')
+    .command({ ping: 1 })
+    .then(
+      () => true,
+      () => false,
+    );
   try {
-    await client.db('admin').command({ ping: 1 }, { timeoutMS });
-    return true;
-  } catch {
-    return false;
+    return await Promise.race([ping, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

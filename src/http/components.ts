@@ -13,7 +13,7 @@ import { Users } from '../users/index.js';
 
 export type ComponentsConfig = Pick<
   Config,
-  'WRITE_CONCERN' | 'ID_BLOCK_SIZE' | 'OPTIMISTIC_MAX_ATTEMPTS'
+  'WRITE_CONCERN' | 'DB_TIMEOUT_MS' | 'ID_BLOCK_SIZE' | 'OPTIMISTIC_MAX_ATTEMPTS'
 >;
 
 export function createComponents(db: Db, config: ComponentsConfig): ServiceComponents {

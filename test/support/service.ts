@@ -63,6 +63,8 @@ export async function postGraphQL<T>(
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ query, variables }),
+    // Far above any request timeout of the service: a hang fails the test instead of stalling it.
+    signal: AbortSignal.timeout(120_000),
   });
   const text = await response.text();
   try {

@@ -1,0 +1,57 @@
+/**
+ * Many clients at once through the real HTTP server and the real driver: every acknowledged user
+ * has its own id and is stored, whatever mix of strategies creates them.
+ */
+import { startTestService, type TestService } from '../support/service';
+
+const CREATE_USER = `
+  mutation Create($input: CreateUserInput!, $strategy: IdStrategy) {
+    createUser(input: $input, strategy: $strategy) { user { id createdWith } }
+  }`;
+const STRATEGIES = ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'];
+const REQUESTS = 500;
+
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startTestService({ env: { OPTIMISTIC_MAX_ATTEMPTS: '1000' } });
+});
+
+afterAll(async () => {
+  await service.stop();
+});
+
+test('500 concurrent createUser with mixed strategies give 500 distinct ids and 500 stored users', async () => {
+  const responses = await Promise.all(
+    Array.from({ length: REQUESTS }, (_, i) =>
+      service.graphql(CREATE_USER, {
+        input: { name: `Concurrent ${i}` },
+        strategy: STRATEGIES[i % 3],
+      }),
+    ),
+  );
+  const ids = responses.map((response) => {
+    expect(response.body.errors).toBeUndefined();
+    return response.body.data.createUser.user.id as string;
+  });
+  expect(new Set(ids).size).toBe(REQUESTS);
+
+  const stored = await service.client
+    .db(service.dbName)
+    .collection('users')
+    .find({}, { projection: { _id: 1 } })
+    .toArray();
+  expect(stored).toHaveLength(REQUESTS);
+  expect(new Set(stored.map((doc) => String(doc._id)))).toEqual(new Set(ids));
+
+  const counter = await service.client
+    .db(service.dbName)
+    .collection('counters')
+    .findOne({ _id: 'userid' as never });
+  const maxCounterIssued = Math.max(
+    ...responses
+      .filter((r) => r.body.data.createUser.user.createdWith !== 'OPTIMISTIC_LOOP')
+      .map((r) => Number(r.body.data.createUser.user.id)),
+  );
+  expect(Number(counter?.seq)).toBeGreaterThanOrEqual(maxCounterIssued);
+});

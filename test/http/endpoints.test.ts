@@ -1,0 +1,106 @@
+/**
+ * The HTTP endpoints beside GraphQL, through a real HTTP client: /health, /ready (also with the
+ * database unreachable), /metrics, and GraphQL answering SERVICE_UNAVAILABLE instead of hanging.
+ */
+import { createServer } from 'node:net';
+import { startTestService, type TestService } from '../support/service';
+
+/** A port on 127.0.0.1 that nothing listens on: connecting to it is refused at once. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Bounded so a hang fails the test instead of waiting for jest's timeout. */
+const get = (url: string) =>
+  fetch(url, { signal: AbortSignal.timeout(15_000), redirect: 'manual' });
+
+describe('with the database reachable', () => {
+  let service: TestService;
+
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  test('/health answers 200', async () => {
+    const response = await get(`${service.url}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+  });
+
+  test('/ready answers 200', async () => {
+    const response = await get(`${service.url}/ready`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ready' });
+  });
+
+  test('/metrics shows the users created and the counter writes in Prometheus text', async () => {
+    const created = await service.graphql(
+      `mutation { createUser(input: { name: "Metered" }, strategy: COUNTER) { user { id } } }`,
+    );
+    expect(created.body.errors).toBeUndefined();
+    const response = await get(`${service.url}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await response.text();
+    expect(text).toMatch(/^users_created_total\{[^}]*strategy="COUNTER"[^}]*\} 1$/m);
+    expect(text).toMatch(/^counter_document_writes_total\{[^}]*sequence="userid"[^}]*\} 1$/m);
+  });
+
+  test('strategyStats reports the same creation', async () => {
+    const response = await service.graphql(
+      `{ strategyStats { strategy usersCreated insertAttempts } }`,
+    );
+    expect(response.body.data.strategyStats).toContainEqual({
+      strategy: 'COUNTER',
+      usersCreated: 1,
+      insertAttempts: 1,
+    });
+  });
+});
+
+describe('with the database unreachable', () => {
+  let service: TestService;
+
+  beforeAll(async () => {
+    service = await startTestService({
+      mongodbUri: `mongodb://127.0.0.1:${await closedPort()}/?directConnection=true`,
+    });
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  test('/health stays 200 while /ready answers 503', async () => {
+    const [health, ready] = await Promise.all([
+      get(`${service.url}/health`),
+      get(`${service.url}/ready`),
+    ]);
+    expect(health.status).toBe(200);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'database unreachable' });
+  });
+
+  test('a GraphQL request ends in SERVICE_UNAVAILABLE, retryable, instead of hanging', async () => {
+    const [query, mutation] = await Promise.all([
+      service.graphql(`{ nextSequence(name: "userid") }`),
+      service.graphql(`mutation { createUser(input: { name: "Nobody" }) { user { id } } }`),
+    ]);
+    for (const response of [query, mutation]) {
+      expect(response.status).toBe(200);
+      expect(response.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        retryable: true,
+      });
+      expect(response.body.errors?.[0]?.message).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
+    }
+  });
+});
