@@ -15,8 +15,8 @@
  * - Definitions never change once a counter exists, so each process caches them; a counter
  *   deleted and re-created elsewhere is caught by `step` in the filter.
  * - Every write uses the configured write concern (default `majority`), so a failover cannot roll
- *   back an acknowledged `$inc` and reissue its values. Time bounds come from the client's
- *   `timeoutMS` (src/database).
+ *   back an acknowledged `$inc` and reissue its values. Every command carries `maxTimeMS`
+ *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
  */
 import type { Collection, Db, WriteConcernSettings } from 'mongodb';
 import type { CommandTally } from '../errors.js';
@@ -61,7 +61,14 @@ export interface SequencesOptions {
   writeConcern?: WriteConcernSettings;
   /** Called once per successful write of a counter document (allocation, repair, set, create). */
   onCounterWrite?: (key: SequenceKey) => void;
+  /**
+   * Server-side time limit of every command (default 5,000 ms). The mongodb driver 7 ignores
+   * `timeoutMS`, so this and the client's `socketTimeoutMS` are what bound a call.
+   */
+  maxTimeMS?: number;
 }
+
+const DEFAULT_MAX_TIME_MS = 5_000;
 
 /** Upsert races and cache refreshes settle within one or two rounds; more means contention. */
 const MAX_ATTEMPTS = 5;
@@ -78,6 +85,7 @@ export class Sequences {
   private readonly counters: Collection<CounterDocument>;
   private readonly definitions = new Map<string, SequenceDefinition>();
   private readonly onCounterWrite?: (key: SequenceKey) => void;
+  private readonly maxTimeMS: number;
 
   constructor(db: Db, options: SequencesOptions = {}) {
     this.counters = db.collection<CounterDocument>('counters', {
@@ -85,6 +93,7 @@ export class Sequences {
       promoteLongs: false,
     });
     this.onCounterWrite = options.onCounterWrite;
+    this.maxTimeMS = options.maxTimeMS ?? DEFAULT_MAX_TIME_MS;
   }
 
   /** Consumes `count` values (1 to 10,000) in one atomic step: `first`, `first + step`, ..., `last`. */
@@ -128,7 +137,9 @@ export class Sequences {
   async list(filter: { scope?: string | null } = {}): Promise<SequenceState[]> {
     const scope = filter.scope ?? null;
     if (scope !== null) validateSequenceName(scope, 'scope');
-    const docs = await this.counters.find(scope === null ? {} : { scope }).toArray();
+    const docs = await this.counters
+      .find(scope === null ? {} : { scope }, { maxTimeMS: this.maxTimeMS })
+      .toArray();
     return docs
       .map((doc) =>
         toState({ id: doc._id, name: doc.name ?? doc._id, scope: doc.scope ?? null }, doc),
@@ -152,7 +163,7 @@ export class Sequences {
         updatedAt: new Date(),
       };
       try {
-        await this.counters.insertOne(doc);
+        await this.counters.insertOne(doc, { maxTimeMS: this.maxTimeMS });
         this.wrote(resolved, doc);
         return toState(resolved, doc);
       } catch (err) {
@@ -208,7 +219,7 @@ export class Sequences {
               updatedAt: new Date(),
             },
           },
-          { upsert: current === null, returnDocument: 'after' },
+          { upsert: current === null, returnDocument: 'after', maxTimeMS: this.maxTimeMS },
         );
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
@@ -238,7 +249,7 @@ export class Sequences {
             $set: { updatedAt: new Date() },
             $setOnInsert: definitionFields(resolved, IMPLICIT_DEFINITION),
           },
-          { upsert: true },
+          { upsert: true, maxTimeMS: this.maxTimeMS },
         );
         this.onCounterWrite?.({ name: resolved.name, scope: resolved.scope });
         return;
@@ -275,7 +286,7 @@ export class Sequences {
           $set: { updatedAt: new Date() },
           ...(upsert ? { $setOnInsert: definitionFields(key, definition) } : {}),
         },
-        { upsert, returnDocument: 'after' },
+        { upsert, returnDocument: 'after', maxTimeMS: this.maxTimeMS },
       );
     } catch (err) {
       if (isDuplicateKeyError(err)) return null;
@@ -326,11 +337,12 @@ export class Sequences {
           updatedAt: new Date(),
         },
       },
+      { maxTimeMS: this.maxTimeMS },
     );
   }
 
   private read(key: ResolvedKey): Promise<CounterDocument | null> {
-    return this.counters.findOne({ _id: key.id });
+    return this.counters.findOne({ _id: key.id }, { maxTimeMS: this.maxTimeMS });
   }
 
   private wrote(key: ResolvedKey, doc: CounterDocument): void {
