@@ -3,9 +3,10 @@
  *
  * Invariant: every fail point set here is scoped with `data.appName` to exactly one service
  * instance. Fail points are server-wide and other test files run at the same time on the same
- * server; an unscoped one would fail their commands too. Clearing names the same appName: the
- * stand-in keeps one fail point per appName, while real `mongod` has a single `failCommand`
- * configuration per server, so there fault tests in different files must not overlap in time.
+ * server; an unscoped one would fail their commands too. There is one `failCommand` setting per
+ * server (in mongod and in the stand-in alike): setting one replaces, and clearing ends, whatever
+ * another file set, so the files that use fail points must not overlap in time (today only the
+ * fault table does).
  */
 import type { MongoClient } from 'mongodb';
 
