@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 
 export interface BenchDatabase {
   uri: string;
-  /** `uri` for MONGODB_URI, otherwise the harness's backend name (`memory-server`, `standin`). */
+  /** What the database is, in words (the harness's description, or MONGODB_URI). */
   backend: string;
   stop(): Promise<void>;
 }
@@ -55,11 +55,8 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
 }
 
 async function serveDatabase(): Promise<void> {
-  // The harness is loaded only in this child; typed by the contract in docs/ARCHITECTURE.md.
-  const harness = '../test/harness/database.js';
-  const { startTestDatabase } = (await import(harness)) as {
-    startTestDatabase(): Promise<{ uri: string; backend: string; stop(): Promise<void> }>;
-  };
+  // Loaded only in this child: the bench process itself never hosts a database.
+  const { startTestDatabase, describeTestDatabase } = await import('../test/harness/database.js');
   const database = await startTestDatabase();
   let stopping = false;
   const stop = async (): Promise<void> => {
@@ -71,7 +68,9 @@ async function serveDatabase(): Promise<void> {
   process.stdin.on('end', stop).resume();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  process.stdout.write(JSON.stringify({ uri: database.uri, backend: database.backend }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ uri: database.uri, backend: describeTestDatabase(database) }) + '\n',
+  );
 }
 
 if (require.main === module) {

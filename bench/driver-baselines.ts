@@ -6,7 +6,9 @@
  * Contract: `runDriverBaseline` runs `concurrency` workers in a closed loop until the deadline and
  * reports users created per second of wall time, per-user latency percentiles, and the database
  * commands per user counted by command monitoring on this module's own client (so only these
- * workers' commands are counted). Every database call is bounded by the client's `timeoutMS`.
+ * workers' commands are counted). Every database call is bounded by the same per-phase client
+ * limits the service uses (server selection, connection wait, socket): the driver's `timeoutMS`
+ * is deprecated and ignored in mongodb 7.
  * The tutorial loop retries the upsert race's duplicate key (the tutorial's "behaviour" section)
  * and counts those retries; any other error stops the cell and is rethrown.
  */
@@ -34,8 +36,10 @@ export async function connectCountingClient(uri: string): Promise<CountingClient
   const client = new MongoClient(uri, {
     monitorCommands: true,
     maxPoolSize: 100,
-    timeoutMS: OPERATION_TIMEOUT_MS,
     serverSelectionTimeoutMS: OPERATION_TIMEOUT_MS,
+    connectTimeoutMS: OPERATION_TIMEOUT_MS,
+    waitQueueTimeoutMS: OPERATION_TIMEOUT_MS,
+    socketTimeoutMS: OPERATION_TIMEOUT_MS,
     appName: 'sequential-ids-bench',
   });
   let commands = 0;
@@ -53,7 +57,7 @@ async function getNextSequence(db: Db, name: string): Promise<number> {
     .findOneAndUpdate(
       { _id: name },
       { $inc: { seq: 1 } },
-      { upsert: true, returnDocument: 'after' },
+      { upsert: true, returnDocument: 'after', maxTimeMS: OPERATION_TIMEOUT_MS },
     );
   if (counter === null) throw new Error(`getNextSequence(${name}) returned no document`);
   return Number(counter.seq);
@@ -64,18 +68,25 @@ const isDuplicateKey = (error: unknown): boolean =>
 
 /** Creates one user; returns how many duplicate-key retries it needed. */
 function userCreator(baseline: DriverBaseline, db: Db): () => Promise<number> {
-  const users = db.collection('users');
   if (baseline === 'INSERT_OBJECTID') {
+    const users = db.collection<{ name: string; createdAt: Date }>('users');
     return async () => {
-      await users.insertOne({ name: 'bench user', createdAt: new Date() });
+      await users.insertOne(
+        { name: 'bench user', createdAt: new Date() },
+        { maxTimeMS: OPERATION_TIMEOUT_MS },
+      );
       return 0;
     };
   }
+  const users = db.collection<{ _id: number; name: string; createdAt: Date }>('users');
   return async () => {
     for (let retries = 0; ; retries += 1) {
       try {
         const id = await getNextSequence(db, 'userid');
-        await users.insertOne({ _id: id as never, name: 'bench user', createdAt: new Date() });
+        await users.insertOne(
+          { _id: id, name: 'bench user', createdAt: new Date() },
+          { maxTimeMS: OPERATION_TIMEOUT_MS },
+        );
         return retries;
       } catch (error) {
         if (!isDuplicateKey(error) || retries >= 10) throw error;

@@ -49,6 +49,8 @@ export interface RunEnvironment {
   cores: number;
   cpuModel: string;
   cellSeconds: number;
+  /** 1-minute load average when the run started and when it ended: other work competes. */
+  loadAverage: { start: number; end: number };
 }
 
 export interface BenchResults {
@@ -80,6 +82,8 @@ function environmentLines(env: RunEnvironment): string[] {
     `- Database: ${env.backend} (reports version ${env.serverVersion})`,
     `- Node ${env.nodeVersion}, mongodb driver ${env.driverVersion}, service ${env.serviceVersion}`,
     `- ${env.cores} cores (${env.cpuModel}); ${env.cellSeconds} s per cell; started ${env.startedAt}`,
+    `- 1-minute load average ${env.loadAverage.start.toFixed(1)} at start, ` +
+      `${env.loadAverage.end.toFixed(1)} at end (above ${env.cores}, other work competed for the cores)`,
     `- ${CAVEAT}`,
   ];
 }

@@ -15,7 +15,7 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SingleBar } from 'cli-progress';
@@ -192,7 +192,7 @@ async function measureServiceCell(
 async function versions(counting: CountingClient) {
   const buildInfo = await counting.client
     .db('admin')
-    .command({ buildInfo: 1 }, { timeoutMS: 10_000 })
+    .command({ buildInfo: 1, maxTimeMS: 10_000 })
     .catch(() => ({ version: 'unknown' }));
   const pkg = (dir: string): string =>
     JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')).version;
@@ -238,6 +238,7 @@ async function main(): Promise<void> {
       cores: cpus().length,
       cpuModel: cpus()[0]?.model ?? 'unknown',
       cellSeconds,
+      loadAverage: { start: loadavg()[0], end: Number.NaN },
     };
 
     for (const baseline of baselines) {
@@ -286,6 +287,7 @@ async function main(): Promise<void> {
       }
     }
     bar.stop();
+    environment.loadAverage.end = loadavg()[0];
 
     const base =
       options.instances === null
@@ -299,7 +301,7 @@ async function main(): Promise<void> {
       dbNames.map((name) =>
         counting.client
           .db(name)
-          .dropDatabase({ timeoutMS: 10_000 })
+          .dropDatabase()
           .catch(() => undefined),
       ),
     );

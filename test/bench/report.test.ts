@@ -42,6 +42,7 @@ const environment: BenchResults['environment'] = {
   cores: 2,
   cpuModel: 'test cpu',
   cellSeconds: 10,
+  loadAverage: { start: 0.5, end: 1.5 },
 };
 
 describe('latencySummary', () => {
@@ -124,6 +125,7 @@ describe('markdownReport', () => {
     expect(report).toContain('standin');
     expect(report).toContain('mongodb driver 7.9.0');
     expect(report).toContain('2 cores');
+    expect(report).toContain('load average 0.5 at start, 1.5 at end');
     expect(report).toContain(CAVEAT);
     expect(report).toMatch(/\| COUNTER \| 1 \| 1000 \| 5\.0 \| 20\.0 \| 2\.000 \|/);
   });
