@@ -1,8 +1,11 @@
 /**
  * The Apollo Server: schema, resolvers, error mapping and the GraphQL-level limits.
  *
- * Hardening: graphql-armor (maintained, supports @apollo/server 5) bounds depth, cost, aliases,
- * directives and tokens before anything executes; batching is on (the HTTP layer caps the number of
+ * Hardening: graphql-armor (maintained, supports @apollo/server 5) bounds depth, cost, aliases and
+ * directives before anything executes. Tokens are bounded by graphql-js's own parser limit
+ * (`parseOptions.maxTokens`) instead of armor's max-tokens plugin, which throws from Apollo's
+ * `unexpectedErrorProcessingRequest` hook and so answers 500 (graphql-armor issue #751); the
+ * parser's limit is a syntax error, 400 GRAPHQL_PARSE_FAILED; batching is on (the HTTP layer caps the number of
  * operations per request); CSRF prevention is Apollo's default and stays on. In production:
  * no introspection, no landing page, no stack traces, no field suggestions.
  */
@@ -57,7 +60,7 @@ export function createApolloServer(
     costLimit: { maxCost: GRAPHQL_LIMITS.maxCost },
     maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
     maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
-    maxTokens: { n: GRAPHQL_LIMITS.maxTokens },
+    maxTokens: { enabled: false },
     blockFieldSuggestion: { enabled: production },
   }).protect();
   const landingPage: ApolloServerPlugin = production
@@ -75,6 +78,7 @@ export function createApolloServer(
     typeDefs: loadTypeDefs(),
     resolvers,
     validationRules: armor.validationRules,
+    parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     plugins: [...armor.plugins, ApolloServerPluginDrainHttpServer({ httpServer }), landingPage],
     allowBatchedHttpRequests: true,
     csrfPrevention: true,
