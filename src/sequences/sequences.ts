@@ -33,12 +33,12 @@ import {
 } from './counter-document.js';
 import {
   IMPLICIT_DEFINITION,
-  MAX_SEQUENCE_VALUE,
   type SequenceDefinition,
   assertAllocationCount,
   assertSequenceValue,
   differingField,
   isImplicitDefinition,
+  limitOf,
   validateDefinition,
 } from './definition.js';
 import { BadUserInputError, SequenceExhaustedError } from './errors.js';
@@ -120,7 +120,7 @@ export class Sequences {
     const doc = await this.read(resolved);
     if (doc === null) return IMPLICIT_DEFINITION.start;
     const state = toState(resolved, doc);
-    if (state.next > (state.max ?? MAX_SEQUENCE_VALUE)) throw exhausted(resolved, state, 1);
+    if (state.next > limitOf(state)) throw exhausted(resolved, state, 1);
     return state.next;
   }
 
@@ -200,7 +200,7 @@ export class Sequences {
       const current = await this.read(resolved);
       const definition = current === null ? IMPLICIT_DEFINITION : definitionOf(current);
       const lowest = definition.start - definition.step;
-      const highest = definition.max ?? MAX_SEQUENCE_VALUE;
+      const highest = limitOf(definition);
       if (value < lowest || value > highest) {
         throw new BadUserInputError(
           `value must be from ${lowest} (nothing issued yet) to ${highest} for sequence ${describeKey(resolved)}.`,
@@ -277,7 +277,7 @@ export class Sequences {
           $expr: {
             $lte: [
               { $add: ['$seq', toLong(delta)] },
-              { $ifNull: ['$max', toLong(MAX_SEQUENCE_VALUE)] },
+              { $ifNull: ['$max', toLong(limitOf(definition))] },
             ],
           },
         },
@@ -315,7 +315,7 @@ export class Sequences {
     const stored = definitionOf(doc);
     this.definitions.set(key.id, stored);
     if (stored.step !== definition.step) return;
-    if (fromLong(doc.seq) + delta > (stored.max ?? MAX_SEQUENCE_VALUE)) {
+    if (fromLong(doc.seq) + delta > limitOf(stored)) {
       throw exhausted(key, toState(key, doc), delta / stored.step);
     }
     // Otherwise it was the upsert race: the counter exists now, so the retry increments it.
@@ -352,9 +352,8 @@ export class Sequences {
 }
 
 function exhausted(key: ResolvedKey, state: SequenceState, count: number): SequenceExhaustedError {
-  const limit = state.max ?? MAX_SEQUENCE_VALUE;
   return new SequenceExhaustedError(
-    `Sequence ${describeKey(key)} is exhausted: ${count === 1 ? 'the next value' : `${count} more values`} would pass ${state.max === null ? 'the largest safe integer' : 'its max'} ${limit} (last issued ${state.value}). Nothing was consumed.`,
+    `Sequence ${describeKey(key)} cannot issue ${count === 1 ? 'another value' : `${count} more values`}: its ${state.max === null ? 'limit' : 'max'} is ${limitOf(state)} and the last value issued is ${state.value}. Nothing was consumed.`,
   );
 }
 

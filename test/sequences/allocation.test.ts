@@ -51,13 +51,13 @@ describe('allocation', () => {
     expect(await sequences.peekNext({ name: 'big' })).toBe(start + 2);
   });
 
-  test('values near 2^53 - 1 are issued exactly, and the counter never passes it', async () => {
+  test('values near 2^53 - 1 are issued exactly; the last one leaves room for an exact next', async () => {
     const db = bed.db();
     const sequences = bed.sequences(db);
-    await sequences.setValue({ name: 'userid' }, MAX_SEQUENCE_VALUE - 2);
+    await sequences.setValue({ name: 'userid' }, MAX_SEQUENCE_VALUE - 3);
     expect(await sequences.allocate({ name: 'userid' }, 2)).toEqual({
-      first: MAX_SEQUENCE_VALUE - 1,
-      last: MAX_SEQUENCE_VALUE,
+      first: MAX_SEQUENCE_VALUE - 2,
+      last: MAX_SEQUENCE_VALUE - 1,
       step: 1,
       count: 2,
     });
@@ -67,7 +67,11 @@ describe('allocation', () => {
     await expect(sequences.peekNext({ name: 'userid' })).rejects.toMatchObject({
       code: 'SEQUENCE_EXHAUSTED',
     });
-    expect((await rawCounter(db, 'userid'))?.seq).toEqual(Long.fromNumber(MAX_SEQUENCE_VALUE));
+    expect((await rawCounter(db, 'userid'))?.seq).toEqual(Long.fromNumber(MAX_SEQUENCE_VALUE - 1));
+    expect((await sequences.get({ name: 'userid' }))?.next).toBe(MAX_SEQUENCE_VALUE);
+    await expect(sequences.setValue({ name: 'userid' }, MAX_SEQUENCE_VALUE)).rejects.toMatchObject({
+      field: 'value',
+    });
   });
 
   test('in the steady state an allocation is exactly one database command', async () => {

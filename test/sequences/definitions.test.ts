@@ -76,6 +76,8 @@ describe('sequence definitions', () => {
       [{ name: 'a', start: 2 ** 53 }, 'start'],
       [{ name: 'a', start: -(2 ** 53 - 1) }, 'start'],
       [{ name: 'a', max: 2 ** 53 }, 'max'],
+      [{ name: 'a', max: 2 ** 53 - 1 }, 'max'],
+      [{ name: 'a', step: 10, max: 2 ** 53 - 10 }, 'max'],
       [{ name: '1abc' }, 'name'],
       [{ name: 'a/b' }, 'name'],
       [{ name: '$where' }, 'name'],
@@ -92,6 +94,9 @@ describe('sequence definitions', () => {
     expect(await db.collection('counters').countDocuments()).toBe(0);
     expect(await sequences.create({ name: 'a'.repeat(64), scope: 'Z9_.-' })).toMatchObject({
       next: 1,
+    });
+    expect(await sequences.create({ name: 'top', step: 10, max: 2 ** 53 - 11 })).toMatchObject({
+      max: 2 ** 53 - 11,
     });
   });
 
