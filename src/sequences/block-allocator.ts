@@ -6,7 +6,8 @@
  * - Every value handed out was consumed from the counter by an allocation of this allocator, and
  *   each is handed out once, so ids are unique across processes (not in time order across them).
  * - At most one refill is in flight: callers that find the block empty while a refill runs wait for
- *   it and share its block (300 concurrent takes of 1 with block size 100 cost 3 allocations).
+ *   it and share its block (300 concurrent takes of 1 with block size 100 cost 3 allocations), or
+ *   its failure: when the database is down they fail together instead of retrying one by one.
  * - A take of n values beyond what is left takes the rest of the block plus ONE allocation of
  *   max(still needed, blockSize); whatever that allocation leaves over becomes the new block. So a
  *   batch of 1,000 costs one allocation, not ten. Near `max`, when a whole block no longer fits,
@@ -24,7 +25,7 @@ export class BlockAllocator {
   private next = 0;
   private step = 1;
   private remaining = 0;
-  /** Settles (never rejects) when the refill in flight has filled the block or failed. */
+  /** The refill in flight: resolves once it has filled the block, rejects with its failure. */
   private refill: Promise<void> | null = null;
   /** Bumped by `discardBlock()`, so a refill started before it does not refill the block. */
   private generation = 0;
@@ -78,10 +79,18 @@ export class BlockAllocator {
       }
       return own;
     });
-    const settle = () => {
-      this.refill = null;
-    };
-    this.refill = reserved.then(settle, settle);
+    const refill = reserved.then(
+      () => {
+        this.refill = null;
+      },
+      (err: unknown) => {
+        this.refill = null;
+        throw err;
+      },
+    );
+    // Handled here so a failure nobody waits for is not an unhandled rejection; waiters still see it.
+    refill.catch(() => undefined);
+    this.refill = refill;
     return reserved;
   }
 

@@ -1,4 +1,5 @@
-import { BlockAllocator } from '../../src/sequences';
+import { MongoClient } from 'mongodb';
+import { BlockAllocator, Sequences } from '../../src/sequences';
 import { SequencesTestBed, userid } from './fixture';
 
 const bed = SequencesTestBed.forThisFile();
@@ -91,5 +92,23 @@ describe('BlockAllocator', () => {
     expect(() => new BlockAllocator(sequences, userid, 10_001)).toThrow(RangeError);
     const blocks = new BlockAllocator(sequences, userid, 10);
     await expect(blocks.take(0)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'count' });
+  });
+});
+
+describe('BlockAllocator when the database cannot be reached', () => {
+  test('a failed refill fails every caller waiting for it, with one attempt in all', async () => {
+    const unreachable = new MongoClient('mongodb://127.0.0.1:9/', {
+      serverSelectionTimeoutMS: 300,
+    });
+    try {
+      const sequences = new Sequences(unreachable.db('nowhere'));
+      const allocate = jest.spyOn(sequences, 'allocate');
+      const blocks = new BlockAllocator(sequences, userid, 100);
+      const outcomes = await Promise.allSettled(Array.from({ length: 50 }, () => blocks.take(1)));
+      expect(outcomes.every((outcome) => outcome.status === 'rejected')).toBe(true);
+      expect(allocate).toHaveBeenCalledTimes(1);
+    } finally {
+      await unreachable.close();
+    }
   });
 });
