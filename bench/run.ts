@@ -51,7 +51,9 @@ const CONCURRENCIES = [1, 8, 64];
 const INSTANCES_CONCURRENCY = 64;
 const BATCH_SIZE = 100;
 const DEFAULT_BLOCK_SIZE = 100;
-const SETTLE_MS = 500;
+const DRAIN_POLL_MS = 100;
+const DRAIN_QUIET_POLLS = 3;
+const DRAIN_TIMEOUT_MS = 20_000;
 const BUILD_TIMEOUT_MS = 300_000;
 
 function parseOptions(argv: string[]): Options {
@@ -142,6 +144,29 @@ function progress(totalCells: number) {
   };
 }
 
+/**
+ * After the load stops, requests already sent still complete on the service (autocannon only
+ * drops its sockets). Waits until the strategy's created-users count stops rising, within a bound,
+ * and returns the final metrics and when the last increase was seen.
+ */
+async function drain(fleet: ServiceFleet, strategy: string, loadEnded: number) {
+  let snapshot = await fleet.metrics();
+  let lastRise = loadEnded;
+  let quietPolls = 0;
+  const deadline = performance.now() + DRAIN_TIMEOUT_MS;
+  while (quietPolls < DRAIN_QUIET_POLLS && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    const next = await fleet.metrics();
+    const rose =
+      metricValue(next, 'users_created_total', strategy) >
+      metricValue(snapshot, 'users_created_total', strategy);
+    quietPolls = rose ? 0 : quietPolls + 1;
+    if (rose) lastRise = performance.now();
+    snapshot = next;
+  }
+  return { snapshot, lastRise };
+}
+
 async function measureServiceCell(
   fleet: ServiceFleet,
   plan: ServicePlan,
@@ -150,23 +175,22 @@ async function measureServiceCell(
 ): Promise<CellResult> {
   const before = await fleet.metrics();
   const stopRss = fleet.sampleRss();
+  const loadStarted = performance.now();
   const load = await runHttpLoad({
     urls: fleet.processes.map((p) => p.url),
     shape: plan.shape,
     connections: concurrency,
     durationS,
   });
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const { snapshot: after, lastRise } = await drain(fleet, plan.strategy, performance.now());
   const peakRssMb = stopRss();
-  const after = await fleet.metrics();
   const delta = (name: string, label?: string): number =>
     metricValue(after, name, label) - metricValue(before, name, label);
-  const users = (load.requests - load.failedRequests) * plan.shape.usersPerRequest;
-  // Per-user ratios use the service's own count, which includes requests still in flight when
-  // the load stopped (their commands are counted too).
-  const statsUsers = delta('users_created_total', plan.strategy);
-  const perStatsUser = (value: number): number | null =>
-    statsUsers === 0 ? null : value / statsUsers;
+  // Users as the service counts them (requests still in flight when the load stopped included),
+  // over the time until the last of them was created.
+  const users = delta('users_created_total', plan.strategy);
+  const elapsedS = (lastRise - loadStarted) / 1000;
+  const perUser = (value: number): number | null => (users === 0 ? null : value / users);
   return {
     path: 'service',
     label: plan.label,
@@ -174,15 +198,13 @@ async function measureServiceCell(
     concurrency,
     instances: fleet.processes.length,
     blockSize: plan.strategy === 'BLOCK' ? plan.blockSize : undefined,
-    durationS: load.durationS,
+    durationS: elapsedS,
     users,
-    usersPerSecond: users / load.durationS,
+    usersPerSecond: users / elapsedS,
     p50Ms: load.p50Ms,
     p99Ms: load.p99Ms,
-    commandsPerUser: perStatsUser(delta('user_creation_db_commands_total', plan.strategy)),
-    duplicateKeyRetriesPerUser: perStatsUser(
-      delta('user_duplicate_key_retries_total', plan.strategy),
-    ),
+    commandsPerUser: perUser(delta('user_creation_db_commands_total', plan.strategy)),
+    duplicateKeyRetriesPerUser: perUser(delta('user_duplicate_key_retries_total', plan.strategy)),
     failedRequests: load.failedRequests,
     peakRssMb,
     counterWrites: delta('counter_document_writes_total'),
