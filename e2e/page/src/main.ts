@@ -128,7 +128,7 @@ function showStatus(text: string, state: 'idle' | 'busy' | 'ok' | 'error'): void
 }
 
 function inputNamed(name: string): HTMLInputElement | null {
-  return form.querySelector<HTMLInputElement>(`input[name="${name}"]`);
+  return form.querySelector<HTMLInputElement>(`input[name="${CSS.escape(name)}"]`);
 }
 
 function clearFieldErrors(): void {
@@ -142,7 +142,7 @@ function clearFieldErrors(): void {
 /** Shows the error beside the field it names, or in the status line when it names none on this form. */
 function showError(error: ShownError): void {
   const output = error.field
-    ? form.querySelector<HTMLOutputElement>(`[data-error-for="${error.field}"]`)
+    ? form.querySelector<HTMLOutputElement>(`[data-error-for="${CSS.escape(error.field)}"]`)
     : null;
   if (output !== null) {
     output.textContent = error.message;
