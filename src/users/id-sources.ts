@@ -24,7 +24,7 @@ export const USER_ID_SEQUENCE: SequenceKey = { name: 'userid' };
 /** Counter-fed strategies retry after a repair; more rounds only happen under optimistic traffic. */
 export const COUNTER_MAX_ROUNDS = 20;
 const BACKOFF_BASE_MS = 2;
-const BACKOFF_CAP_MS = 100;
+const BACKOFF_CAP_MS = 1000;
 
 export interface IdSource {
   /** `count` candidate ids, all different. */

@@ -5,11 +5,11 @@
  * Commands are counted from the driver's own command monitoring (`commandStarted`), restricted to
  * the test's database, so a count includes everything the component sent there and nothing else.
  */
-import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
+import type { CommandStartedEvent, Db, MongoClient } from 'mongodb';
 import { Sequences } from '../../src/sequences';
 import { StrategyStats } from '../../src/stats';
 import { Users, type UsersDeps } from '../../src/users';
-import { uniqueDbName } from '../support/db';
+import { connectTestClient, uniqueDbName } from '../support/db';
 
 export interface UsersUnderTest {
   db: Db;
@@ -26,11 +26,7 @@ export class UsersTestBed {
   private constructor(private readonly client: MongoClient) {}
 
   static async open(): Promise<UsersTestBed> {
-    const uri = process.env.TEST_MONGODB_URI;
-    if (uri === undefined) throw new Error('TEST_MONGODB_URI is not set: run through jest');
-    const client = new MongoClient(uri, { monitorCommands: true, timeoutMS: 20_000 });
-    await client.connect();
-    return new UsersTestBed(client);
+    return new UsersTestBed(await connectTestClient({ monitorCommands: true }));
   }
 
   async fresh(options: Partial<UsersDeps> = {}): Promise<UsersUnderTest> {

@@ -111,17 +111,22 @@ describe('OPTIMISTIC_LOOP', () => {
   });
 });
 
-describe.each(['COUNTER', 'BLOCK'] as const)('%s behind the largest stored _id', (strategy) => {
+// COUNTER's first id after the repair is max + 1; BLOCK abandons its block (1..100, a gap) and
+// takes the next one from the counter.
+describe.each([
+  ['COUNTER', 4],
+  ['BLOCK', 101],
+] as const)('%s behind the largest stored _id', (strategy, firstFreeId) => {
   test('repairs the counter and retries instead of failing or duplicating', async () => {
     const { users, sequences, stats } = await bed.fresh();
     await createInOrder((input) => users.createUser(input, 'OPTIMISTIC_LOOP'), 3);
     expect(await sequences.peekNext({ name: 'userid' })).toBe(1);
 
     const { user, attempts } = await users.createUser({ name: 'after optimistic' }, strategy);
-    expect(user._id.toNumber()).toBe(4);
+    expect(user._id.toNumber()).toBe(firstFreeId);
     expect(attempts).toBe(2);
     const next = await users.createUser({ name: 'steady again' }, strategy);
-    expect(next.user._id.toNumber()).toBe(5);
+    expect(next.user._id.toNumber()).toBe(firstFreeId + 1);
     expect(next.attempts).toBe(1);
     expect(stats.snapshot().find((s) => s.strategy === strategy)).toMatchObject({
       usersCreated: 2,
