@@ -85,6 +85,9 @@ export function createApolloServer(
     introspection: !production,
     includeStacktraceInErrorResponses: !production,
     formatError: createErrorFormatter(logger),
+    // src/main.ts owns SIGINT/SIGTERM (drain, close the client, exit 0). Apollo's own handlers,
+    // on by default outside NODE_ENV=test, would race it and hang the shutdown.
+    stopOnTerminationSignals: false,
     logger,
   });
 }
