@@ -2,10 +2,10 @@
  * The fault table: what one creation request does when MongoDB fails under it, per strategy.
  *
  * Each case starts a fresh service instance (a fresh BLOCK allocator, so the BLOCK cases really
- * refill; its appName, derived from this file's own database, scopes the fail point to it, and
- * cases run one at a time), sets one `failCommand` fail
- * point, sends one request through the real HTTP server, clears the fail point and sends the same
- * request twice more with the same idempotency keys. The promises checked every time:
+ * refill), sets one `failCommand` fail point (scoped to that instance's appName on the shared
+ * database, or on a private stand-in when scoping cannot work: see fail-points.ts), checks that
+ * it fired, sends one request through the real HTTP server, clears the fail point and sends the
+ * same request twice more with the same idempotency keys. The promises checked every time:
  * - the first attempt ends in success or a clear error (`extensions.code` from the case's list,
  *   never INTERNAL_SERVER_ERROR or a 5xx), and a blocked database never holds it past the block;
  * - the retries succeed and agree on one user per key, which is also the first attempt's when that
@@ -18,11 +18,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, MongoClient } from 'mongodb';
-import { connectTestClient, uniqueDbName } from '../support/db';
-import { startTestService } from '../support/service';
+import { uniqueDbName } from '../support/db';
+import { startTestService, type TestService } from '../support/service';
 import {
   clearFailPoint,
+  faultServer,
   setFailPoint,
+  type FaultServer,
   type FailCommandData,
   type FailPointMode,
 } from './fail-points';
@@ -387,6 +389,13 @@ function inputsFor(testCase: FaultCase): UserInput[] {
   }));
 }
 
+/** The appName the service's client announces; no other file's service uses this database. */
+function appNameOf(service: TestService): string {
+  const { appName } = service.client.options;
+  if (appName === undefined) throw new Error('the test service has no appName to scope to');
+  return appName;
+}
+
 /** A replica set or mongos: the driver then retries one retryable write error by itself. */
 async function supportsRetryableWrites(client: MongoClient): Promise<boolean> {
   const hello = await client.db('admin').command({ hello: 1 }, { timeoutMS: 10_000 });
@@ -399,16 +408,18 @@ describe('fault table: every fault ends in success or a clear error, and nothing
   const ledger = new Ledger();
   let client: MongoClient;
   let db: Db;
+  let server: FaultServer;
   let retryableWrites = false;
 
   beforeAll(async () => {
-    client = await connectTestClient();
+    server = await faultServer();
+    client = server.client;
     db = client.db(dbName);
     retryableWrites = await supportsRetryableWrites(client);
   });
 
   afterAll(async () => {
-    await client?.close();
+    await server?.stop();
   });
 
   test('the table covers at least 15 cases and every strategy and createUsers', () => {
@@ -423,21 +434,25 @@ describe('fault table: every fault ends in success or a clear error, and nothing
   test.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, testCase) => {
     const service = await startTestService({
       dbName,
+      mongodbUri: server.mongodbUri,
       env: { DB_TIMEOUT_MS: String(DB_TIMEOUT_MS) },
     });
-    // The instance's own appName: no other file's service uses this database, hence this name.
-    const { appName } = service.client.options;
     try {
-      if (appName === undefined) throw new Error('the test service has no appName to scope to');
+      // On a private server the service's appName is not seen by the server: see fail-points.ts.
+      const scope = server.scoped ? appNameOf(service) : null;
+      await service.components.users.ensureIndexes();
       const inputs = inputsFor(testCase);
       const faultSetAt = performance.now();
-      await setFailPoint(client, appName, testCase.mode, testCase.fault);
+      await setFailPoint(client, scope, testCase.mode, testCase.fault);
       let first: CreationResult;
+      let fired: number;
       try {
         first = await sendCreation(service.url, testCase.operation, inputs, testCase.strategy);
       } finally {
-        await clearFailPoint(client, appName);
+        fired = await clearFailPoint(client);
       }
+      // The fault really hit this request (else the case proves nothing).
+      expect(fired).toBeGreaterThanOrEqual(1);
 
       // The first attempt: success or a clear error, never a crash and never held by the block.
       expect(first.http.status).toBeLessThan(500);
