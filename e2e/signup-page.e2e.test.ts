@@ -49,13 +49,13 @@ afterEach(async () => {
 });
 
 /** Opens the example page on `site`, pointed at the service, and waits for its first user list. */
-async function openPage(site: PageServer): Promise<{ page: Page; console: string[] }> {
+async function openPage(site: PageServer): Promise<{ page: Page; consoleMessages: string[] }> {
   const page = await context.newPage();
-  const console: string[] = [];
-  page.on('console', (message) => console.push(message.text()));
+  const consoleMessages: string[] = [];
+  page.on('console', (message) => consoleMessages.push(message.text()));
   await page.goto(site.pageUrl(graphqlUrl));
   await page.waitForSelector('body[data-ready="true"]');
-  return { page, console };
+  return { page, consoleMessages };
 }
 
 /** Fills the sign-up form and submits it with the chosen client; resolves when the page has the outcome. */
@@ -192,14 +192,16 @@ test.each<PageClient>(['fetch', 'urql'])(
 );
 
 test('a page on an origin not in CORS_ORIGINS is refused by the browser and creates nobody', async () => {
-  const { page, console } = await openPage(refusedSite);
+  const { page, consoleMessages } = await openPage(refusedSite);
 
   const viaFetch = await submitSignUp(page, { name: 'Refused Fetch', client: 'fetch' });
   const viaUrql = await submitSignUp(page, { name: 'Refused Urql', client: 'urql' });
 
   expect(viaFetch).toEqual({ state: 'error', text: 'Network error: Failed to fetch' });
   expect(viaUrql).toEqual({ state: 'error', text: 'Network error: Failed to fetch' });
-  const corsRefusals = console.filter((text) => text.includes('has been blocked by CORS policy'));
+  const corsRefusals = consoleMessages.filter((text) =>
+    text.includes('has been blocked by CORS policy'),
+  );
   expect(corsRefusals.length).toBeGreaterThanOrEqual(3); // the first list, then one per submit
   expect(corsRefusals.every((text) => text.includes(`from origin '${refusedSite.origin}'`))).toBe(
     true,
