@@ -14,7 +14,7 @@ import { clientOptions } from '../../src/database';
 import type { ServiceComponents } from '../../src/graphql/context';
 import { createComponents, startHttpServer } from '../../src/http';
 import { createLogger } from '../../src/logger';
-import { uniqueDbName } from './db';
+import { testMongoUri, uniqueDbName } from './db';
 
 /** The admin token every test service accepts unless `env.ADMIN_TOKEN` says otherwise. */
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -43,13 +43,6 @@ export interface TestServiceOptions {
   env?: Record<string, string>;
   /** Another MongoDB to use instead of the harness's, e.g. a closed port to play an outage. */
   mongodbUri?: string;
-}
-
-export function testDatabaseUri(): string {
-  const uri = process.env.TEST_MONGODB_URI;
-  if (uri === undefined)
-    throw new Error('TEST_MONGODB_URI is not set: run tests through jest (test/harness)');
-  return uri;
 }
 
 /** POSTs one GraphQL operation as JSON; the body is parsed whatever the status. */
@@ -84,7 +77,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ...options.env,
     MONGODB_DB: dbName,
   });
-  const client = new MongoClient(options.mongodbUri ?? testDatabaseUri(), {
+  const client = new MongoClient(options.mongodbUri ?? testMongoUri(), {
     ...clientOptions(config, `test-service-${dbName}`),
     monitorCommands: true,
   });
