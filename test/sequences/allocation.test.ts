@@ -89,6 +89,52 @@ describe('allocation', () => {
     expect(tally.commands).toBe(3);
   });
 
+  test('every counter write carries the configured write concern (majority unless told otherwise)', async () => {
+    const db = bed.db();
+    const writeConcerns = async (options?: { writeConcern: { w: 1 } }) => {
+      const sequences = bed.sequences(db, options);
+      const sent = await bed.commandsSent(db, async () => {
+        await sequences.create({ name: 'invoice', step: 2 });
+        await sequences.allocate({ name: 'invoice' });
+        await sequences.setValue({ name: 'invoice' }, 10);
+        await sequences.repairCounterDrift({ name: 'invoice' }, 20);
+      });
+      return sent
+        .filter((event) => event.commandName !== 'find')
+        .map((event) => [event.commandName, event.command.writeConcern]);
+    };
+    expect(await writeConcerns()).toEqual([
+      ['insert', { w: 'majority' }],
+      ['findAndModify', { w: 'majority' }],
+      ['findAndModify', { w: 'majority' }],
+      ['update', { w: 'majority' }],
+    ]);
+    expect((await writeConcerns({ writeConcern: { w: 1 } })).map(([, wc]) => wc)).toEqual([
+      { w: 1 },
+      { w: 1 },
+      { w: 1 },
+      { w: 1 },
+    ]);
+  });
+
+  test('every command is bounded by maxTimeMS on the server (5 s unless told otherwise)', async () => {
+    const db = bed.db();
+    const boundsOf = async (options?: { maxTimeMS: number }) => {
+      const sequences = bed.sequences(db, options);
+      const sent = await bed.commandsSent(db, async () => {
+        await sequences.create({ name: 'invoice' });
+        await sequences.allocate({ name: 'invoice' });
+        await sequences.peekNext({ name: 'invoice' });
+        await sequences.list();
+        await sequences.setValue({ name: 'invoice' }, 10);
+        await sequences.repairCounterDrift({ name: 'invoice' }, 20);
+      });
+      return new Set(sent.map((event) => event.command.maxTimeMS));
+    };
+    expect(await boundsOf()).toEqual(new Set([5_000]));
+    expect(await boundsOf({ maxTimeMS: 750 })).toEqual(new Set([750]));
+  });
+
   test('200 concurrent first-ever allocations from four processes get 200 distinct consecutive values', async () => {
     const db = bed.db();
     const processes = [1, 2, 3, 4].map(() => bed.sequences(db));

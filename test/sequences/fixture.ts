@@ -42,11 +42,11 @@ export class SequencesTestBed {
     return new Sequences(db, options);
   }
 
-  /** How many commands named `commandName` were sent to `db` while `run` ran. */
-  async countCommands(db: Db, commandName: string, run: () => Promise<unknown>): Promise<number> {
-    let seen = 0;
+  /** The commands sent to `db` while `run` ran, in order. */
+  async commandsSent(db: Db, run: () => Promise<unknown>): Promise<CommandStartedEvent[]> {
+    const sent: CommandStartedEvent[] = [];
     const listener = (event: CommandStartedEvent) => {
-      if (event.databaseName === db.databaseName && event.commandName === commandName) seen += 1;
+      if (event.databaseName === db.databaseName) sent.push(event);
     };
     this.client.on('commandStarted', listener);
     try {
@@ -54,7 +54,13 @@ export class SequencesTestBed {
     } finally {
       this.client.off('commandStarted', listener);
     }
-    return seen;
+    return sent;
+  }
+
+  /** How many commands named `commandName` were sent to `db` while `run` ran. */
+  async countCommands(db: Db, commandName: string, run: () => Promise<unknown>): Promise<number> {
+    const sent = await this.commandsSent(db, run);
+    return sent.filter((event) => event.commandName === commandName).length;
   }
 }
 
