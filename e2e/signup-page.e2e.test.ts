@@ -3,7 +3,8 @@
  * origin, creates users through plain fetch and through urql against the real HTTP service, lists
  * them, and shows a duplicate email beside the email field from `errors[0].extensions`. A page on an
  * origin not in CORS_ORIGINS is refused by the browser, and a cross-site form post (the request CORS
- * does not stop) is refused by CSRF prevention. Outcomes are checked through the API as well as the DOM.
+ * does not stop) is refused by CSRF prevention, as is a GET query without `apollo-require-preflight`.
+ * Outcomes are checked through the API as well as the DOM.
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -207,6 +208,26 @@ test('a page on an origin not in CORS_ORIGINS is refused by the browser and crea
     true,
   );
   expect((await storedUsers()).filter((user) => user.name.startsWith('Refused'))).toEqual([]);
+});
+
+test('from an allowed origin, a GET query passes CSRF prevention only with apollo-require-preflight', async () => {
+  const { page } = await openPage(allowedSite);
+
+  const answers = await page.evaluate(async (url) => {
+    const query = `${url}?query=${encodeURIComponent('{ nextSequence(name: "userid") }')}`;
+    const ask = async (headers: Record<string, string>) => {
+      const response = await fetch(query, { headers });
+      return { status: response.status, body: await response.text() };
+    };
+    return { plain: await ask({}), preflighted: await ask({ 'apollo-require-preflight': 'true' }) };
+  }, graphqlUrl);
+
+  expect(answers.plain.status).toBe(400);
+  expect(answers.plain.body).toContain('Cross-Site Request Forgery');
+  expect(answers.preflighted.status).toBe(200);
+  expect(JSON.parse(answers.preflighted.body)).toEqual({
+    data: { nextSequence: expect.any(Number) },
+  });
 });
 
 test.each([
