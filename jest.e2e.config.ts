@@ -8,8 +8,6 @@ const config: Config = {
   ...base,
   roots: ['<rootDir>/e2e'],
   testMatch: ['**/*.e2e.test.ts'],
-  // The service's sources import siblings as `./x.js` (nodenext); jest resolves those to `./x.ts`.
-  moduleNameMapper: { ...base.moduleNameMapper, '^(\\.{1,2}/.*)\\.js$': '$1' },
   maxWorkers: 1,
   testTimeout: 120_000,
 };
