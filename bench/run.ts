@@ -2,7 +2,7 @@
  * `npm run bench [-- --quick] [-- --instances K] [-- --cpu-prof]`: every way of creating users,
  * measured side by side in one run.
  *
- * Contract: builds the service, starts (or uses) one database, then measures cells one at a time
+ * Contract: builds the service (unless dist/ is newer than every source), starts (or uses) one database, then measures cells one at a time
  * so they never compete with each other: the driver baselines (ObjectId insert, the tutorial's
  * getNextSequence + insert), then each service strategy (COUNTER, OPTIMISTIC_LOOP, BLOCK, and
  * createUsers batches of 100 with COUNTER) at each concurrency, each strategy on a fresh database
@@ -15,6 +15,7 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -124,11 +125,13 @@ function progress(totalCells: number) {
     hideCursor: true,
   });
   let done = 0;
+  const started = performance.now();
+  const at = (): string => `${((performance.now() - started) / 1000).toFixed(0)}s`;
   if (tty) bar.start(totalCells, 0, { cell: 'starting' });
   return {
     cell(name: string) {
       if (tty) bar.update(done, { cell: name });
-      else process.stderr.write(`bench: [${done + 1}/${totalCells}] ${name}\n`);
+      else process.stderr.write(`bench ${at()}: [${done + 1}/${totalCells}] ${name}\n`);
     },
     cellDone() {
       done += 1;
@@ -136,7 +139,7 @@ function progress(totalCells: number) {
     },
     note(message: string) {
       if (tty) bar.update(done, { cell: message });
-      else process.stderr.write(`bench: ${message}\n`);
+      else process.stderr.write(`bench ${at()}: ${message}\n`);
     },
     stop() {
       if (tty) bar.stop();
@@ -211,6 +214,21 @@ async function measureServiceCell(
   };
 }
 
+/** True unless dist/main.js exists and is newer than every source file and the schema. */
+async function buildIsStale(): Promise<boolean> {
+  const built = await stat(join(ROOT, 'dist/main.js')).catch(() => null);
+  if (!built) return true;
+  const sources = (await readdir(join(ROOT, 'src'), { recursive: true })).map((f) =>
+    join(ROOT, 'src', f),
+  );
+  const times = await Promise.all(
+    [...sources, join(ROOT, 'schema.graphql'), join(ROOT, 'package-lock.json')].map(
+      async (f) => (await stat(f).catch(() => null))?.mtimeMs ?? 0,
+    ),
+  );
+  return times.some((t) => t > built.mtimeMs);
+}
+
 async function versions(counting: CountingClient) {
   const buildInfo = await counting.client
     .db('admin')
@@ -238,8 +256,10 @@ async function main(): Promise<void> {
     plans.reduce((n, plan) => n + plan.concurrencies.length, 0);
   const bar = progress(totalCells);
 
-  bar.note('building the service (npm run build)');
-  await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: BUILD_TIMEOUT_MS });
+  if (await buildIsStale()) {
+    bar.note('building the service (npm run build)');
+    await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: BUILD_TIMEOUT_MS });
+  } else bar.note('dist/ is newer than every file in src/: not rebuilding');
   bar.note('starting the database');
   const database = await startBenchDatabase();
   const counting = await connectCountingClient(database.uri);
@@ -250,7 +270,28 @@ async function main(): Promise<void> {
     return name;
   };
   const cells: CellResult[] = [];
+  const fleets: ServiceFleet[] = [];
   try {
+    // Every fleet starts now, in parallel, while nothing is being measured; each idles until its
+    // cells, and stops after them.
+    bar.note(`starting ${plans.length} × ${options.instances ?? 1} service process(es)`);
+    const started = await Promise.allSettled(
+      plans.map((plan) =>
+        startServiceFleet({
+          instances: options.instances ?? 1,
+          mongodbUri: database.uri,
+          dbName: freshDbName(`${plan.label}_${plan.blockSize}`),
+          blockSize: plan.blockSize,
+          nodeArgs: options.cpuProfile
+            ? ['--cpu-prof', '--cpu-prof-dir', join(__dirname, 'cpu-profiles')]
+            : [],
+        }),
+      ),
+    );
+    for (const s of started) if (s.status === 'fulfilled') fleets.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+
     const environment: RunEnvironment = {
       mode: options.instances !== null ? 'instances' : options.quick ? 'quick' : 'full',
       startedAt: new Date().toISOString(),
@@ -280,17 +321,7 @@ async function main(): Promise<void> {
       }
     }
 
-    for (const plan of plans) {
-      bar.note(`starting ${options.instances ?? 1} service process(es) for ${plan.label}`);
-      const fleet = await startServiceFleet({
-        instances: options.instances ?? 1,
-        mongodbUri: database.uri,
-        dbName: freshDbName(`${plan.label}_${plan.blockSize}`),
-        blockSize: plan.blockSize,
-        nodeArgs: options.cpuProfile
-          ? ['--cpu-prof', '--cpu-prof-dir', join(__dirname, 'cpu-profiles')]
-          : [],
-      });
+    for (const [plan, fleet] of plans.map((plan, i) => [plan, fleets[i]] as const)) {
       try {
         bar.note(`warming up ${plan.label}`);
         await runHttpLoad({
@@ -319,6 +350,7 @@ async function main(): Promise<void> {
     process.stderr.write(`bench: wrote ${base}.json and ${base}.svg\n`);
   } finally {
     bar.stop();
+    await Promise.all(fleets.map((fleet) => fleet.stop()));
     await Promise.all(
       dbNames.map((name) =>
         counting.client
