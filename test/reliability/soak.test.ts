@@ -14,6 +14,8 @@
  * COUNTER or BLOCK issued; and no response other than a user or a retryable error.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadavg } from 'node:os';
 import type { MongoClient } from 'mongodb';
 import { connectTestClient, uniqueDbName } from '../support/db';
 import { startTestService, type TestService } from '../support/service';
@@ -25,6 +27,7 @@ const CLIENTS_PER_INSTANCE = 32;
 const STRATEGIES: Strategy[] = ['COUNTER', 'BLOCK', 'OPTIMISTIC_LOOP'];
 const RETRYABLE = new Set(['ID_CONTENTION', 'SERVICE_UNAVAILABLE']);
 const MAX_RETRIES = 20;
+const RETRY_BACKOFF_MS = 50;
 const BATCH_SIZE = 3;
 
 function soakSeconds(): number {
@@ -51,6 +54,13 @@ class Tally {
   readonly retryableErrors = new Map<string, number>();
   readonly usersByStrategy = new Map<Strategy, number>();
   readonly unexpected: string[] = [];
+  readonly latenciesMs: number[] = [];
+
+  /** The q-quantile of the response times, in ms. */
+  latency(q: number): number {
+    const sorted = [...this.latenciesMs].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  }
 
   count(map: Map<string, number>, key: string, by = 1): void {
     map.set(key, (map.get(key) ?? 0) + by);
@@ -104,8 +114,11 @@ describe('soak: concurrent instances, strategies and retries on one database', (
     await client?.close();
   });
 
-  /** Sends one plan to `service` until it holds no retryable error; records what came back. */
-  async function deliver(service: TestService, plan: Plan): Promise<void> {
+  /**
+   * Sends one plan to `service` until it holds no retryable error, retrying (with jitter) only
+   * before the deadline so the run stays bounded; records what came back.
+   */
+  async function deliver(service: TestService, plan: Plan, deadline: number): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       tally.requests += 1;
       let result: CreationResult;
@@ -120,6 +133,7 @@ describe('soak: concurrent instances, strategies and retries on one database', (
         tally.unexpected.push(`${plan.strategy}: request failed: ${String(err)}`);
         return;
       }
+      tally.latenciesMs.push(result.http.elapsedMs);
       ledger.recordOutcomes(plan.inputs, result.items);
       let retryable = false;
       for (const item of result.items) {
@@ -135,11 +149,12 @@ describe('soak: concurrent instances, strategies and retries on one database', (
         }
       }
       if (!retryable) return;
-      if (attempt === MAX_RETRIES) {
+      if (attempt === MAX_RETRIES || performance.now() >= deadline) {
         tally.unresolved += 1;
         return;
       }
       tally.retries += 1;
+      await sleep(RETRY_BACKOFF_MS * (1 + Math.random()));
     }
   }
 
@@ -150,13 +165,13 @@ describe('soak: concurrent instances, strategies and retries on one database', (
       const plan = planRequest(`soak ${instance}.${clientIndex}.${n}`);
       if (plan.delivery === 'twice-concurrently') {
         tally.duplicateSends += 1;
-        await Promise.all([deliver(own, plan), deliver(other, plan)]);
+        await Promise.all([deliver(own, plan, deadline), deliver(other, plan, deadline)]);
       } else if (plan.delivery === 'twice-in-sequence') {
         tally.duplicateSends += 1;
-        await deliver(own, plan);
-        await deliver(other, plan);
+        await deliver(own, plan, deadline);
+        await deliver(other, plan, deadline);
       } else {
-        await deliver(own, plan);
+        await deliver(own, plan, deadline);
       }
     }
   }
@@ -189,7 +204,8 @@ describe('soak: concurrent instances, strategies and retries on one database', (
           `soak: ${SECONDS} s, ${INSTANCES} instances x ${CLIENTS_PER_INSTANCE} clients on one database`,
           `  requests ${tally.requests} (${(tally.requests / elapsedSeconds).toFixed(0)}/s), users acknowledged ${ledger.size}, stored ${storedTotal} (${(storedTotal / elapsedSeconds).toFixed(0)} users/s)`,
           `  by strategy: ${STRATEGIES.map((s) => `${s} ${tally.usersByStrategy.get(s) ?? 0}`).join(', ')}`,
-          `  sent twice with one key ${tally.duplicateSends}, replays ${tally.replays}, retries ${tally.retries} (${[...tally.retryableErrors].map(([code, n]) => `${code} ${n}`).join(', ') || 'none'}), unresolved after ${MAX_RETRIES} retries ${tally.unresolved}`,
+          `  response time p50 ${tally.latency(0.5).toFixed(0)} ms, p99 ${tally.latency(0.99).toFixed(0)} ms, max ${tally.latency(1).toFixed(0)} ms; load average ${loadavg()[0].toFixed(1)}`,
+          `  sent twice with one key ${tally.duplicateSends}, replays ${tally.replays}, retries ${tally.retries} (${[...tally.retryableErrors].map(([code, n]) => `${code} ${n}`).join(', ') || 'none'}), unresolved (retries exhausted or past the deadline) ${tally.unresolved}`,
         ].join('\n'),
       );
 
