@@ -193,3 +193,54 @@ describe('Long scalar', () => {
     expect((await service.graphql(NEXT, { name: 'longs' })).body).toEqual(before.body);
   });
 });
+
+describe('refused sequence input names its field', () => {
+  const CREATE = `
+    mutation Define($input: CreateSequenceInput!) {
+      createSequence(input: $input) { name scope start step max value next }
+    }`;
+
+  test.each([
+    ['a name starting with a digit', ALLOCATE, { name: '1abc' }, 'name'],
+    ['a name with $', ALLOCATE, { name: '$inc' }, 'name'],
+    ['a dotted operator-like scope', ALLOCATE, { name: 'ok', scope: '$where' }, 'scope'],
+    ['a name over 64 characters', ALLOCATE, { name: `a${'b'.repeat(64)}` }, 'name'],
+    ['count 0', ALLOCATE, { name: 'ok', count: 0 }, 'count'],
+    ['count above 10,000', ALLOCATE, { name: 'ok', count: 10_001 }, 'count'],
+    ['nextSequence of a bad name', NEXT, { name: 'bad name' }, 'name'],
+    ['step 0', CREATE, { input: { name: 'stepless', step: 0 } }, 'step'],
+    ['max below start', CREATE, { input: { name: 'upside', start: 10, max: 5 } }, 'max'],
+  ])('%s', async (_label, operation, variables, field) => {
+    const response = await service.graphql(operation, variables);
+    expect(response.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
+  });
+
+  test('createSequence is idempotent and refuses a conflicting definition', async () => {
+    const input = { name: 'interleaved', start: 3, step: 4, max: 100 };
+    const first = await service.graphql(CREATE, { input });
+    expect(first.body.data.createSequence).toEqual({
+      name: 'interleaved',
+      scope: null,
+      start: 3,
+      step: 4,
+      max: 100,
+      value: -1,
+      next: 3,
+    });
+    expect((await service.graphql(CREATE, { input })).body.data).toEqual(first.body.data);
+    const conflicting = await service.graphql(CREATE, { input: { ...input, step: 5 } });
+    expect(conflicting.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'step',
+    });
+  });
+
+  test('allocating past max is SEQUENCE_EXHAUSTED and consumes nothing', async () => {
+    await service.graphql(CREATE, { input: { name: 'tiny', max: 3 } });
+    const taken = await service.graphql(ALLOCATE, { name: 'tiny', count: 2 });
+    expect(taken.body.data.allocateSequence).toMatchObject({ first: 1, last: 2 });
+    const refused = await service.graphql(ALLOCATE, { name: 'tiny', count: 2 });
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('SEQUENCE_EXHAUSTED');
+    expect((await service.graphql(NEXT, { name: 'tiny' })).body.data.nextSequence).toBe(3);
+  });
+});

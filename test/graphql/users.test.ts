@@ -185,3 +185,38 @@ test('an id above 2^31 round-trips and is stored as Int64', async () => {
     .findOne({ _id: 'userid' as never }, { useBigInt64: true });
   expect(counter?.seq).toBe(BigInt(value + 1));
 });
+
+test('createUsers answers one result per input, in order, and a bad item fails alone', async () => {
+  const response = await service.graphql(
+    `mutation Many($inputs: [CreateUserInput!]!, $strategy: IdStrategy) {
+      createUsers(inputs: $inputs, strategy: $strategy) {
+        strategy created failed
+        results { index user { id name } error { code field message } }
+      }
+    }`,
+    {
+      strategy: 'BLOCK',
+      inputs: [
+        { name: 'Batch one', email: 'batch@example.com' },
+        { name: 'Batch two', email: 'batch@example.com' },
+        { name: '' },
+        { name: 'Batch four' },
+      ],
+    },
+  );
+  expect(response.body.errors).toBeUndefined();
+  const payload = response.body.data.createUsers;
+  expect(payload).toMatchObject({ strategy: 'BLOCK', created: 2, failed: 2 });
+  expect(payload.results.map((r: { index: number }) => r.index)).toEqual([0, 1, 2, 3]);
+  expect(payload.results[0]).toMatchObject({ user: { name: 'Batch one' }, error: null });
+  expect(payload.results[1]).toMatchObject({
+    user: null,
+    error: { code: 'BAD_USER_INPUT', field: 'email' },
+  });
+  expect(payload.results[2]).toMatchObject({
+    user: null,
+    error: { code: 'BAD_USER_INPUT', field: 'name' },
+  });
+  expect(payload.results[3]).toMatchObject({ user: { name: 'Batch four' }, error: null });
+  expect(payload.results[1].error.message).toEqual(expect.any(String));
+});
