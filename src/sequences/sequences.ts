@@ -3,17 +3,21 @@
  *
  * Contract and invariants:
  * - Allocating `count` values is one `findOneAndUpdate` in the steady state: `$inc` of
- *   `step * count` on the counter, guarded in the filter by the cached `step` and by `$expr` against
- *   `max` (or 2^53 - 1), upserting only sequences with the implicit definition (start 1, step 1, no
- *   max) as the tutorial does. The returned range is exactly the values that `$inc` consumed, so two
- *   allocations never share a value, across processes too.
+ *   `d = step * count` on the counter, upserting only sequences with the implicit definition
+ *   (start 1, step 1, no max) as the tutorial does. The filter guards with the cached definition:
+ *   `{ _id, step, max (or no max), seq: { $lte: limit - d } }`. (Not `$expr` comparing `seq` with
+ *   the stored `max`: MongoDB refuses `$expr` in an upsert's query, error 224, SERVER-59704. Since a
+ *   definition never changes, filtering on the cached `step` and `max` is the same guard.) The
+ *   returned range is exactly the values that `$inc` consumed, so two allocations never share a
+ *   value, across processes too.
  * - A refused allocation (duplicate key from the upsert, or no match) consumes nothing; one read
  *   tells whether it was the tutorial's upsert race (retry), a definition this process had not seen
  *   (refresh the cache, retry), a tutorial-era counter (upgrade it to Int64 + definition, retry) or
  *   exhaustion (`SequenceExhaustedError`). Retries are bounded.
  * - `seq`, `start` and `max` are always written as Int64, never as doubles.
  * - Definitions never change once a counter exists, so each process caches them; a counter
- *   deleted and re-created elsewhere is caught by `step` in the filter.
+ *   deleted and re-created elsewhere with another step or max is caught by the filter, which names
+ *   both (values always come from the stored `seq`, so a different `start` needs no catching).
  * - Every write uses the configured write concern (default `majority`), so a failover cannot roll
  *   back an acknowledged `$inc` and reissue its values. Every command carries `maxTimeMS`
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
@@ -260,7 +264,10 @@ export class Sequences {
     throw contention(resolved, 'Repairing');
   }
 
-  /** The guarded `$inc`; null when the filter refused the counter (nothing was consumed). */
+  /**
+   * The guarded `$inc`; null when the filter refused the counter (nothing was consumed). The
+   * range and `$exists` conditions are not copied into an upserted document; `_id` and `step` are.
+   */
   private async increment(
     key: ResolvedKey,
     definition: SequenceDefinition,
@@ -274,12 +281,8 @@ export class Sequences {
         {
           _id: key.id,
           step: definition.step,
-          $expr: {
-            $lte: [
-              { $add: ['$seq', toLong(delta)] },
-              { $ifNull: ['$max', toLong(limitOf(definition))] },
-            ],
-          },
+          max: definition.max === null ? { $exists: false } : toLong(definition.max),
+          seq: { $lte: toLong(limitOf(definition) - delta) },
         },
         {
           $inc: { seq: toLong(delta) },
@@ -314,7 +317,7 @@ export class Sequences {
     }
     const stored = definitionOf(doc);
     this.definitions.set(key.id, stored);
-    if (stored.step !== definition.step) return;
+    if (differingField(stored, definition) !== null) return;
     if (fromLong(doc.seq) + delta > limitOf(stored)) {
       throw exhausted(key, toState(key, doc), delta / stored.step);
     }

@@ -174,6 +174,19 @@ describe('allocation', () => {
     expect((await theirs.allocate({ name: 'ticket' })).first).toBe(106);
   });
 
+  test('a process that cached a larger max is held to the max of a counter re-created elsewhere', async () => {
+    const db = bed.db();
+    const mine = bed.sequences(db);
+    await mine.create({ name: 'seat', max: 10 });
+    expect((await mine.allocate({ name: 'seat' })).first).toBe(1);
+    await db.collection<{ _id: string }>('counters').deleteOne({ _id: 'seat' });
+    await bed.sequences(db).create({ name: 'seat', max: 3 });
+    expect((await mine.allocate({ name: 'seat' }, 3)).last).toBe(3);
+    await expect(mine.allocate({ name: 'seat' })).rejects.toMatchObject({
+      code: 'SEQUENCE_EXHAUSTED',
+    });
+  });
+
   test('a counter removed after this process cached its definition is created again implicitly', async () => {
     const db = bed.db();
     const sequences = bed.sequences(db);
