@@ -8,7 +8,7 @@
  * error so the GraphQL layer can map it (e.g. to SERVICE_UNAVAILABLE).
  */
 import { MongoBulkWriteError, type Collection } from 'mongodb';
-import { isDuplicateKeyError } from '../database/index.js';
+import { duplicateKeyFields, isDuplicateKeyError } from '../database/index.js';
 import { countCommand, type CreationCost } from './cost.js';
 import type { UserDocument } from './model.js';
 
@@ -16,8 +16,15 @@ import type { UserDocument } from './model.js';
 export type UniqueField = '_id' | 'email' | 'idempotencyKey';
 const UNIQUE_FIELDS: readonly UniqueField[] = ['_id', 'email', 'idempotencyKey'];
 
-function duplicatedField(writeError: unknown): UniqueField | undefined {
-  return UNIQUE_FIELDS.find((field) => isDuplicateKeyError(writeError, field));
+/**
+ * The unique field an E11000 is about. One that names no index at all (a fail point, an old
+ * server) is read as `_id`: retrying with another id is bounded and cannot store a duplicate,
+ * whereas blaming the email would refuse valid input. Any other error: undefined.
+ */
+function duplicatedField(error: unknown): UniqueField | undefined {
+  if (!isDuplicateKeyError(error)) return undefined;
+  if (duplicateKeyFields(error) === null) return '_id';
+  return UNIQUE_FIELDS.find((field) => isDuplicateKeyError(error, field));
 }
 
 /** The position in `docs` of each document refused as a duplicate, with the field it duplicated. */
@@ -34,8 +41,11 @@ export async function insertUnordered(
     if (!(err instanceof MongoBulkWriteError)) throw err;
     const writeErrors = [err.writeErrors].flat();
     if (writeErrors.length === 0) {
-      // A driver error (network, timeout) the bulk API wrapped: hand on the original.
-      throw err.errorResponse instanceof Error ? err.errorResponse : err;
+      // The command failed as a whole, so nothing was written. A driver error (network, timeout)
+      // the bulk API wrapped is handed on as the original.
+      const cause = err.errorResponse instanceof Error ? err.errorResponse : err;
+      if (duplicatedField(cause) !== '_id') throw cause;
+      return new Map(docs.map((_, position) => [position, '_id']));
     }
     if (err.result?.getWriteConcernError()) throw err;
     const refused = new Map<number, UniqueField>();

@@ -1,0 +1,59 @@
+/**
+ * Faults on the user insert, injected with MongoDB's `failCommand` fail point. Fail points are
+ * server-wide, so these run on a private stand-in where nothing else can be hit.
+ */
+import { MongoClient } from 'mongodb';
+import { Sequences } from '../../src/sequences';
+import { startStandin, type RunningStandin } from '../../src/standin';
+import { StrategyStats } from '../../src/stats';
+import { Users } from '../../src/users';
+
+let server: RunningStandin;
+let client: MongoClient;
+beforeAll(async () => {
+  server = await startStandin({ log: () => undefined });
+  client = await MongoClient.connect(server.uri, { serverSelectionTimeoutMS: 5_000 });
+});
+afterAll(async () => {
+  await client.close();
+  await server.stop();
+});
+
+async function failNextInserts(times: number, errorCode: number) {
+  await client.db('admin').command({
+    configureFailPoint: 'failCommand',
+    mode: { times },
+    data: { failCommands: ['insert'], errorCode },
+  });
+}
+
+function usersIn(dbName: string) {
+  const db = client.db(dbName);
+  const sequences = new Sequences(db);
+  return { db, users: new Users({ db, sequences, stats: new StrategyStats(), blockSize: 10 }) };
+}
+
+test.each(['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'] as const)(
+  '%s retries an E11000 that names no index as a taken id, and stores the user once',
+  async (strategy) => {
+    const { db, users } = usersIn(`unnamed_duplicate_${strategy}`);
+    await users.ensureIndexes();
+    await failNextInserts(2, 11000);
+    const { user, attempts } = await users.createUser(
+      { name: 'Ann', email: 'ann@example.com' },
+      strategy,
+    );
+    expect(attempts).toBe(3);
+    expect(await db.collection('users').countDocuments()).toBe(1);
+    expect((await users.findById(user._id.toString()))?.email).toBe('ann@example.com');
+  },
+);
+
+test('an insert failing for another reason fails the request with the driver error, not a retry', async () => {
+  const { db, users } = usersIn('shutdown_on_insert');
+  await users.ensureIndexes();
+  await failNextInserts(1, 91);
+  await expect(users.createUser({ name: 'Ann' }, 'COUNTER')).rejects.toMatchObject({ code: 91 });
+  expect(await db.collection('users').countDocuments()).toBe(0);
+  expect((await users.createUser({ name: 'Ann' }, 'COUNTER')).attempts).toBe(1);
+});
