@@ -5,6 +5,7 @@
  * hanging it.
  */
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import { MongoClient, MongoClientOptions } from 'mongodb';
 
 export function testMongoUri(): string {
@@ -26,8 +27,14 @@ export function uniqueDbName(prefix = 'test'): string {
   return `${safe}_${process.pid}_${randomBytes(4).toString('hex')}`;
 }
 
+/**
+ * A client to the test database. `runtimeAdapters.os` is passed because under jest the driver's
+ * own dynamic `import('os')` fails (no vm modules) and it then silently sends empty handshake
+ * metadata, so the server would never see `appName` and fail points could not be scoped.
+ */
 export async function connectTestClient(options: MongoClientOptions = {}): Promise<MongoClient> {
   return MongoClient.connect(testMongoUri(), {
+    runtimeAdapters: { os },
     serverSelectionTimeoutMS: 5_000,
     connectTimeoutMS: 5_000,
     socketTimeoutMS: 30_000,

@@ -4,6 +4,11 @@
  * a fixed number of times or until turned off, block for blockTimeMS, then close the connection,
  * return an error (with errorLabels), or run the command and attach a writeConcernError.
  * Fail points are server-wide state; `appName` is what keeps concurrent tests apart.
+ *
+ * One deliberate difference from mongod, which holds a single failCommand setting: here each
+ * `data.appName` has its own slot (plus one unscoped slot), so test files that scope their fail
+ * points can run at the same time on one server. Used one at a time, the behaviour is mongod's.
+ * `mode: 'off'` clears every slot, or only the slot named by `data.appName` when given.
  */
 import { badValue, unsupported } from './engine/errors';
 import { Document, isNumeric, isPlainDocument, numberOf } from './engine/values';
@@ -18,7 +23,6 @@ export interface FailureAction {
 
 interface ActiveFailPoint {
   commands: Set<string>;
-  appName?: string;
   /** remaining activations; Infinity for alwaysOn */
   remaining: number;
   action: FailureAction;
@@ -47,23 +51,34 @@ function parseTimes(mode: unknown): number {
   );
 }
 
-export class FailPoints {
-  private active: ActiveFailPoint | null = null;
-  private activations = 0;
+const UNSCOPED = '';
 
-  /** Applies a configureFailPoint command; returns how often the previous setting fired. */
+export class FailPoints {
+  /** by appName; UNSCOPED for fail points that hit every client */
+  private readonly active = new Map<string, ActiveFailPoint>();
+  /** how often each slot's current (or last) setting fired, reported as mongod's `count` */
+  private readonly activations = new Map<string, number>();
+
+  private clear(slot: string): number {
+    const count = this.activations.get(slot) ?? 0;
+    this.active.delete(slot);
+    this.activations.delete(slot);
+    return count;
+  }
+
+  /** Applies a configureFailPoint command; returns how often the replaced setting fired. */
   configure(command: Document): number {
     if (command.configureFailPoint !== 'failCommand') {
       throw unsupported(`the fail point ${String(command.configureFailPoint)} (only failCommand)`);
     }
-    const previous = this.activations;
     const remaining = parseTimes(command.mode);
-    if (remaining === 0) {
-      this.active = null;
-      this.activations = 0;
-      return previous;
-    }
     const data = command.data;
+    if (remaining === 0) {
+      if (isPlainDocument(data) && typeof data.appName === 'string')
+        return this.clear(data.appName);
+      const slots = [...new Set([...this.active.keys(), ...this.activations.keys()])];
+      return slots.reduce((sum, slot) => sum + this.clear(slot), 0);
+    }
     if (
       !isPlainDocument(data) ||
       !Array.isArray(data.failCommands) ||
@@ -82,24 +97,22 @@ export class FailPoints {
     if (data.errorCode !== undefined) action.errorCode = numberOf(data.errorCode);
     if (Array.isArray(data.errorLabels)) action.errorLabels = data.errorLabels;
     if (isPlainDocument(data.writeConcernError)) action.writeConcernError = data.writeConcernError;
-    this.active = {
-      commands: new Set(data.failCommands as string[]),
-      appName: data.appName as string | undefined,
-      remaining,
-      action,
-    };
-    this.activations = 0;
+    const slot = (data.appName as string | undefined) ?? UNSCOPED;
+    const previous = this.clear(slot);
+    this.active.set(slot, { commands: new Set(data.failCommands as string[]), remaining, action });
     return previous;
   }
 
   /** The failure to inject into this command, consuming one activation; null when none applies. */
   take(commandName: string, appName: string | undefined): FailureAction | null {
-    const point = this.active;
-    if (!point || !point.commands.has(commandName)) return null;
-    if (point.appName !== undefined && point.appName !== appName) return null;
-    point.remaining--;
-    this.activations++;
-    if (point.remaining <= 0) this.active = null;
-    return point.action;
+    for (const slot of appName ? [appName, UNSCOPED] : [UNSCOPED]) {
+      const point = this.active.get(slot);
+      if (!point || !point.commands.has(commandName)) continue;
+      point.remaining--;
+      this.activations.set(slot, (this.activations.get(slot) ?? 0) + 1);
+      if (point.remaining <= 0) this.active.delete(slot);
+      return point.action;
+    }
+    return null;
   }
 }

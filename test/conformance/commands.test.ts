@@ -1,0 +1,227 @@
+/**
+ * Command-level behaviour shared by real MongoDB and the stand-in: unordered bulk inserts with
+ * a duplicate, failCommand fail points scoped by appName, refusal of unknown commands, and the
+ * query/update operators the service uses.
+ */
+import { randomUUID } from 'node:crypto';
+import { Db, MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerError } from 'mongodb';
+import { connectTestClient, uniqueDbName } from '../support/db';
+
+let client: MongoClient;
+let db: Db;
+
+beforeAll(async () => {
+  client = await connectTestClient();
+  db = client.db(uniqueDbName('conformance_commands'));
+});
+
+afterAll(async () => {
+  await db.dropDatabase();
+  await client.close();
+});
+
+test('unordered insertMany with a duplicate in the middle inserts all the others and reports the index', async () => {
+  const coll = db.collection('bulk');
+  const docs = [1, 2, 3, 2, 5, 6].map((n) => ({ _id: n as never, n }));
+  const error = await coll.insertMany(docs, { ordered: false }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(MongoBulkWriteError);
+  const bulk = error as MongoBulkWriteError;
+  expect(bulk.insertedCount).toBe(5);
+  const writeErrors = Array.isArray(bulk.writeErrors) ? bulk.writeErrors : [bulk.writeErrors];
+  expect(writeErrors.map((w) => [w.index, w.code])).toEqual([[3, 11000]]);
+  expect(writeErrors[0].errmsg).toBe(
+    `E11000 duplicate key error collection: ${db.databaseName}.bulk index: _id_ dup key: { _id: 2 }`,
+  );
+  expect(await coll.countDocuments({})).toBe(5);
+});
+
+test('ordered insertMany stops at the duplicate', async () => {
+  const coll = db.collection('bulk_ordered');
+  const docs = [1, 2, 2, 4].map((n) => ({ _id: n as never }));
+  const error = await coll.insertMany(docs).catch((e: unknown) => e);
+  expect((error as MongoBulkWriteError).insertedCount).toBe(2);
+  expect(await coll.countDocuments({})).toBe(2);
+});
+
+test('an unknown command is refused with CommandNotFound', async () => {
+  const error = await db.command({ definitelyNotACommand: 1 }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(MongoServerError);
+  expect((error as MongoServerError).code).toBe(59);
+  expect((error as MongoServerError).codeName).toBe('CommandNotFound');
+});
+
+describe('failCommand fail points, scoped to one client by appName', () => {
+  let faulty: MongoClient;
+  const appName = `conformance-${randomUUID()}`;
+
+  beforeAll(async () => {
+    faulty = await connectTestClient({ appName, retryReads: false, retryWrites: false });
+  });
+
+  afterEach(async () => {
+    await client.db('admin').command({ configureFailPoint: 'failCommand', mode: 'off' });
+  });
+
+  afterAll(async () => {
+    await faulty.close();
+  });
+
+  test('closeConnection is seen by the driver as a network error, then clears', async () => {
+    const coll = faulty.db(db.databaseName).collection('fp_close');
+    await client.db('admin').command({
+      configureFailPoint: 'failCommand',
+      mode: { times: 1 },
+      data: { failCommands: ['find'], closeConnection: true, appName },
+    });
+    const error = await coll.findOne({}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MongoNetworkError);
+    await expect(coll.findOne({})).resolves.toBeNull();
+  });
+
+  test('errorCode fails only the client with that appName, and errorLabels reach the driver', async () => {
+    await client.db('admin').command({
+      configureFailPoint: 'failCommand',
+      mode: 'alwaysOn',
+      data: {
+        failCommands: ['insert'],
+        errorCode: 91,
+        errorLabels: ['RetryableWriteError'],
+        appName,
+      },
+    });
+    const error = await faulty
+      .db(db.databaseName)
+      .collection('fp_error')
+      .insertOne({ a: 1 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MongoServerError);
+    expect((error as MongoServerError).code).toBe(91);
+    expect((error as MongoServerError).hasErrorLabel('RetryableWriteError')).toBe(true);
+    await expect(db.collection('fp_error').insertOne({ a: 2 })).resolves.toMatchObject({
+      acknowledged: true,
+    });
+  });
+
+  test('blockConnection delays the command, which then succeeds', async () => {
+    await client.db('admin').command({
+      configureFailPoint: 'failCommand',
+      mode: { times: 1 },
+      data: { failCommands: ['ping'], blockConnection: true, blockTimeMS: 300, appName },
+    });
+    const started = Date.now();
+    await faulty.db(db.databaseName).command({ ping: 1 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
+  test('writeConcernError is attached to a write that still happened', async () => {
+    await client.db('admin').command({
+      configureFailPoint: 'failCommand',
+      mode: { times: 1 },
+      data: {
+        failCommands: ['insert'],
+        writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' },
+        appName,
+      },
+    });
+    const coll = faulty.db(db.databaseName).collection('fp_wce');
+    const error = await coll.insertOne({ _id: 'w' as never }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MongoServerError);
+    expect((error as MongoServerError).code).toBe(64);
+    expect(await db.collection('fp_wce').countDocuments({ _id: 'w' as never })).toBe(1);
+  });
+});
+
+describe('query and update operators', () => {
+  beforeAll(async () => {
+    await db.collection('people').insertMany([
+      { _id: 1 as never, name: 'ada', age: 36, tags: ['math'], address: { city: 'london' } },
+      { _id: 2 as never, name: 'alan', age: 41, tags: ['math', 'cs'], email: 'alan@example.com' },
+      { _id: 3 as never, name: 'grace', age: 85, tags: [], email: null },
+      { _id: 4 as never, name: 'edsger', age: '72' },
+    ]);
+  });
+
+  async function ids(filter: object): Promise<number[]> {
+    const docs = await db.collection('people').find(filter).sort({ _id: 1 }).toArray();
+    return docs.map((doc) => doc._id as unknown as number);
+  }
+
+  test.each([
+    [{ 'address.city': 'london' }, [1]],
+    [{ tags: 'cs' }, [2]],
+    [{ age: { $gt: 40 } }, [2, 3]],
+    [{ age: { $gte: 36, $lt: 85 } }, [1, 2]],
+    [{ age: { $lte: 36 } }, [1]],
+    [{ age: { $ne: 36 } }, [2, 3, 4]],
+    [{ _id: { $in: [1, 3, 9] } }, [1, 3]],
+    [{ _id: { $nin: [1, 3] } }, [2, 4]],
+    [{ email: { $exists: true } }, [2, 3]],
+    [{ email: { $exists: false } }, [1, 4]],
+    [{ email: null }, [1, 3, 4]],
+    [{ email: { $type: 'string' } }, [2]],
+    [{ age: { $type: 'number' } }, [1, 2, 3]],
+    [{ $or: [{ name: 'ada' }, { age: { $gt: 80 } }] }, [1, 3]],
+    [{ $and: [{ age: { $gt: 30 } }, { tags: 'math' }] }, [1, 2]],
+    [{ age: { $not: { $gt: 40 } } }, [1, 4]],
+    [{ $expr: { $gt: ['$age', 50] } }, [3, 4]],
+  ])('find %j matches %j', async (filter, expected) => {
+    expect(await ids(filter)).toEqual(expected);
+  });
+
+  test('sort, skip, limit and projection', async () => {
+    const docs = await db
+      .collection('people')
+      .find({ age: { $type: 'number' } }, { projection: { name: 1 } })
+      .sort({ age: -1 })
+      .skip(1)
+      .limit(2)
+      .toArray();
+    expect(docs).toEqual([
+      { _id: 2, name: 'alan' },
+      { _id: 1, name: 'ada' },
+    ]);
+  });
+
+  test('updateMany with $set, $unset and $min, then deleteMany', async () => {
+    const coll = db.collection('updates');
+    await coll.insertMany([
+      { _id: 1 as never, a: 5, b: 1 },
+      { _id: 2 as never, a: 9, b: 1 },
+    ]);
+    const result = await coll.updateMany(
+      { b: 1 },
+      { $set: { c: 'x' }, $unset: { b: '' }, $min: { a: 7 } },
+    );
+    expect(result.matchedCount).toBe(2);
+    expect(result.modifiedCount).toBe(2);
+    expect(await coll.find({}).sort({ _id: 1 }).toArray()).toEqual([
+      { _id: 1, a: 5, c: 'x' },
+      { _id: 2, a: 7, c: 'x' },
+    ]);
+    expect((await coll.deleteMany({ c: 'x' })).deletedCount).toBe(2);
+  });
+
+  test('replaceOne with upsert takes the _id from the filter', async () => {
+    const coll = db.collection('replace');
+    const result = await coll.replaceOne({ _id: 'r' as never }, { v: 1 }, { upsert: true });
+    expect(result.upsertedId).toBe('r');
+    expect(await coll.findOne({ _id: 'r' as never })).toEqual({ _id: 'r', v: 1 });
+  });
+
+  test('countDocuments with skip and limit goes through aggregate', async () => {
+    expect(await db.collection('people').countDocuments({ tags: 'math' })).toBe(2);
+    expect(await db.collection('people').countDocuments({}, { skip: 1, limit: 2 })).toBe(2);
+  });
+
+  test('listIndexes and listCollections report what was created', async () => {
+    const coll = db.collection('indexed');
+    await coll.createIndex({ a: 1, b: -1 }, { name: 'a_b' });
+    const indexes = await coll.listIndexes().toArray();
+    expect(indexes.map((index) => [index.name, index.key])).toEqual([
+      ['_id_', { _id: 1 }],
+      ['a_b', { a: 1, b: -1 }],
+    ]);
+    const names = (await db.listCollections({ name: 'indexed' }).toArray()).map((c) => c.name);
+    expect(names).toEqual(['indexed']);
+  });
+});
