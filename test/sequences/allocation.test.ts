@@ -135,6 +135,31 @@ describe('allocation', () => {
     expect(await boundsOf({ maxTimeMS: 750 })).toEqual(new Set([750]));
   });
 
+  test('no upsert it sends has $expr in its query, which real MongoDB refuses (error 224)', async () => {
+    const db = bed.db();
+    const sequences = bed.sequences(db);
+    const sent = await bed.commandsSent(db, async () => {
+      await sequences.allocate({ name: 'userid' });
+      await sequences.create({ name: 'seat', max: 2 });
+      await sequences.allocate({ name: 'seat' }, 2);
+      await sequences.allocate({ name: 'seat' }).catch(() => undefined);
+      await sequences.setValue({ name: 'fresh' }, 5);
+      await sequences.repairCounterDrift({ name: 'userid' }, 9);
+    });
+    const upserts = sent.flatMap((event) => {
+      const { command } = event;
+      if (event.commandName === 'findAndModify' && command.upsert) return [command.query];
+      if (event.commandName === 'update') {
+        return (command.updates as Array<{ q: object; upsert?: boolean }>)
+          .filter((update) => update.upsert)
+          .map((update) => update.q);
+      }
+      return [];
+    });
+    expect(upserts.length).toBeGreaterThanOrEqual(3);
+    for (const query of upserts) expect(JSON.stringify(query)).not.toContain('$expr');
+  });
+
   test('200 concurrent first-ever allocations from four processes get 200 distinct consecutive values', async () => {
     const db = bed.db();
     const processes = [1, 2, 3, 4].map(() => bed.sequences(db));
