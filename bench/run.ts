@@ -330,6 +330,7 @@ async function main(): Promise<void> {
           connections: 8,
           durationS: warmupSeconds,
         });
+        await drain(fleet, plan.strategy, performance.now());
         for (const concurrency of plan.concurrencies) {
           bar.cell(`${plan.label} @${concurrency}`);
           cells.push(await measureServiceCell(fleet, plan, concurrency, cellSeconds));

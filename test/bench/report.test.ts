@@ -105,12 +105,13 @@ describe('counterModelTable', () => {
       .split('\n')[2]
       .split('|')
       .map((c) => c.trim());
-    // label, instances, concurrency, users/s, writes/s, writes/user, model, measured ÷ model
-    expect(row.slice(1, 9)).toEqual([
+    // label, instances, concurrency, users/s, writes, writes/s, writes/user, model, measured ÷ model
+    expect(row.slice(1, 10)).toEqual([
       'BLOCK (block 100)',
       '4',
       '64',
       '2000',
+      '240',
       '24.0',
       '0.0120',
       '20.0',
