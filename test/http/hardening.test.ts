@@ -134,6 +134,22 @@ describe('graphql-armor limits', () => {
     expect(response.body.errors?.[0]?.message).toMatch(/depth/i);
   });
 
+  test('the cost limit lets a page with two levels of inviters through and refuses three', async () => {
+    const fields = 'id name email createdWith createdAt';
+    const page = (levels: number) => {
+      let node = fields;
+      for (let level = 0; level < levels; level += 1) node = `${fields} invitedBy { ${node} }`;
+      return `{ users(first: 100) { edges { cursor node { ${node} } } pageInfo { hasNextPage endCursor } } }`;
+    };
+    const two = await service.graphql(page(2));
+    expect(two.status).toBe(200);
+    expect(two.body.errors).toBeUndefined();
+    const three = await service.graphql(page(3));
+    expect(three.status).toBe(400);
+    expect(three.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(three.body.errors?.[0]?.message).toMatch(/cost/i);
+  });
+
   test('an alias bomb is refused before it runs', async () => {
     const aliases = Array.from(
       { length: 50 },
