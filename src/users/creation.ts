@@ -17,14 +17,14 @@ import { Long } from 'bson';
 import type { Collection } from 'mongodb';
 import { DomainError } from '../errors.js';
 import type { IdStrategy, StrategyStats } from '../stats/index.js';
-import { newCreationCost } from './cost.js';
+import { newCreationCost, type CreationCost } from './cost.js';
 import {
   DuplicateEmailError,
   IdContentionError,
   IdempotencyKeyReusedError,
   UnknownInviterError,
 } from './errors.js';
-import { insertWithFreshIds, type InsertResult, type UnsavedUser } from './fresh-ids.js';
+import { insertWithFreshIds, type InsertReport, type UnsavedUser } from './fresh-ids.js';
 import type { IdSource } from './id-sources.js';
 import type { CreateUserInput, UserDocument } from './model.js';
 import { usersByIdempotencyKeys, usersByIds } from './reads.js';
@@ -82,7 +82,93 @@ function unsavedUser(candidate: Candidate, strategy: IdStrategy, createdAt: Date
   return user;
 }
 
-/** One outcome per input, in input order (see the header for the steps). */
+interface BatchPlan {
+  toInsert: Candidate[];
+  /** Items repeating the idempotency key of an earlier item (its owner) of the same batch. */
+  followers: Candidate[];
+  keyOwners: Map<string, Candidate>;
+}
+
+/** Steps 2 and 3: settles replays and refusals, and tells which items need an insert. */
+async function planBatch(
+  deps: CreationDeps,
+  candidates: Candidate[],
+  outcomes: CreationOutcome[],
+  cost: CreationCost,
+): Promise<BatchPlan> {
+  const [storedByKey, inviters] = await Promise.all([
+    usersByIdempotencyKeys(
+      deps.users,
+      distinct(candidates.map((c) => c.input.idempotencyKey)),
+      cost,
+    ),
+    usersByIds(deps.users, distinct(candidates.map((c) => c.input.invitedById)), cost),
+  ]);
+  const plan: BatchPlan = { toInsert: [], followers: [], keyOwners: new Map() };
+  const emailsInBatch = new Set<string>();
+  for (const candidate of candidates) {
+    const { idempotencyKey: key, invitedById, email } = candidate.input;
+    const stored = key === undefined ? undefined : storedByKey.get(key);
+    if (stored !== undefined) outcomes[candidate.index] = replayOf(stored, candidate.hash);
+    else if (key !== undefined && plan.keyOwners.has(key)) plan.followers.push(candidate);
+    else if (invitedById !== undefined && !inviters.has(invitedById)) {
+      outcomes[candidate.index] = { error: new UnknownInviterError() };
+    } else if (email !== undefined && emailsInBatch.has(email)) {
+      outcomes[candidate.index] = { error: new DuplicateEmailError() };
+    } else {
+      if (email !== undefined) emailsInBatch.add(email);
+      if (key !== undefined) plan.keyOwners.set(key, candidate);
+      plan.toInsert.push(candidate);
+    }
+  }
+  return plan;
+}
+
+/** Step 5: the outcome of each inserted item; lost idempotency races become replays. */
+async function settleInserts(
+  deps: CreationDeps,
+  toInsert: Candidate[],
+  report: InsertReport,
+  outcomes: CreationOutcome[],
+  cost: CreationCost,
+): Promise<void> {
+  const raceKeys = toInsert
+    .filter((c, position) => 'duplicateOn' in report.results[position] && c.input.idempotencyKey)
+    .map((c) => c.input.idempotencyKey as string);
+  const raceWinners = await usersByIdempotencyKeys(deps.users, raceKeys, cost);
+  toInsert.forEach((candidate, position) => {
+    const result = report.results[position];
+    const attempts = report.attempts[position];
+    const key = candidate.input.idempotencyKey;
+    const winner = key === undefined ? undefined : raceWinners.get(key);
+    let outcome: CreationOutcome;
+    if ('created' in result) outcome = { user: result.created, attempts, replayed: false };
+    else if ('error' in result) outcome = result;
+    else if (winner !== undefined) outcome = replayOf(winner, candidate.hash);
+    else if (result.duplicateOn === 'email') outcome = { error: new DuplicateEmailError() };
+    // The key's user was there at insert time and is gone now: sending again will settle it.
+    else outcome = { error: new IdContentionError(attempts) };
+    outcomes[candidate.index] = outcome;
+  });
+}
+
+/** Step 3's followers: the outcome of the item that owns their key, as a replay. */
+function settleFollowers(plan: BatchPlan, outcomes: CreationOutcome[]): void {
+  for (const follower of plan.followers) {
+    const owner = plan.keyOwners.get(follower.input.idempotencyKey as string) as Candidate;
+    const ownerOutcome = outcomes[owner.index];
+    let outcome: CreationOutcome;
+    if (follower.hash !== owner.hash) outcome = { error: new IdempotencyKeyReusedError() };
+    else if ('error' in ownerOutcome) outcome = ownerOutcome;
+    else outcome = { user: ownerOutcome.user, attempts: 0, replayed: true };
+    outcomes[follower.index] = outcome;
+  }
+}
+
+/**
+ * One outcome per input, in input order (see the header for the steps). Calls that attempted an
+ * insert are recorded in the stats, failed ones too: their attempts and commands are a real cost.
+ */
 export async function createUsersWith(
   deps: CreationDeps,
   inputs: CreateUserInput[],
@@ -92,71 +178,17 @@ export async function createUsersWith(
   const cost = newCreationCost();
   const outcomes: CreationOutcome[] = new Array(inputs.length);
   const candidates = validated(inputs, outcomes);
-
-  const [storedByKey, inviters] = await Promise.all([
-    usersByIdempotencyKeys(
-      deps.users,
-      distinct(candidates.map((c) => c.input.idempotencyKey)),
-      cost,
-    ),
-    usersByIds(deps.users, distinct(candidates.map((c) => c.input.invitedById)), cost),
-  ]);
-
-  const toInsert: Candidate[] = [];
-  const followers: Candidate[] = [];
-  const keyOwners = new Map<string, Candidate>();
-  const emailsInBatch = new Set<string>();
-  for (const candidate of candidates) {
-    const { idempotencyKey: key, invitedById, email } = candidate.input;
-    const stored = key === undefined ? undefined : storedByKey.get(key);
-    if (stored !== undefined) outcomes[candidate.index] = replayOf(stored, candidate.hash);
-    else if (key !== undefined && keyOwners.has(key)) followers.push(candidate);
-    else if (invitedById !== undefined && !inviters.has(invitedById)) {
-      outcomes[candidate.index] = { error: new UnknownInviterError() };
-    } else if (email !== undefined && emailsInBatch.has(email)) {
-      outcomes[candidate.index] = { error: new DuplicateEmailError() };
-    } else {
-      if (email !== undefined) emailsInBatch.add(email);
-      if (key !== undefined) keyOwners.set(key, candidate);
-      toInsert.push(candidate);
-    }
-  }
+  const plan = await planBatch(deps, candidates, outcomes, cost);
 
   const createdAt = new Date();
   const report = await insertWithFreshIds(
     deps.users,
-    toInsert.map((candidate) => unsavedUser(candidate, strategy, createdAt)),
+    plan.toInsert.map((candidate) => unsavedUser(candidate, strategy, createdAt)),
     deps.sources[strategy],
     cost,
   );
-
-  const raceKeys = toInsert
-    .filter((c, position) => 'duplicateOn' in report.results[position] && c.input.idempotencyKey)
-    .map((c) => c.input.idempotencyKey as string);
-  const raceWinners = await usersByIdempotencyKeys(deps.users, raceKeys, cost);
-  toInsert.forEach((candidate, position) => {
-    const result: InsertResult = report.results[position];
-    const attempts = report.attempts[position];
-    const key = candidate.input.idempotencyKey;
-    const winner = key === undefined ? undefined : raceWinners.get(key);
-    if ('created' in result)
-      outcomes[candidate.index] = { user: result.created, attempts, replayed: false };
-    else if ('error' in result) outcomes[candidate.index] = result;
-    else if (winner !== undefined) outcomes[candidate.index] = replayOf(winner, candidate.hash);
-    else if (result.duplicateOn === 'email')
-      outcomes[candidate.index] = { error: new DuplicateEmailError() };
-    // The key's user was there at insert time and is gone now: sending again will settle it.
-    else outcomes[candidate.index] = { error: new IdContentionError(attempts) };
-  });
-
-  for (const follower of followers) {
-    const owner = keyOwners.get(follower.input.idempotencyKey as string) as Candidate;
-    const ownerOutcome = outcomes[owner.index];
-    if (follower.hash !== owner.hash)
-      outcomes[follower.index] = { error: new IdempotencyKeyReusedError() };
-    else if ('error' in ownerOutcome) outcomes[follower.index] = ownerOutcome;
-    else outcomes[follower.index] = { user: ownerOutcome.user, attempts: 0, replayed: true };
-  }
+  await settleInserts(deps, plan.toInsert, report, outcomes, cost);
+  settleFollowers(plan, outcomes);
 
   const attempts = report.attempts.reduce((sum, n) => sum + n, 0);
   if (attempts > 0) {
