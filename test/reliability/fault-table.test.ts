@@ -33,6 +33,7 @@ import {
   sendCreation,
   type CreationOperation,
   type CreationResult,
+  type ItemOutcome,
   type Strategy,
   type UserInput,
 } from './client';
@@ -42,6 +43,10 @@ const DB_TIMEOUT_MS = 1_500;
 /** How long a blocked connection stalls: well past the service's timeout. */
 const BLOCK_MS = 5_000;
 const BATCH_SIZE = 5;
+/** More than the driver's default pool of 100 connections, so some requests wait for one. */
+const POOL_EXHAUSTING_REQUESTS = 110;
+/** How many of a concurrent case's retries are in flight at once (a fault-free, modest load). */
+const RETRY_CONCURRENCY = 10;
 
 const UNAVAILABLE = ['SERVICE_UNAVAILABLE'];
 
@@ -55,6 +60,8 @@ interface FaultCase {
   allowedCodes: string[];
   /** The driver retries this fault once by itself when the server supports retryable writes. */
   retriedByDriver?: boolean;
+  /** Send this many single createUser requests at once instead of one request. */
+  concurrency?: number;
 }
 
 const once: FailPointMode = { times: 1 };
@@ -227,6 +234,15 @@ const cases: FaultCase[] = [
     fault: blocked(['insert']),
     allowedCodes: UNAVAILABLE,
   },
+  {
+    name: 'COUNTER: 110 concurrent requests while every counter findAndModify is blocked (the connection pool runs dry)',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    concurrency: POOL_EXHAUSTING_REQUESTS,
+    mode: 'alwaysOn',
+    fault: blocked([COUNTER_UPDATE]),
+    allowedCodes: UNAVAILABLE,
+  },
   // OPTIMISTIC_LOOP: read the max _id, insert max + 1.
   {
     name: 'OPTIMISTIC_LOOP: connection closed on the reads before the insert',
@@ -381,12 +397,46 @@ const cases: FaultCase[] = [
 ];
 
 function inputsFor(testCase: FaultCase): UserInput[] {
-  const count = testCase.operation === 'createUser' ? 1 : BATCH_SIZE;
+  const count = testCase.concurrency ?? (testCase.operation === 'createUser' ? 1 : BATCH_SIZE);
   const tag = randomUUID();
   return Array.from({ length: count }, (_, i) => ({
     name: `fault ${testCase.strategy} ${i}`,
     idempotencyKey: `fault-${tag}-${i}`,
   }));
+}
+
+/** What one send of a case got: one item per input, the worst status, the slowest answer. */
+interface CaseResult {
+  items: ItemOutcome[];
+  worstStatus: number;
+  slowestMs: number;
+}
+
+/** Sends the case: one createUser or createUsers, or `concurrency` single createUser requests, `inFlight` at a time. */
+async function sendCase(
+  url: string,
+  testCase: FaultCase,
+  inputs: UserInput[],
+  inFlight = inputs.length,
+): Promise<CaseResult> {
+  const results: CreationResult[] = [];
+  if (testCase.concurrency === undefined) {
+    results.push(await sendCreation(url, testCase.operation, inputs, testCase.strategy));
+  } else {
+    for (let start = 0; start < inputs.length; start += inFlight) {
+      const wave = inputs.slice(start, start + inFlight);
+      results.push(
+        ...(await Promise.all(
+          wave.map((input) => sendCreation(url, 'createUser', [input], testCase.strategy)),
+        )),
+      );
+    }
+  }
+  return {
+    items: results.flatMap((result) => result.items),
+    worstStatus: Math.max(...results.map((result) => result.http.status)),
+    slowestMs: Math.max(...results.map((result) => result.http.elapsedMs)),
+  };
 }
 
 /** The appName the service's client announces; no other file's service uses this database. */
@@ -444,10 +494,10 @@ describe('fault table: every fault ends in success or a clear error, and nothing
       const inputs = inputsFor(testCase);
       const faultSetAt = performance.now();
       await setFailPoint(client, scope, testCase.mode, testCase.fault);
-      let first: CreationResult;
+      let first: CaseResult;
       let fired: number;
       try {
-        first = await sendCreation(service.url, testCase.operation, inputs, testCase.strategy);
+        first = await sendCase(service.url, testCase, inputs);
       } finally {
         fired = await clearFailPoint(client);
       }
@@ -455,7 +505,7 @@ describe('fault table: every fault ends in success or a clear error, and nothing
       expect(fired).toBeGreaterThanOrEqual(1);
 
       // The first attempt: success or a clear error, never a crash and never held by the block.
-      expect(first.http.status).toBeLessThan(500);
+      expect(first.worstStatus).toBeLessThan(500);
       const mustSucceed =
         testCase.allowedCodes.length === 0 ||
         (testCase.retriedByDriver === true && retryableWrites);
@@ -463,22 +513,24 @@ describe('fault table: every fault ends in success or a clear error, and nothing
       for (const item of first.items) {
         if (item.code !== null) expect(allowed).toContain(item.code);
       }
-      if (testCase.fault.blockConnection) expect(first.http.elapsedMs).toBeLessThan(BLOCK_MS);
+      if (testCase.fault.blockConnection) expect(first.slowestMs).toBeLessThan(BLOCK_MS);
       ledger.recordOutcomes(inputs, first.items);
 
       // Retries with the same keys: both succeed and agree on one user per key.
-      const retry = await sendCreation(service.url, testCase.operation, inputs, testCase.strategy);
-      const again = await sendCreation(service.url, testCase.operation, inputs, testCase.strategy);
+      const retry = await sendCase(service.url, testCase, inputs, RETRY_CONCURRENCY);
+      const again = await sendCase(service.url, testCase, inputs, RETRY_CONCURRENCY);
       for (const result of [retry, again]) {
         expect(result.items.map((item) => item.code)).toEqual(inputs.map(() => null));
         ledger.recordOutcomes(inputs, result.items);
       }
-      const ids = (result: CreationResult) => result.items.map((item) => item.user?.id ?? null);
+      const ids = (result: CaseResult) => result.items.map((item) => item.user?.id ?? null);
       expect(ids(again)).toEqual(ids(retry));
       first.items.forEach((item, i) => {
         if (item.user) expect(retry.items[i].user?.id).toBe(item.user.id);
       });
-      if (testCase.operation === 'createUser') expect(again.items[0].replayed).toBe(true);
+      if (testCase.operation === 'createUser') {
+        expect(again.items.map((item) => item.replayed)).toEqual(inputs.map(() => true));
+      }
 
       // A write the client gave up on may still land when the block ends; judge after that.
       if (testCase.fault.blockConnection) {
