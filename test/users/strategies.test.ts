@@ -81,6 +81,14 @@ describe('BLOCK', () => {
     expect(commands.filter((name) => name === 'findAndModify')).toHaveLength(1);
     expect(commands.filter((name) => name === 'insert')).toHaveLength(10);
   });
+  test('costs at most 1.02 commands per user with the default block under concurrency', async () => {
+    const { users, stats } = await bed.fresh();
+    const created = await Promise.all(names(300).map((input) => users.createUser(input, 'BLOCK')));
+    expect(new Set(idsOf(created.map((c) => c.user))).size).toBe(300);
+    const snapshot = stats.snapshot().find((s) => s.strategy === 'BLOCK');
+    expect(snapshot?.usersCreated).toBe(300);
+    expect(snapshot?.commandsPerUser).toBeLessThanOrEqual(1.02);
+  });
 });
 
 describe('OPTIMISTIC_LOOP', () => {
