@@ -15,6 +15,8 @@ export interface BenchDatabase {
   uri: string;
   /** What the database is, in words (the harness's description, or MONGODB_URI). */
   backend: string;
+  /** The process hosting the database, when the bench started it (for its CPU time). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
     const started = await ready;
     return {
       ...started,
+      pid: child.pid,
       stop: async () => {
         child.stdin.end();
         await exited;

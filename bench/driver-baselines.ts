@@ -13,7 +13,8 @@
  * and counts those retries; any other error stops the cell and is rethrown.
  */
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
-import { latencySummary, type CellResult } from './report';
+import { startCpuMeter } from './process-usage';
+import { cpuPerUser, latencySummary, type CellResult } from './report';
 
 export type DriverBaseline = 'INSERT_OBJECTID' | 'TUTORIAL_GET_NEXT_SEQUENCE';
 
@@ -101,12 +102,15 @@ export async function runDriverBaseline(options: {
   baseline: DriverBaseline;
   concurrency: number;
   durationMs: number;
+  /** The database's process, when the bench runs it, to report its CPU time per user. */
+  databasePid?: number;
 }): Promise<CellResult> {
   const { counting, baseline, concurrency, durationMs } = options;
   const createUser = userCreator(baseline, counting.client.db(options.dbName));
   const latenciesMs: number[] = [];
   let retries = 0;
   const commandsBefore = counting.commandsSent();
+  const cpuSpent = await startCpuMeter([], options.databasePid);
   const started = performance.now();
   const deadline = started + durationMs;
 
@@ -120,6 +124,7 @@ export async function runDriverBaseline(options: {
   await Promise.all(Array.from({ length: concurrency }, worker));
 
   const elapsedS = (performance.now() - started) / 1000;
+  const cpu = await cpuSpent();
   const users = latenciesMs.length;
   const latency = latencySummary(latenciesMs);
   return {
@@ -136,6 +141,7 @@ export async function runDriverBaseline(options: {
     commandsPerUser: users === 0 ? null : (counting.commandsSent() - commandsBefore) / users,
     duplicateKeyRetriesPerUser: users === 0 ? null : retries / users,
     failedRequests: 0,
+    cpuMsPerUser: cpuPerUser(cpu, users),
     peakRssMb: null,
   };
 }

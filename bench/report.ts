@@ -10,6 +10,7 @@
  * figures of another run.
  */
 import { writeFile } from 'node:fs/promises';
+import type { CpuSplit } from './process-usage';
 
 /** One measured cell: one way of creating users at one concurrency. */
 export interface CellResult {
@@ -32,6 +33,9 @@ export interface CellResult {
   duplicateKeyRetriesPerUser: number | null;
   /** Requests that failed: transport errors, timeouts, non-2xx, or a GraphQL `errors` member. */
   failedRequests: number;
+  /** CPU milliseconds per created user: service process(es), database process, bench process
+   * (the driver's client side for driver cells, autocannon for service cells). Null: not measured. */
+  cpuMsPerUser: { service: number | null; database: number | null; client: number | null };
   /** Highest resident set size of any one service process during the cell. */
   peakRssMb: number | null;
   /** Writes to counter documents, summed over the instances' `counter_document_writes_total`. */
@@ -61,6 +65,17 @@ export interface BenchResults {
 export const CAVEAT =
   'Absolute figures vary between runs and machines (and here the database, the service and the ' +
   'load generator share the same cores); the ratios between rows of one run are what to compare.';
+
+/** CPU per user from a cell's CPU split; null where a side was not measured or nothing was created. */
+export function cpuPerUser(split: CpuSplit, users: number): CellResult['cpuMsPerUser'] {
+  const per = (ms: number | null): number | null =>
+    ms === null || users === 0 ? null : ms / users;
+  return {
+    service: per(split.serviceMs),
+    database: per(split.databaseMs),
+    client: per(split.clientMs),
+  };
+}
 
 export function latencySummary(latenciesMs: number[]): { p50Ms: number; p99Ms: number } {
   const sorted = [...latenciesMs].sort((a, b) => a - b);
@@ -97,6 +112,7 @@ export function cellsTable(cells: CellResult[]): string {
     'p99 ms',
     'Commands/user',
     'Dup-key retries/user',
+    'CPU ms/user (service / db / client)',
     'Peak RSS MB',
     'Failed requests',
   ];
@@ -108,6 +124,9 @@ export function cellsTable(cells: CellResult[]): string {
     fixed(c.p99Ms, 1),
     fixed(c.commandsPerUser, 3),
     fixed(c.duplicateKeyRetriesPerUser, 3),
+    [c.cpuMsPerUser.service, c.cpuMsPerUser.database, c.cpuMsPerUser.client]
+      .map((ms) => fixed(ms, 2))
+      .join(' / '),
     fixed(c.peakRssMb, 0),
     String(c.failedRequests),
   ]);

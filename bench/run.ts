@@ -29,7 +29,8 @@ import {
 } from './driver-baselines';
 import { startBenchDatabase } from './database';
 import { runHttpLoad, type LoadShape } from './http-load';
-import { writeReport, type CellResult, type RunEnvironment } from './report';
+import { startCpuMeter } from './process-usage';
+import { cpuPerUser, writeReport, type CellResult, type RunEnvironment } from './report';
 import { metricValue, startServiceFleet, type ServiceFleet } from './service-processes';
 
 interface Options {
@@ -175,9 +176,14 @@ async function measureServiceCell(
   plan: ServicePlan,
   concurrency: number,
   durationS: number,
+  databasePid: number | undefined,
 ): Promise<CellResult> {
   const before = await fleet.metrics();
   const stopRss = fleet.sampleRss();
+  const cpuSpent = await startCpuMeter(
+    fleet.processes.map((p) => p.pid),
+    databasePid,
+  );
   const loadStarted = performance.now();
   const load = await runHttpLoad({
     urls: fleet.processes.map((p) => p.url),
@@ -186,6 +192,7 @@ async function measureServiceCell(
     durationS,
   });
   const { snapshot: after, lastRise } = await drain(fleet, plan.strategy, performance.now());
+  const cpu = await cpuSpent();
   const peakRssMb = stopRss();
   const delta = (name: string, label?: string): number =>
     metricValue(after, name, label) - metricValue(before, name, label);
@@ -209,6 +216,7 @@ async function measureServiceCell(
     commandsPerUser: perUser(delta('user_creation_db_commands_total', plan.strategy)),
     duplicateKeyRetriesPerUser: perUser(delta('user_duplicate_key_retries_total', plan.strategy)),
     failedRequests: load.failedRequests,
+    cpuMsPerUser: cpuPerUser(cpu, users),
     peakRssMb,
     counterWrites: delta('counter_document_writes_total'),
   };
@@ -315,6 +323,7 @@ async function main(): Promise<void> {
             baseline,
             concurrency,
             durationMs: cellSeconds * 1000,
+            databasePid: database.pid,
           }),
         );
         bar.cellDone();
@@ -333,7 +342,7 @@ async function main(): Promise<void> {
         await drain(fleet, plan.strategy, performance.now());
         for (const concurrency of plan.concurrencies) {
           bar.cell(`${plan.label} @${concurrency}`);
-          cells.push(await measureServiceCell(fleet, plan, concurrency, cellSeconds));
+          cells.push(await measureServiceCell(fleet, plan, concurrency, cellSeconds, database.pid));
           bar.cellDone();
         }
       } finally {

@@ -10,9 +10,9 @@
  * while a sampler runs, so the peak covers the whole cell. Every HTTP call is bounded in time.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { rssMb } from './process-usage';
 
 export interface ServiceProcess {
   url: string;
@@ -107,12 +107,6 @@ async function startOne(
     throw error;
   }
   return { child, url };
-}
-
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
-  return kb === undefined ? 0 : Number(kb) / 1024;
 }
 
 /** A Prometheus text sample: `name{label="value"} number`, at most one label captured. */

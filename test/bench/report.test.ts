@@ -2,6 +2,7 @@ import {
   CAVEAT,
   chartSpec,
   counterModelTable,
+  cpuPerUser,
   latencySummary,
   markdownReport,
   targetChecks,
@@ -27,6 +28,7 @@ const cell = (
   commandsPerUser: 2,
   duplicateKeyRetriesPerUser: 0,
   failedRequests: 0,
+  cpuMsPerUser: { service: 0.5, database: 0.25, client: null },
   peakRssMb: 120,
   ...extra,
 });
@@ -53,6 +55,21 @@ describe('latencySummary', () => {
 
   it('reports zero for a cell that completed nothing', () => {
     expect(latencySummary([])).toEqual({ p50Ms: 0, p99Ms: 0 });
+  });
+});
+
+describe('cpuPerUser', () => {
+  it('divides each side by the users created and keeps unmeasured sides null', () => {
+    expect(cpuPerUser({ serviceMs: null, databaseMs: 300, clientMs: 150 }, 600)).toEqual({
+      service: null,
+      database: 0.5,
+      client: 0.25,
+    });
+    expect(cpuPerUser({ serviceMs: 10, databaseMs: 10, clientMs: 10 }, 0)).toEqual({
+      service: null,
+      database: null,
+      client: null,
+    });
   });
 });
 
@@ -129,6 +146,7 @@ describe('markdownReport', () => {
     expect(report).toContain('load average 0.5 at start, 1.5 at end');
     expect(report).toContain(CAVEAT);
     expect(report).toMatch(/\| COUNTER \| 1 \| 1000 \| 5\.0 \| 20\.0 \| 2\.000 \|/);
+    expect(report).toContain('| 0.50 / 0.25 / n/a |');
   });
 });
 
