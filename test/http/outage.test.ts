@@ -4,10 +4,9 @@
  * GraphQL say the database is unavailable, a request never outlives REQUEST_TIMEOUT_MS, and the
  * service serves again once the database is back, without a restart.
  */
-import { MongoClient } from 'mongodb';
 import { startStandin, type RunningStandin } from '../../src/standin';
-import { setFailPoint, clearFailPoint } from '../reliability/fail-points';
 import { startTestService, type TestService } from '../support/service';
+import { startStallableDatabase, type StallableDatabase } from './stallable-database';
 
 const CREATE_USER = `mutation Create($name: String!) { createUser(input: { name: $name }) { user { id } } }`;
 const READY_POLLS = 60;
@@ -70,39 +69,28 @@ describe('when the database stops and comes back', () => {
 });
 
 describe('when the database stalls', () => {
-  let standin: RunningStandin;
-  let admin: MongoClient;
+  let database: StallableDatabase;
   let service: TestService;
 
   beforeAll(async () => {
-    standin = await startStandin({ log: () => {} });
-    admin = await MongoClient.connect(standin.uri, { serverSelectionTimeoutMS: 5_000 });
+    database = await startStallableDatabase();
     service = await startTestService({
-      mongodbUri: standin.uri,
+      mongodbUri: database.uri,
       env: { REQUEST_TIMEOUT_MS: '1000', DB_TIMEOUT_MS: '20000' },
     });
   });
 
   afterAll(async () => {
     await service.stop();
-    await admin.close();
-    await standin.stop();
+    await database.stop();
   });
 
   test('a request is answered 503 SERVICE_UNAVAILABLE at REQUEST_TIMEOUT_MS, and the next one succeeds', async () => {
-    await setFailPoint(
-      admin,
-      null,
-      { times: 1 },
-      { failCommands: ['find'], blockConnection: true, blockTimeMS: 4_000 },
+    const stalled = await database.whileFindStalls(4_000, { times: 1 }, () =>
+      service.graphql(`{ user(id: "1") { id } }`),
     );
-    try {
-      const stalled = await service.graphql(`{ user(id: "1") { id } }`);
-      expect(stalled.status).toBe(503);
-      expect(stalled.body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
-    } finally {
-      await clearFailPoint(admin);
-    }
+    expect(stalled.status).toBe(503);
+    expect(stalled.body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
     const next = await service.graphql(`{ user(id: "1") { id } }`);
     expect(next.status).toBe(200);
     expect(next.body).toEqual({ data: { user: null } });
@@ -110,23 +98,19 @@ describe('when the database stalls', () => {
 
   test('a database stalled past DB_TIMEOUT_MS is SERVICE_UNAVAILABLE, not a hang', async () => {
     const quick = await startTestService({
-      mongodbUri: standin.uri,
+      mongodbUri: database.uri,
       env: { REQUEST_TIMEOUT_MS: '30000', DB_TIMEOUT_MS: '1000' },
     });
-    await setFailPoint(admin, null, 'alwaysOn', {
-      failCommands: ['find'],
-      blockConnection: true,
-      blockTimeMS: 3_000,
-    });
     try {
-      const stalled = await quick.graphql(`{ user(id: "1") { id } }`);
+      const stalled = await database.whileFindStalls(3_000, 'alwaysOn', () =>
+        quick.graphql(`{ user(id: "1") { id } }`),
+      );
       expect(stalled.status).toBe(200);
       expect(stalled.body.errors?.[0]?.extensions).toMatchObject({
         code: 'SERVICE_UNAVAILABLE',
         retryable: true,
       });
     } finally {
-      await clearFailPoint(admin);
       await quick.stop();
     }
   });

@@ -5,39 +5,29 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { MongoClient, type CommandStartedEvent } from 'mongodb';
-import { startStandin, type RunningStandin } from '../../src/standin';
-import { clearFailPoint, setFailPoint } from '../reliability/fail-points';
+import type { CommandStartedEvent } from 'mongodb';
 import { testMongoUri, uniqueDbName } from '../support/db';
 import { startTestService } from '../support/service';
+import { startStallableDatabase, type StallableDatabase } from './stallable-database';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 const PROCESS_TIMEOUT_MS = 60_000;
 
 describe('stop()', () => {
-  let standin: RunningStandin;
-  let admin: MongoClient;
+  let database: StallableDatabase;
 
   beforeAll(async () => {
-    standin = await startStandin({ log: () => {} });
-    admin = await MongoClient.connect(standin.uri, { serverSelectionTimeoutMS: 5_000 });
+    database = await startStallableDatabase();
   });
 
   afterAll(async () => {
-    await admin.close();
-    await standin.stop();
+    await database.stop();
   });
 
   test('lets a request already in flight finish before the server closes', async () => {
-    const service = await startTestService({ mongodbUri: standin.uri });
-    await setFailPoint(
-      admin,
-      null,
-      { times: 1 },
-      { failCommands: ['find'], blockConnection: true, blockTimeMS: 1_500 },
-    );
-    try {
+    const service = await startTestService({ mongodbUri: database.uri });
+    const answer = await database.whileFindStalls(1_500, { times: 1 }, async () => {
       const findStarted = new Promise<void>((resolve) => {
         const onCommand = (event: CommandStartedEvent) => {
           if (event.commandName !== 'find') return;
@@ -49,13 +39,11 @@ describe('stop()', () => {
       const inFlight = service.graphql(`{ user(id: "1") { id } }`);
       await findStarted;
       await service.stop();
-      const answer = await inFlight;
-      expect(answer.status).toBe(200);
-      expect(answer.body).toEqual({ data: { user: null } });
-      await expect(fetch(`${service.url}/health`)).rejects.toThrow();
-    } finally {
-      await clearFailPoint(admin);
-    }
+      return inFlight;
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ data: { user: null } });
+    await expect(fetch(`${service.url}/health`)).rejects.toThrow();
   });
 });
 
