@@ -1,23 +1,23 @@
 /**
  * MongoDB's `failCommand` fail point, set through a separate driver client on the `admin` db.
  *
- * Invariant: every fail point set here is scoped with `data.appName` to exactly one service
- * instance. Fail points are server-wide and other test files run at the same time on the same
- * server; an unscoped one would fail their commands too. There is one `failCommand` setting per
- * server (in mongod and in the stand-in alike): setting one replaces, and clearing ends, whatever
- * another file set, so the files that use fail points must not overlap in time (today only the
- * fault table does).
+ * Invariant: on the shared test database every fail point set here is scoped with `data.appName`
+ * to exactly one service instance, and cleared by that appName: other test files run at the same
+ * time on the same server. The stand-in keeps one slot per appName; real `mongod` has a single
+ * `failCommand` setting per server, so there the files that use fail points must not overlap in
+ * time.
  *
- * Scoping needs the driver to announce its appName in the connection handshake. Under jest it
- * does not: mongodb 7.9 loads `os` for its handshake metadata with a dynamic `import()`, which
- * jest refuses without --experimental-vm-modules, and the driver then silently sends empty
- * metadata. `faultServer` therefore probes whether scoping works on the shared test database and,
- * when it does not, gives the suite a private stand-in where nothing else can be hit.
+ * Scoping needs the service's driver to announce its appName in the connection handshake. Under
+ * jest mongodb 7.9 does not unless given `runtimeAdapters.os`: it loads `os` for the handshake
+ * metadata with a dynamic `import()`, which jest refuses without --experimental-vm-modules, and
+ * then silently sends empty metadata. `faultServer` therefore probes whether a fail point scoped
+ * to a test service's appName reaches that service and, when it does not, gives the suite a
+ * private stand-in (unscoped fail points, nothing else there to hit).
  */
-import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { startStandin } from '../../src/standin';
-import { connectTestClient, testMongoUri } from '../support/db';
+import { connectTestClient } from '../support/db';
+import { startTestService } from '../support/service';
 
 /** `{ times: n }` fails the next n matching commands; `alwaysOn` until cleared. */
 export type FailPointMode = { times: number } | 'alwaysOn';
@@ -53,13 +53,15 @@ export async function setFailPoint(
 }
 
 /** Turns the fail point off; returns how many commands it failed (mongod's `count`). */
-export async function clearFailPoint(client: MongoClient): Promise<number> {
-  const reply = await client
-    .db('admin')
-    .command(
-      { configureFailPoint: 'failCommand', mode: 'off' },
-      { timeoutMS: ADMIN_COMMAND_TIMEOUT_MS },
-    );
+export async function clearFailPoint(client: MongoClient, appName: string | null): Promise<number> {
+  const reply = await client.db('admin').command(
+    {
+      configureFailPoint: 'failCommand',
+      mode: 'off',
+      ...(appName === null ? {} : { data: { appName } }),
+    },
+    { timeoutMS: ADMIN_COMMAND_TIMEOUT_MS },
+  );
   return Number(reply.count);
 }
 
@@ -73,32 +75,36 @@ export interface FaultServer {
   stop(): Promise<void>;
 }
 
-/** True when a fail point scoped to one client's appName fails that client's command. */
-async function appNameScopingWorks(admin: MongoClient, uri: string): Promise<boolean> {
-  const appName = `scope-probe-${randomUUID()}`;
-  const probe = await MongoClient.connect(uri, { appName, serverSelectionTimeoutMS: 5_000 });
+/** True when a fail point scoped to a test service's appName fails that service's command. */
+async function serviceAppNameIsSeen(admin: MongoClient): Promise<boolean> {
+  const service = await startTestService();
+  const { appName } = service.client.options;
   try {
+    if (appName === undefined) return false;
     await setFailPoint(admin, appName, { times: 1 }, { failCommands: ['ping'], errorCode: 91 });
-    await probe.db('admin').command({ ping: 1 }, { timeoutMS: ADMIN_COMMAND_TIMEOUT_MS });
-    return false;
-  } catch {
-    return true;
+    try {
+      await service.client.db('admin').command({ ping: 1 });
+      return false;
+    } catch {
+      return true;
+    } finally {
+      await clearFailPoint(admin, appName);
+    }
   } finally {
-    await clearFailPoint(admin);
-    await probe.close();
+    await service.stop();
   }
 }
 
 export async function faultServer(): Promise<FaultServer> {
   const shared = await connectTestClient();
-  if (await appNameScopingWorks(shared, testMongoUri())) {
+  if (await serviceAppNameIsSeen(shared)) {
     return { client: shared, mongodbUri: undefined, scoped: true, stop: () => shared.close() };
   }
   await shared.close();
   const standin = await startStandin();
   const client = await MongoClient.connect(standin.uri, { serverSelectionTimeoutMS: 5_000 });
   console.warn(
-    'fault table: appName-scoped fail points do not reach the service under jest (the driver sends no handshake metadata); using a private stand-in',
+    'fault table: a fail point scoped to the test service does not reach it (its driver sends no handshake metadata under jest); using a private stand-in',
   );
   return {
     client,
