@@ -1,11 +1,14 @@
 /**
  * Benchmark of the stand-in through the official driver (not a test; run with
- * `npx tsx test/standin/measure.ts`): with 32 operations in flight, findOneAndUpdate ($inc on
- * one counter, upsert, returnDocument after) and single-document inserts per second, then RSS
- * after storing 100,000 small documents. Prints one JSON line per figure.
+ * `npx tsx test/standin/measure.ts`): the stand-in runs as its own process (the CLI, as
+ * `npm run standin` starts it) so it and the driver each get a core. With 32 operations in
+ * flight: findOneAndUpdate ($inc on one counter, upsert, returnDocument after), single-document
+ * inserts and `find().sort({_id: -1}).limit(1)` per second; then the stand-in process's RSS
+ * after it stores 100,000 small documents. Prints one JSON line per figure.
  */
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Long, MongoClient } from 'mongodb';
-import { startStandin } from '../../src/standin';
 
 const CONCURRENCY = 32;
 
@@ -33,9 +36,28 @@ async function throughput(
   );
 }
 
+/** Starts the CLI on a free port and resolves with its URI once it prints the ready line. */
+function startStandinProcess(): Promise<{ child: ChildProcess; uri: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/standin/cli.ts', '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`stand-in exited early with ${code}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const uri = /mongodb:\/\/127\.0\.0\.1:\d+\//.exec(chunk.toString())?.[0];
+      if (uri) resolve({ child, uri });
+    });
+  });
+}
+
+function rssMegabytes(pid: number): number {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+  return Math.round(kb / 1024);
+}
+
 async function main(): Promise<void> {
-  const standin = await startStandin();
-  const client = await MongoClient.connect(standin.uri, { maxPoolSize: CONCURRENCY });
+  const { child, uri } = await startStandinProcess();
+  const client = await MongoClient.connect(uri, { maxPoolSize: CONCURRENCY });
   const db = client.db('measure');
   const counters = db.collection<{ _id: string; seq: Long }>('counters');
   const users = db.collection<{ _id: number; name: string }>('users');
@@ -54,7 +76,7 @@ async function main(): Promise<void> {
     users.find({}).sort({ _id: -1 }).limit(1).toArray(),
   );
   const bulk = db.collection<{ _id: number; name: string; email: string; createdAt: Date }>('bulk');
-  const before = process.memoryUsage().rss;
+  const before = rssMegabytes(child.pid!);
   for (let start = 0; start < 100_000; start += 1_000) {
     await bulk.insertMany(
       Array.from({ length: 1_000 }, (_, i) => ({
@@ -65,18 +87,17 @@ async function main(): Promise<void> {
       })),
     );
   }
-  global.gc?.();
-  const after = process.memoryUsage().rss;
+  const after = rssMegabytes(child.pid!);
   console.log(
     JSON.stringify({
-      figure: 'rss after 100,000 small documents (stand-in and driver in one process)',
+      figure: 'stand-in process RSS before and after 100,000 more small documents',
       documents: await bulk.countDocuments(),
-      rssMB: Math.round(after / 2 ** 20),
-      rssGrowthMB: Math.round((after - before) / 2 ** 20),
+      rssBeforeMB: before,
+      rssAfterMB: after,
     }),
   );
   await client.close();
-  await standin.stop();
+  child.kill('SIGTERM');
 }
 
 main().catch((error) => {

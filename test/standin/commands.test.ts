@@ -1,0 +1,145 @@
+/** The command table called directly (no sockets): refusals, fail point slots, cursors. */
+import { Int32, Long } from 'bson';
+import { CommandContext } from '../../src/standin/commands/context';
+import { CursorRegistry } from '../../src/standin/commands/cursors';
+import { Store } from '../../src/standin/commands/engine/store';
+import { FailPoints } from '../../src/standin/commands/fail-points';
+import { runCommand } from '../../src/standin/commands/registry';
+
+function freshContext(database = 'db', appName?: string): CommandContext {
+  return {
+    server: {
+      store: new Store(),
+      cursors: new CursorRegistry(),
+      failPoints: new FailPoints(),
+      startedAt: new Date(),
+      port: 0,
+    },
+    database,
+    connection: { id: 1, appName },
+  };
+}
+
+test('an unknown command is CommandNotFound (59) naming it', () => {
+  expect(runCommand({ mapReduce: 'c' }, freshContext())).toMatchObject({
+    ok: 0,
+    code: 59,
+    codeName: 'CommandNotFound',
+    errmsg: expect.stringContaining("'mapReduce'"),
+  });
+});
+
+test('a field a command does not implement is BadValue (2) naming the field', () => {
+  const reply = runCommand({ find: 'c', filter: {}, collation: { locale: 'fr' } }, freshContext());
+  expect(reply).toMatchObject({
+    ok: 0,
+    code: 2,
+    codeName: 'BadValue',
+    errmsg: expect.stringContaining('collation'),
+  });
+  expect(runCommand({ find: 'c', tailable: true }, freshContext())).toMatchObject({
+    code: 2,
+    errmsg: expect.stringContaining("'tailable'"),
+  });
+});
+
+test('transactions are refused rather than run without isolation', () => {
+  const reply = runCommand(
+    { insert: 'c', documents: [{}], startTransaction: true, autocommit: false },
+    freshContext(),
+  );
+  expect(reply).toMatchObject({ ok: 0, code: 2, errmsg: expect.stringContaining('transactions') });
+});
+
+test('hello announces a writable standalone with sessions and the wire versions drivers 6 and 7 accept', () => {
+  const context = freshContext('admin');
+  const reply = runCommand({ hello: 1, client: { application: { name: 'app' } } }, context);
+  expect(reply).toMatchObject({
+    ok: 1,
+    isWritablePrimary: true,
+    minWireVersion: 0,
+    maxWireVersion: 21,
+    logicalSessionTimeoutMinutes: 30,
+  });
+  expect(reply).not.toHaveProperty('setName');
+  expect(context.connection.appName).toBe('app');
+});
+
+describe('fail point slots', () => {
+  const configure = (context: CommandContext, mode: unknown, data?: object) =>
+    runCommand(
+      { configureFailPoint: 'failCommand', mode, ...(data ? { data } : {}) },
+      { ...context, database: 'admin' },
+    );
+
+  test('a scoped fail point only hits its appName, and times runs out', () => {
+    const context = freshContext();
+    configure(
+      context,
+      { times: new Int32(2) },
+      { failCommands: ['ping'], errorCode: 91, appName: 'a' },
+    );
+    expect(context.server.failPoints.take('ping', 'b')).toBeNull();
+    expect(context.server.failPoints.take('ping', 'a')).toMatchObject({ errorCode: 91 });
+    expect(context.server.failPoints.take('ping', 'a')).toMatchObject({ errorCode: 91 });
+    expect(context.server.failPoints.take('ping', 'a')).toBeNull();
+  });
+
+  test('two appNames keep separate settings; off with an appName clears only that one', () => {
+    const context = freshContext();
+    configure(context, 'alwaysOn', { failCommands: ['find'], errorCode: 1, appName: 'a' });
+    configure(context, 'alwaysOn', { failCommands: ['find'], errorCode: 2, appName: 'b' });
+    expect(context.server.failPoints.take('find', 'a')).toMatchObject({ errorCode: 1 });
+    expect(configure(context, 'off', { appName: 'a' })).toMatchObject({ ok: 1, count: 1 });
+    expect(context.server.failPoints.take('find', 'a')).toBeNull();
+    expect(context.server.failPoints.take('find', 'b')).toMatchObject({ errorCode: 2 });
+    configure(context, 'off');
+    expect(context.server.failPoints.take('find', 'b')).toBeNull();
+  });
+
+  test('unknown fail points, modes and data fields are refused', () => {
+    const context = freshContext();
+    expect(
+      runCommand(
+        { configureFailPoint: 'hangBeforeX', mode: 'alwaysOn' },
+        { ...context, database: 'admin' },
+      ),
+    ).toMatchObject({ code: 2 });
+    expect(configure(context, { skip: 1 }, { failCommands: ['find'] })).toMatchObject({ code: 2 });
+    expect(
+      configure(context, 'alwaysOn', { failCommands: ['find'], threadName: 'x' }),
+    ).toMatchObject({ code: 2 });
+  });
+});
+
+test('getMore walks a snapshot cursor; killCursors and a finished cursor end it', () => {
+  const context = freshContext();
+  runCommand(
+    { insert: 'c', documents: Array.from({ length: 5 }, (_, i) => ({ _id: i })) },
+    context,
+  );
+  const first = runCommand({ find: 'c', batchSize: new Int32(2) }, context) as {
+    cursor: { id: Long; firstBatch: unknown[] };
+  };
+  expect(first.cursor.firstBatch).toHaveLength(2);
+  runCommand({ insert: 'c', documents: [{ _id: 99 }] }, context);
+  const rest = runCommand({ getMore: first.cursor.id, collection: 'c' }, context) as {
+    cursor: { id: Long; nextBatch: unknown[] };
+  };
+  expect(rest.cursor.nextBatch).toHaveLength(3);
+  expect(rest.cursor.id.isZero()).toBe(true);
+  expect(runCommand({ getMore: first.cursor.id, collection: 'c' }, context)).toMatchObject({
+    code: 43,
+    codeName: 'CursorNotFound',
+  });
+});
+
+test('an unsupported aggregation stage is refused by name', () => {
+  const context = freshContext();
+  expect(
+    runCommand({ aggregate: 'c', pipeline: [{ $lookup: {} }], cursor: {} }, context),
+  ).toMatchObject({
+    code: 2,
+    errmsg: expect.stringContaining('$lookup'),
+  });
+});
