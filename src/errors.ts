@@ -26,6 +26,18 @@ export class BadUserInputError extends DomainError {
 }
 
 /**
+ * Concurrent writers kept taking what this request needed (an id, a counter update) until its
+ * bounded retries ran out. Nothing was stored; the same request may simply be sent again.
+ */
+export class ContentionError extends DomainError {
+  readonly code = 'ID_CONTENTION';
+
+  constructor(message: string) {
+    super(message, { retryable: true });
+  }
+}
+
+/**
  * Every function that talks to MongoDB takes an optional tally and adds the commands it sent, so a
  * strategy can report commands per user without attributing driver events across concurrent requests.
  */

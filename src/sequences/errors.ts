@@ -5,7 +5,7 @@
  * never consumes a value; the caller may show its message as is. Invalid names, scopes, counts and
  * definitions are the shared `BadUserInputError` (re-exported here) with `field` naming the input.
  */
-import { BadUserInputError, DomainError } from '../errors.js';
+import { BadUserInputError, ContentionError, DomainError } from '../errors.js';
 
 export { BadUserInputError };
 
@@ -13,3 +13,6 @@ export { BadUserInputError };
 export class SequenceExhaustedError extends DomainError {
   readonly code = 'SEQUENCE_EXHAUSTED';
 }
+
+/** A counter update lost every bounded retry to concurrent writers; nothing changed, retry the request. */
+export class SequenceContentionError extends ContentionError {}

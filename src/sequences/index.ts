@@ -6,6 +6,6 @@
 export { BlockAllocator } from './block-allocator.js';
 export type { SequenceState } from './counter-document.js';
 export { MAX_ALLOCATION_COUNT, MAX_SEQUENCE_VALUE, type SequenceDefinition } from './definition.js';
-export { SequenceExhaustedError } from './errors.js';
+export { SequenceContentionError, SequenceExhaustedError } from './errors.js';
 export { type SequenceKey, validateSequenceName } from './keys.js';
 export { type AllocatedRange, Sequences, type SequencesOptions } from './sequences.js';

@@ -45,7 +45,7 @@ import {
   limitOf,
   validateDefinition,
 } from './definition.js';
-import { BadUserInputError, SequenceExhaustedError } from './errors.js';
+import { BadUserInputError, SequenceContentionError, SequenceExhaustedError } from './errors.js';
 import {
   type ResolvedKey,
   type SequenceKey,
@@ -81,8 +81,10 @@ function countCommand(tally: CommandTally | undefined): void {
   if (tally) tally.commands += 1;
 }
 
-function contention(key: ResolvedKey, what: string): Error {
-  return new Error(`${what} sequence ${describeKey(key)} failed ${MAX_ATTEMPTS} times in a row`);
+function contention(key: ResolvedKey, what: string): SequenceContentionError {
+  return new SequenceContentionError(
+    `${what} sequence ${describeKey(key)} met concurrent writers ${MAX_ATTEMPTS} times in a row; please retry.`,
+  );
 }
 
 export class Sequences {

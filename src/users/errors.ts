@@ -5,7 +5,7 @@
  * (`name`, `email`, `invitedById`, `idempotencyKey`), so a frontend can show it beside that field;
  * only `IdContentionError` says "send the same request again" (`retryable: true`).
  */
-import { BadUserInputError, DomainError } from '../errors.js';
+import { BadUserInputError, ContentionError } from '../errors.js';
 
 /** Another user already has this email (the partial unique index on `email` refused it). */
 export class DuplicateEmailError extends BadUserInputError {
@@ -34,13 +34,10 @@ export class IdempotencyKeyReusedError extends BadUserInputError {
  * Every attempt found its id taken by a concurrent writer. Nothing was stored; the same request
  * (with the same idempotency key, if any) may simply be sent again.
  */
-export class IdContentionError extends DomainError {
-  readonly code = 'ID_CONTENTION';
-
+export class IdContentionError extends ContentionError {
   constructor(attempts: number) {
     super(
       `Could not get a free user id after ${attempts} attempts because of concurrent writers; please retry.`,
-      { retryable: true },
     );
   }
 }
