@@ -8,16 +8,30 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { Long, MongoClient } from 'mongodb';
 
 const CONCURRENCY = 32;
 
+/** CPU seconds (user + system) the process has used, from /proc (clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Runs `total` operations with CONCURRENCY in flight. Besides the rate the driver saw, reports
+ * the stand-in's own CPU time per operation: the rate one stand-in core could serve is
+ * 1 / that, whatever else (the driver, other processes) competes for the machine.
+ */
 async function throughput(
+  serverPid: number,
   name: string,
   total: number,
   operation: (i: number) => Promise<unknown>,
 ): Promise<void> {
   let next = 0;
+  const serverCpuBefore = cpuSeconds(serverPid);
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -25,6 +39,7 @@ async function throughput(
     }),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const serverCpuMicros = ((cpuSeconds(serverPid) - serverCpuBefore) * 1e6) / total;
   console.log(
     JSON.stringify({
       figure: name,
@@ -32,6 +47,8 @@ async function throughput(
       concurrency: CONCURRENCY,
       seconds: +seconds.toFixed(3),
       perSecond: Math.round(total / seconds),
+      standinCpuMicrosPerOp: Math.round(serverCpuMicros),
+      loadAverage1m: os.loadavg()[0],
     }),
   );
 }
@@ -61,18 +78,20 @@ async function main(): Promise<void> {
   const db = client.db('measure');
   const counters = db.collection<{ _id: string; seq: Long }>('counters');
   const users = db.collection<{ _id: number; name: string }>('users');
-  await throughput('warm-up', 2_000, () =>
+  await throughput(child.pid!, 'warm-up', 2_000, () =>
     counters.findOneAndUpdate({ _id: 'warm' }, { $inc: { seq: Long.ONE } }, { upsert: true }),
   );
-  await throughput('findOneAndUpdate $inc upsert returnDocument after', 30_000, () =>
+  await throughput(child.pid!, 'findOneAndUpdate $inc upsert returnDocument after', 30_000, () =>
     counters.findOneAndUpdate(
       { _id: 'c' },
       { $inc: { seq: Long.ONE } },
       { upsert: true, returnDocument: 'after' },
     ),
   );
-  await throughput('insertOne', 30_000, (i) => users.insertOne({ _id: i, name: `user ${i}` }));
-  await throughput('find sort _id -1 limit 1 (30k docs)', 30_000, () =>
+  await throughput(child.pid!, 'insertOne', 30_000, (i) =>
+    users.insertOne({ _id: i, name: `user ${i}` }),
+  );
+  await throughput(child.pid!, 'find sort _id -1 limit 1 (30k docs)', 30_000, () =>
     users.find({}).sort({ _id: -1 }).limit(1).toArray(),
   );
   const bulk = db.collection<{ _id: number; name: string; email: string; createdAt: Date }>('bulk');
