@@ -4,7 +4,7 @@
  *
  * Contract: a database the bench starts runs in a child process of its own (this file, run as a
  * script), never in the bench process, so the load generator and the driver baselines do not share
- * an event loop with the server they measure. The child prints one JSON line `{ uri, backend }`
+ * an event loop with the server they measure. The child prints one JSON line `{ uri, backend, description }`
  * when ready and stops its database when its stdin closes or on SIGTERM, so it never outlives the
  * bench. Startup is bounded in time.
  */
@@ -13,8 +13,10 @@ import { createInterface } from 'node:readline';
 
 export interface BenchDatabase {
   uri: string;
-  /** What the database is, in words (the harness's description, or MONGODB_URI). */
+  /** `uri`, `memory-server` or `standin`, as the harness names them. */
   backend: string;
+  /** What the database is, in words (the harness's description). */
+  description: string;
   /** The process hosting the database, when the bench started it (for its CPU time). */
   pid?: number;
   stop(): Promise<void>;
@@ -24,23 +26,27 @@ const STARTUP_TIMEOUT_MS = 60_000;
 
 export async function startBenchDatabase(): Promise<BenchDatabase> {
   const uri = process.env.MONGODB_URI;
-  if (uri) return { uri, backend: 'uri (MONGODB_URI)', stop: async () => {} };
+  if (uri) {
+    return { uri, backend: 'uri', description: 'MongoDB from MONGODB_URI', stop: async () => {} };
+  }
 
   const child = spawn(process.execPath, ['--import', 'tsx', __filename], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = new Promise<{ uri: string; backend: string }>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`database did not start within ${STARTUP_TIMEOUT_MS} ms`)),
-      STARTUP_TIMEOUT_MS,
-    );
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      clearTimeout(timer);
-      resolve(JSON.parse(line));
-    });
-    child.once('exit', (code) => reject(new Error(`database process exited (${code})`)));
-  });
+  const ready = new Promise<{ uri: string; backend: string; description: string }>(
+    (resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`database did not start within ${STARTUP_TIMEOUT_MS} ms`)),
+        STARTUP_TIMEOUT_MS,
+      );
+      createInterface({ input: child.stdout }).once('line', (line) => {
+        clearTimeout(timer);
+        resolve(JSON.parse(line));
+      });
+      child.once('exit', (code) => reject(new Error(`database process exited (${code})`)));
+    },
+  );
   try {
     const started = await ready;
     return {
@@ -72,7 +78,11 @@ async function serveDatabase(): Promise<void> {
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   process.stdout.write(
-    JSON.stringify({ uri: database.uri, backend: describeTestDatabase(database) }) + '\n',
+    JSON.stringify({
+      uri: database.uri,
+      backend: database.backend,
+      description: describeTestDatabase(database),
+    }) + '\n',
   );
 }
 

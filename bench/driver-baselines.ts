@@ -20,7 +20,7 @@ export type DriverBaseline = 'INSERT_OBJECTID' | 'TUTORIAL_GET_NEXT_SEQUENCE';
 
 export const DRIVER_BASELINES: Record<DriverBaseline, string> = {
   INSERT_OBJECTID: 'driver: insertOne (ObjectId)',
-  TUTORIAL_GET_NEXT_SEQUENCE: 'driver: tutorial getNextSequence + insert',
+  TUTORIAL_GET_NEXT_SEQUENCE: 'driver: tutorial getNextSequence+insert',
 };
 
 /** A client whose every command is counted, so a cell can report commands per user. */

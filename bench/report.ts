@@ -45,7 +45,9 @@ export interface CellResult {
 export interface RunEnvironment {
   mode: 'quick' | 'full' | 'instances';
   startedAt: string;
+  /** `uri`, `memory-server` or `standin`. */
   backend: string;
+  backendDescription: string;
   serverVersion: string;
   nodeVersion: string;
   driverVersion: string;
@@ -94,11 +96,14 @@ function markdownTable(header: string[], rows: string[][]): string {
 
 function environmentLines(env: RunEnvironment): string[] {
   return [
-    `- Database: ${env.backend} (reports version ${env.serverVersion})`,
+    `- Database: ${env.backendDescription} (reports version ${env.serverVersion})`,
     `- Node ${env.nodeVersion}, mongodb driver ${env.driverVersion}, service ${env.serviceVersion}`,
     `- ${env.cores} cores (${env.cpuModel}); ${env.cellSeconds} s per cell; started ${env.startedAt}`,
     `- 1-minute load average ${env.loadAverage.start.toFixed(1)} at start, ` +
-      `${env.loadAverage.end.toFixed(1)} at end (above ${env.cores}, other work competed for the cores)`,
+      `${env.loadAverage.end.toFixed(1)} at end` +
+      (Math.max(env.loadAverage.start, env.loadAverage.end) > env.cores
+        ? ': above the core count, so other work competed with the run for the cores'
+        : ''),
     `- ${CAVEAT}`,
   ];
 }
@@ -261,7 +266,8 @@ export function chartSpec(results: BenchResults): Record<string, unknown> {
         ? `Users per second with ${cells[0]?.instances ?? '?'} service instances`
         : 'Users per second by strategy and concurrency',
       subtitle: [
-        `${environment.backend}, node ${environment.nodeVersion}, ${environment.cores} cores`,
+        `database: ${environment.backend}, node ${environment.nodeVersion}, ` +
+          `${environment.cores} cores, ${environment.cellSeconds} s per cell`,
         'Absolute figures vary between runs and machines; compare the ratios.',
       ],
     },
@@ -274,19 +280,34 @@ export function chartSpec(results: BenchResults): Record<string, unknown> {
         usersPerSecond: Math.round(c.usersPerSecond),
       })),
     },
-    mark: { type: 'bar', tooltip: true },
     encoding: {
       y: {
         field: 'label',
         type: 'nominal',
         title: null,
         sort: null,
-        axis: { labelLimit: 280 },
+        axis: { labelLimit: 400 },
       },
       yOffset: { field: 'concurrency', sort: null },
-      x: { field: 'usersPerSecond', type: 'quantitative', title: 'users per second' },
+      // Log scale: ratios are what to compare, and batches outrun single creates by far.
+      x: {
+        field: 'usersPerSecond',
+        type: 'quantitative',
+        title: 'users per second (log scale)',
+        scale: { type: 'log', domainMin: 1, clamp: true },
+      },
       color: { field: 'concurrency', type: 'nominal', title: 'concurrency', sort: null },
     },
+    layer: [
+      { mark: { type: 'bar', tooltip: true } },
+      {
+        mark: { type: 'text', align: 'left', dx: 3, fontSize: 9 },
+        encoding: {
+          text: { field: 'usersPerSecond', type: 'quantitative' },
+          color: { value: '#333' },
+        },
+      },
+    ],
   };
 }
 

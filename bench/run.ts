@@ -304,6 +304,7 @@ async function main(): Promise<void> {
       mode: options.instances !== null ? 'instances' : options.quick ? 'quick' : 'full',
       startedAt: new Date().toISOString(),
       backend: database.backend,
+      backendDescription: database.description,
       nodeVersion: process.version,
       ...(await versions(counting)),
       cores: cpus().length,

@@ -37,6 +37,7 @@ const environment: BenchResults['environment'] = {
   mode: 'full',
   startedAt: '2026-11-30T03:00:00.000Z',
   backend: 'standin',
+  backendDescription: 'the MongoDB wire-protocol stand-in (in-memory, not MongoDB)',
   serverVersion: '7.0.0',
   nodeVersion: 'v20.20.2',
   driverVersion: '7.9.0',
@@ -140,10 +141,14 @@ describe('counterModelTable', () => {
 describe('markdownReport', () => {
   it('names the backend, versions and cores, and says to compare ratios', () => {
     const report = markdownReport({ environment, cells: [cell('COUNTER', 1)] });
-    expect(report).toContain('standin');
+    expect(report).toContain('stand-in (in-memory, not MongoDB)');
     expect(report).toContain('mongodb driver 7.9.0');
     expect(report).toContain('2 cores');
-    expect(report).toContain('load average 0.5 at start, 1.5 at end');
+    expect(report).toContain('load average 0.5 at start, 1.5 at end\n');
+    const busy = { ...environment, loadAverage: { start: 9, end: 1 } };
+    expect(markdownReport({ environment: busy, cells: [] })).toContain(
+      'above the core count, so other work competed',
+    );
     expect(report).toContain(CAVEAT);
     expect(report).toMatch(/\| COUNTER \| 1 \| 1000 \| 5\.0 \| 20\.0 \| 2\.000 \|/);
     expect(report).toContain('| 0.50 / 0.25 / n/a |');
