@@ -30,11 +30,6 @@ async function main(): Promise<void> {
   const components = createComponents(client.db(config.MONGODB_DB), config);
   await components.users.ensureIndexes();
   const http = await startHttpServer(config, { client, components, logger });
-  logger.info(
-    { url: `${http.url}/graphql`, database: config.MONGODB_DB },
-    `service ready at ${http.url}/graphql`,
-  );
-
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -53,6 +48,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // Announced only once a signal would drain: whoever waits for this line may stop us at once.
+  logger.info(
+    { url: `${http.url}/graphql`, database: config.MONGODB_DB },
+    `service ready at ${http.url}/graphql`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -6,7 +6,7 @@
  */
 import { startStandin, type RunningStandin } from '../../src/standin';
 import { startTestService, type TestService } from '../support/service';
-import { startStallableDatabase, type StallableDatabase } from './stallable-database';
+import { startFaultyDatabase, type FaultyDatabase } from './faulty-database';
 
 const CREATE_USER = `mutation Create($name: String!) { createUser(input: { name: $name }) { user { id } } }`;
 const READY_POLLS = 60;
@@ -69,11 +69,11 @@ describe('when the database stops and comes back', () => {
 });
 
 describe('when the database stalls', () => {
-  let database: StallableDatabase;
+  let database: FaultyDatabase;
   let service: TestService;
 
   beforeAll(async () => {
-    database = await startStallableDatabase();
+    database = await startFaultyDatabase();
     service = await startTestService({
       mongodbUri: database.uri,
       env: { REQUEST_TIMEOUT_MS: '1000', DB_TIMEOUT_MS: '20000' },
@@ -86,7 +86,7 @@ describe('when the database stalls', () => {
   });
 
   test('a request is answered 503 SERVICE_UNAVAILABLE at REQUEST_TIMEOUT_MS, and the next one succeeds', async () => {
-    const stalled = await database.whileFindStalls(4_000, { times: 1 }, () =>
+    const stalled = await database.whileFind({ blockTimeMS: 4_000 }, { times: 1 }, () =>
       service.graphql(`{ user(id: "1") { id } }`),
     );
     expect(stalled.status).toBe(503);
@@ -102,7 +102,7 @@ describe('when the database stalls', () => {
       env: { REQUEST_TIMEOUT_MS: '30000', DB_TIMEOUT_MS: '1000' },
     });
     try {
-      const stalled = await database.whileFindStalls(3_000, 'alwaysOn', () =>
+      const stalled = await database.whileFind({ blockTimeMS: 3_000 }, 'alwaysOn', () =>
         quick.graphql(`{ user(id: "1") { id } }`),
       );
       expect(stalled.status).toBe(200);
@@ -113,5 +113,37 @@ describe('when the database stalls', () => {
     } finally {
       await quick.stop();
     }
+  });
+});
+
+describe('when the database fails in a way the service does not expect', () => {
+  let database: FaultyDatabase;
+  let services: TestService[];
+
+  beforeAll(async () => {
+    database = await startFaultyDatabase();
+    services = await Promise.all([
+      startTestService({ mongodbUri: database.uri }),
+      startTestService({ mongodbUri: database.uri, env: { NODE_ENV: 'production' } }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all(services.map((service) => service.stop()));
+    await database.stop();
+  });
+
+  test('the client gets INTERNAL_SERVER_ERROR with a generic message; production adds no detail', async () => {
+    const [dev, prod] = await database.whileFind({ errorCode: 2 }, 'alwaysOn', () =>
+      Promise.all(services.map((service) => service.graphql(`{ user(id: "1") { id } }`))),
+    );
+    for (const response of [dev, prod]) {
+      expect(response.body.errors?.[0]).toMatchObject({
+        message: 'Internal server error',
+        extensions: { code: 'INTERNAL_SERVER_ERROR' },
+      });
+    }
+    expect(String(dev.body.errors?.[0]?.extensions?.stacktrace)).toMatch(/MongoServerError/);
+    expect(JSON.stringify(prod.body)).not.toMatch(/failCommand|MongoServerError|stacktrace/);
   });
 });

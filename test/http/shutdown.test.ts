@@ -8,17 +8,16 @@ import path from 'node:path';
 import type { CommandStartedEvent } from 'mongodb';
 import { testMongoUri, uniqueDbName } from '../support/db';
 import { startTestService } from '../support/service';
-import { startStallableDatabase, type StallableDatabase } from './stallable-database';
+import { startFaultyDatabase, type FaultyDatabase } from './faulty-database';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 const PROCESS_TIMEOUT_MS = 60_000;
 
 describe('stop()', () => {
-  let database: StallableDatabase;
+  let database: FaultyDatabase;
 
   beforeAll(async () => {
-    database = await startStallableDatabase();
+    database = await startFaultyDatabase();
   });
 
   afterAll(async () => {
@@ -27,7 +26,7 @@ describe('stop()', () => {
 
   test('lets a request already in flight finish before the server closes', async () => {
     const service = await startTestService({ mongodbUri: database.uri });
-    const answer = await database.whileFindStalls(1_500, { times: 1 }, async () => {
+    const answer = await database.whileFind({ blockTimeMS: 1_500 }, { times: 1 }, async () => {
       const findStarted = new Promise<void>((resolve) => {
         const onCommand = (event: CommandStartedEvent) => {
           if (event.commandName !== 'find') return;
@@ -55,7 +54,9 @@ interface ProcessOutcome {
 /** Runs src/main.ts; `signal` is sent once it prints that it is ready. */
 function runMain(env: Record<string, string>, signal?: NodeJS.Signals): Promise<ProcessOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [path.join(ROOT, 'src', 'main.ts')], {
+    // tsx's loader in this very process: the `tsx` CLI would stand between the signal and main.ts
+    // and SIGKILL it when it does not confirm the relay within 30 ms (as on a busy machine).
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'main.ts')], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
