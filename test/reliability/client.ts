@@ -166,8 +166,9 @@ export function sendCreation(
   operation: CreationOperation,
   inputs: UserInput[],
   strategy: Strategy,
+  options: { timeoutMs?: number } = {},
 ): Promise<CreationResult> {
   return operation === 'createUser'
-    ? createUser(serviceUrl, inputs[0], strategy)
-    : createUsers(serviceUrl, inputs, strategy);
+    ? createUser(serviceUrl, inputs[0], strategy, options)
+    : createUsers(serviceUrl, inputs, strategy, options);
 }
