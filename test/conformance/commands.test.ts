@@ -4,24 +4,14 @@
  * query/update operators the service uses.
  */
 import { randomUUID } from 'node:crypto';
-import { Db, MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerError } from 'mongodb';
-import { connectTestClient, uniqueDbName } from '../support/db';
+import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerError } from 'mongodb';
+import { connectTestClient } from '../support/db';
+import { useConformanceDb } from './fixture';
 
-let client: MongoClient;
-let db: Db;
-
-beforeAll(async () => {
-  client = await connectTestClient();
-  db = client.db(uniqueDbName('conformance_commands'));
-});
-
-afterAll(async () => {
-  await db.dropDatabase();
-  await client.close();
-});
+const shared = useConformanceDb('conformance_commands');
 
 test('unordered insertMany with a duplicate in the middle inserts all the others and reports the index', async () => {
-  const coll = db.collection('bulk');
+  const coll = shared.db.collection('bulk');
   const docs = [1, 2, 3, 2, 5, 6].map((n) => ({ _id: n as never, n }));
   const error = await coll.insertMany(docs, { ordered: false }).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(MongoBulkWriteError);
@@ -30,13 +20,13 @@ test('unordered insertMany with a duplicate in the middle inserts all the others
   const writeErrors = Array.isArray(bulk.writeErrors) ? bulk.writeErrors : [bulk.writeErrors];
   expect(writeErrors.map((w) => [w.index, w.code])).toEqual([[3, 11000]]);
   expect(writeErrors[0].errmsg).toBe(
-    `E11000 duplicate key error collection: ${db.databaseName}.bulk index: _id_ dup key: { _id: 2 }`,
+    `E11000 duplicate key error collection: ${shared.db.databaseName}.bulk index: _id_ dup key: { _id: 2 }`,
   );
   expect(await coll.countDocuments({})).toBe(5);
 });
 
 test('ordered insertMany stops at the duplicate', async () => {
-  const coll = db.collection('bulk_ordered');
+  const coll = shared.db.collection('bulk_ordered');
   const docs = [1, 2, 2, 4].map((n) => ({ _id: n as never }));
   const error = await coll.insertMany(docs).catch((e: unknown) => e);
   expect((error as MongoBulkWriteError).insertedCount).toBe(2);
@@ -44,7 +34,7 @@ test('ordered insertMany stops at the duplicate', async () => {
 });
 
 test('an unknown command is refused with CommandNotFound', async () => {
-  const error = await db.command({ definitelyNotACommand: 1 }).catch((e: unknown) => e);
+  const error = await shared.db.command({ definitelyNotACommand: 1 }).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(MongoServerError);
   expect((error as MongoServerError).code).toBe(59);
   expect((error as MongoServerError).codeName).toBe('CommandNotFound');
@@ -59,7 +49,7 @@ describe('failCommand fail points, scoped to one client by appName', () => {
   });
 
   afterEach(async () => {
-    await client.db('admin').command({ configureFailPoint: 'failCommand', mode: 'off' });
+    await shared.client.db('admin').command({ configureFailPoint: 'failCommand', mode: 'off' });
   });
 
   afterAll(async () => {
@@ -67,8 +57,8 @@ describe('failCommand fail points, scoped to one client by appName', () => {
   });
 
   test('closeConnection is seen by the driver as a network error, then clears', async () => {
-    const coll = faulty.db(db.databaseName).collection('fp_close');
-    await client.db('admin').command({
+    const coll = faulty.db(shared.db.databaseName).collection('fp_close');
+    await shared.client.db('admin').command({
       configureFailPoint: 'failCommand',
       mode: { times: 1 },
       data: { failCommands: ['find'], closeConnection: true, appName },
@@ -79,7 +69,7 @@ describe('failCommand fail points, scoped to one client by appName', () => {
   });
 
   test('errorCode fails only the client with that appName, and errorLabels reach the driver', async () => {
-    await client.db('admin').command({
+    await shared.client.db('admin').command({
       configureFailPoint: 'failCommand',
       mode: 'alwaysOn',
       data: {
@@ -90,31 +80,31 @@ describe('failCommand fail points, scoped to one client by appName', () => {
       },
     });
     const error = await faulty
-      .db(db.databaseName)
+      .db(shared.db.databaseName)
       .collection('fp_error')
       .insertOne({ a: 1 })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MongoServerError);
     expect((error as MongoServerError).code).toBe(91);
     expect((error as MongoServerError).hasErrorLabel('RetryableWriteError')).toBe(true);
-    await expect(db.collection('fp_error').insertOne({ a: 2 })).resolves.toMatchObject({
+    await expect(shared.db.collection('fp_error').insertOne({ a: 2 })).resolves.toMatchObject({
       acknowledged: true,
     });
   });
 
   test('blockConnection delays the command, which then succeeds', async () => {
-    await client.db('admin').command({
+    await shared.client.db('admin').command({
       configureFailPoint: 'failCommand',
       mode: { times: 1 },
       data: { failCommands: ['ping'], blockConnection: true, blockTimeMS: 300, appName },
     });
     const started = Date.now();
-    await faulty.db(db.databaseName).command({ ping: 1 });
+    await faulty.db(shared.db.databaseName).command({ ping: 1 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
   });
 
   test('writeConcernError is attached to a write that still happened', async () => {
-    await client.db('admin').command({
+    await shared.client.db('admin').command({
       configureFailPoint: 'failCommand',
       mode: { times: 1 },
       data: {
@@ -123,17 +113,17 @@ describe('failCommand fail points, scoped to one client by appName', () => {
         appName,
       },
     });
-    const coll = faulty.db(db.databaseName).collection('fp_wce');
+    const coll = faulty.db(shared.db.databaseName).collection('fp_wce');
     const error = await coll.insertOne({ _id: 'w' as never }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MongoServerError);
     expect((error as MongoServerError).code).toBe(64);
-    expect(await db.collection('fp_wce').countDocuments({ _id: 'w' as never })).toBe(1);
+    expect(await shared.db.collection('fp_wce').countDocuments({ _id: 'w' as never })).toBe(1);
   });
 });
 
 describe('query and update operators', () => {
   beforeAll(async () => {
-    await db.collection('people').insertMany([
+    await shared.db.collection('people').insertMany([
       { _id: 1 as never, name: 'ada', age: 36, tags: ['math'], address: { city: 'london' } },
       { _id: 2 as never, name: 'alan', age: 41, tags: ['math', 'cs'], email: 'alan@example.com' },
       { _id: 3 as never, name: 'grace', age: 85, tags: [], email: null },
@@ -142,7 +132,7 @@ describe('query and update operators', () => {
   });
 
   async function ids(filter: object): Promise<number[]> {
-    const docs = await db.collection('people').find(filter).sort({ _id: 1 }).toArray();
+    const docs = await shared.db.collection('people').find(filter).sort({ _id: 1 }).toArray();
     return docs.map((doc) => doc._id as unknown as number);
   }
 
@@ -169,7 +159,7 @@ describe('query and update operators', () => {
   });
 
   test('sort, skip, limit and projection', async () => {
-    const docs = await db
+    const docs = await shared.db
       .collection('people')
       .find({ age: { $type: 'number' } }, { projection: { name: 1 } })
       .sort({ age: -1 })
@@ -183,7 +173,7 @@ describe('query and update operators', () => {
   });
 
   test('updateMany with $set, $unset and $min, then deleteMany', async () => {
-    const coll = db.collection('updates');
+    const coll = shared.db.collection('updates');
     await coll.insertMany([
       { _id: 1 as never, a: 5, b: 1 },
       { _id: 2 as never, a: 9, b: 1 },
@@ -202,26 +192,28 @@ describe('query and update operators', () => {
   });
 
   test('replaceOne with upsert takes the _id from the filter', async () => {
-    const coll = db.collection('replace');
+    const coll = shared.db.collection('replace');
     const result = await coll.replaceOne({ _id: 'r' as never }, { v: 1 }, { upsert: true });
     expect(result.upsertedId).toBe('r');
     expect(await coll.findOne({ _id: 'r' as never })).toEqual({ _id: 'r', v: 1 });
   });
 
   test('countDocuments with skip and limit goes through aggregate', async () => {
-    expect(await db.collection('people').countDocuments({ tags: 'math' })).toBe(2);
-    expect(await db.collection('people').countDocuments({}, { skip: 1, limit: 2 })).toBe(2);
+    expect(await shared.db.collection('people').countDocuments({ tags: 'math' })).toBe(2);
+    expect(await shared.db.collection('people').countDocuments({}, { skip: 1, limit: 2 })).toBe(2);
   });
 
   test('listIndexes and listCollections report what was created', async () => {
-    const coll = db.collection('indexed');
+    const coll = shared.db.collection('indexed');
     await coll.createIndex({ a: 1, b: -1 }, { name: 'a_b' });
     const indexes = await coll.listIndexes().toArray();
     expect(indexes.map((index) => [index.name, index.key])).toEqual([
       ['_id_', { _id: 1 }],
       ['a_b', { a: 1, b: -1 }],
     ]);
-    const names = (await db.listCollections({ name: 'indexed' }).toArray()).map((c) => c.name);
+    const names = (await shared.db.listCollections({ name: 'indexed' }).toArray()).map(
+      (c) => c.name,
+    );
     expect(names).toEqual(['indexed']);
   });
 });

@@ -3,24 +3,13 @@
  * atomic upsert-$inc under real concurrency, numeric type promotion through $inc, and the
  * guarded allocation filter ($expr with $add/$ifNull) the sequences component sends.
  */
-import { Double, Int32, Long, MongoClient, MongoServerError } from 'mongodb';
-import { connectTestClient, uniqueDbName } from '../support/db';
+import { Double, Int32, Long, MongoServerError } from 'mongodb';
+import { useConformanceDb } from './fixture';
 
-let client: MongoClient;
-let dbName: string;
-
-beforeAll(async () => {
-  client = await connectTestClient({ maxPoolSize: 50 });
-  dbName = uniqueDbName('conformance_counters');
-});
-
-afterAll(async () => {
-  await client.db(dbName).dropDatabase();
-  await client.close();
-});
+const shared = useConformanceDb('conformance_counters', { maxPoolSize: 50 });
 
 test('2,000 concurrent upsert $inc with returnDocument after return 2,000 distinct values and end at 2,000', async () => {
-  const counters = client.db(dbName).collection<{ _id: string; seq: number }>('concurrent');
+  const counters = shared.db.collection<{ _id: string; seq: number }>('concurrent');
   const results = await Promise.all(
     Array.from({ length: 2_000 }, () =>
       counters
@@ -55,7 +44,7 @@ describe('$inc keeps MongoDB numeric types', () => {
   const raw = { promoteValues: false } as const;
 
   async function incremented(start: unknown, by: unknown): Promise<unknown> {
-    const coll = client.db(dbName).collection('types');
+    const coll = shared.db.collection('types');
     const _id = `${Math.random()}`;
     await coll.insertOne({ _id: _id as never, n: start });
     await coll.updateOne({ _id: _id as never }, { $inc: { n: by as never } });
@@ -81,14 +70,14 @@ describe('$inc keeps MongoDB numeric types', () => {
   });
 
   test('$inc on a missing field sets the increment with its own type', async () => {
-    const coll = client.db(dbName).collection('types_missing');
+    const coll = shared.db.collection('types_missing');
     await coll.insertOne({ _id: 'm' as never });
     await coll.updateOne({ _id: 'm' as never }, { $inc: { n: Long.fromNumber(3) } });
     expect((await coll.findOne({ _id: 'm' as never }, raw))!.n).toEqual(Long.fromNumber(3));
   });
 
   test('$inc on a string is refused with TypeMismatch', async () => {
-    const coll = client.db(dbName).collection('types_string');
+    const coll = shared.db.collection('types_string');
     await coll.insertOne({ _id: 's' as never, n: 'text' });
     const error = await coll
       .updateOne({ _id: 's' as never }, { $inc: { n: 1 } })
@@ -102,8 +91,7 @@ describe('the guarded allocation the sequences component sends', () => {
   const MAX_SAFE = 9_007_199_254_740_991;
 
   function allocate(d: number) {
-    return client
-      .db(dbName)
+    return shared.db
       .collection<{ _id: string; seq: Long; step: number; max?: Long; name?: string }>('guarded')
       .findOneAndUpdate(
         {
@@ -123,16 +111,13 @@ describe('the guarded allocation the sequences component sends', () => {
     expect(error).toBeInstanceOf(MongoServerError);
     expect((error as MongoServerError).code).toBe(11000);
     expect((error as MongoServerError).keyPattern).toEqual({ _id: 1 });
-    const stored = await client
-      .db(dbName)
-      .collection('guarded')
-      .findOne({ _id: 'g' as never });
+    const stored = await shared.db.collection('guarded').findOne({ _id: 'g' as never });
     expect(stored!.seq).toBe(5);
   });
 });
 
 test('$max raises and never lowers, comparing numbers across types', async () => {
-  const coll = client.db(dbName).collection('max');
+  const coll = shared.db.collection('max');
   await coll.insertOne({ _id: 'x' as never, seq: Long.fromNumber(10) });
   await coll.updateOne({ _id: 'x' as never }, { $max: { seq: 7 } });
   expect((await coll.findOne({ _id: 'x' as never }))!.seq).toBe(10);

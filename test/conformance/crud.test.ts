@@ -2,38 +2,28 @@
  * Driver-level CRUD behaviour that must be identical on real MongoDB and the stand-in:
  * inserts, finds with getMore, findOneAndUpdate upserts, and E11000 error shapes.
  */
-import { Db, Long, MongoClient, MongoServerError } from 'mongodb';
-import { connectTestClient, uniqueDbName } from '../support/db';
+import { Long, MongoServerError } from 'mongodb';
+import { connectTestClient } from '../support/db';
+import { useConformanceDb } from './fixture';
 
-let client: MongoClient;
-let db: Db;
-
-beforeAll(async () => {
-  client = await connectTestClient();
-  db = client.db(uniqueDbName('conformance_crud'));
-});
-
-afterAll(async () => {
-  await db.dropDatabase();
-  await client.close();
-});
+const shared = useConformanceDb('conformance_crud');
 
 test('inserted documents come back from find with their values and types', async () => {
-  const items = db.collection('items');
+  const items = shared.db.collection('items');
   await items.insertOne({ _id: 1 as never, name: 'one', big: Long.fromString('9007199254740993') });
   const found = await items.find({ _id: 1 as never }).toArray();
   expect(found).toEqual([{ _id: 1, name: 'one', big: Long.fromString('9007199254740993') }]);
 });
 
 test('find over 450 documents spans several batches through getMore and returns all in order', async () => {
-  const many = db.collection('many');
+  const many = shared.db.collection('many');
   await many.insertMany(Array.from({ length: 450 }, (_, i) => ({ _id: i as never, i })));
   const commands: string[] = [];
   const listener = (event: { commandName: string }) => commands.push(event.commandName);
   const monitored = await connectTestClient({ monitorCommands: true });
   monitored.on('commandStarted', listener);
   const all = await monitored
-    .db(db.databaseName)
+    .db(shared.db.databaseName)
     .collection('many')
     .find({})
     .sort({ _id: 1 })
@@ -44,7 +34,7 @@ test('find over 450 documents spans several batches through getMore and returns 
 });
 
 test('findOneAndUpdate with upsert creates the document from the filter and returns the post-image', async () => {
-  const counters = db.collection<{ _id: string; seq: Long; name?: string }>('counters');
+  const counters = shared.db.collection<{ _id: string; seq: Long; name?: string }>('counters');
   const first = await counters.findOneAndUpdate(
     { _id: 'orders' },
     { $inc: { seq: Long.fromNumber(1) }, $setOnInsert: { name: 'orders' } },
@@ -61,7 +51,7 @@ test('findOneAndUpdate with upsert creates the document from the filter and retu
 });
 
 test('findOneAndUpdate returnDocument before returns the pre-image, or null when it upserted', async () => {
-  const coll = db.collection<{ _id: string; n: number }>('before');
+  const coll = shared.db.collection<{ _id: string; n: number }>('before');
   expect(
     await coll.findOneAndUpdate({ _id: 'a' }, { $inc: { n: 1 } }, { upsert: true }),
   ).toBeNull();
@@ -75,21 +65,21 @@ function duplicateKeyError(error: unknown): MongoServerError {
 }
 
 test('a duplicate _id on insert is E11000 naming the collection, index and key', async () => {
-  const coll = db.collection('dup_id');
+  const coll = shared.db.collection('dup_id');
   await coll.insertOne({ _id: 7 as never });
   const error = duplicateKeyError(
     await coll.insertOne({ _id: 7 as never }).catch((e: unknown) => e),
   );
   expect(error.code).toBe(11000);
   expect(error.message).toBe(
-    `E11000 duplicate key error collection: ${db.databaseName}.dup_id index: _id_ dup key: { _id: 7 }`,
+    `E11000 duplicate key error collection: ${shared.db.databaseName}.dup_id index: _id_ dup key: { _id: 7 }`,
   );
   expect(error.keyPattern).toEqual({ _id: 1 });
   expect(error.keyValue).toEqual({ _id: 7 });
 });
 
 test('a duplicate on a secondary unique index from findOneAndUpdate is DuplicateKey with keyPattern and keyValue', async () => {
-  const users = db.collection('users_unique');
+  const users = shared.db.collection('users_unique');
   await users.createIndex(
     { email: 1 },
     { unique: true, partialFilterExpression: { email: { $type: 'string' } } },
@@ -103,7 +93,7 @@ test('a duplicate on a secondary unique index from findOneAndUpdate is Duplicate
   expect(error.code).toBe(11000);
   expect(error.codeName).toBe('DuplicateKey');
   expect(error.message).toBe(
-    `E11000 duplicate key error collection: ${db.databaseName}.users_unique index: email_1 dup key: { email: "a@example.com" }`,
+    `E11000 duplicate key error collection: ${shared.db.databaseName}.users_unique index: email_1 dup key: { email: "a@example.com" }`,
   );
   expect(error.keyPattern).toEqual({ email: 1 });
   expect(error.keyValue).toEqual({ email: 'a@example.com' });
@@ -111,7 +101,7 @@ test('a duplicate on a secondary unique index from findOneAndUpdate is Duplicate
 });
 
 test('a partial unique index ignores documents outside its filter', async () => {
-  const users = db.collection('users_partial');
+  const users = shared.db.collection('users_partial');
   await users.createIndex(
     { email: 1 },
     { unique: true, partialFilterExpression: { email: { $type: 'string' } } },

@@ -23,7 +23,7 @@ function opMsg(
   body: object,
   options: { flags?: number; sequences?: Array<[string, object[]]>; checksum?: boolean } = {},
 ): Buffer {
-  const parts: Buffer[] = [];
+  const parts: Uint8Array[] = [];
   const flags = Buffer.alloc(4);
   flags.writeUInt32LE((options.flags ?? 0) | (options.checksum ? 1 : 0));
   parts.push(flags, Buffer.from([0]), BSON.serialize(body));
