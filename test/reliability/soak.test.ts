@@ -227,6 +227,6 @@ describe('soak: concurrent instances, strategies and retries on one database', (
       }
       expect(tally.replays).toBeGreaterThan(0);
     },
-    SECONDS * 1000 + 120_000,
+    SECONDS * 1000 + SATURATED_HANG_LIMIT_MS + 60_000,
   );
 });
