@@ -14,7 +14,7 @@ import { MongoClient, type MongoClientOptions, type WriteConcernSettings } from 
 import type { Config } from '../config.js';
 
 /** How long the driver looks for a usable server before an operation fails. */
-export const SERVER_SELECTION_TIMEOUT_MS = 2_000;
+const SERVER_SELECTION_TIMEOUT_MS = 2_000;
 
 export type DatabaseConfig = Pick<Config, 'DB_TIMEOUT_MS' | 'WRITE_CONCERN'>;
 

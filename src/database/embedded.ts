@@ -17,7 +17,7 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-export const EMBEDDED_DATA_DIR = path.resolve('.data');
+const EMBEDDED_DATA_DIR = path.resolve('.data');
 
 async function locateMongod(logger: Logger): Promise<string | undefined> {
   const { DryMongoBinary } = await import('mongodb-memory-server');

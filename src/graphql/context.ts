@@ -28,9 +28,7 @@ export interface GraphQLContext extends ServiceComponents {
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
 /** A checker for the Authorization header; null token means admin operations are closed. */
-export function adminCheck(
-  adminToken: string | undefined,
-): (headers: IncomingHttpHeaders) => boolean {
+function adminCheck(adminToken: string | undefined): (headers: IncomingHttpHeaders) => boolean {
   if (adminToken === undefined) return () => false;
   const expected = sha256(adminToken);
   return (headers) => {

@@ -33,7 +33,7 @@ export class ForbiddenError extends DomainError {
   readonly code = 'FORBIDDEN';
 }
 
-export const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
+const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
 const UNAVAILABLE_MESSAGE =
   'The database is unavailable right now; retry the request (with its idempotency key).';
 const INTERNAL_MESSAGE = 'Internal server error';
@@ -44,7 +44,7 @@ const TRANSIENT_SERVER_CODES = new Set([
 ]);
 
 /** True when the error says the database could not be used in time, not that the request was wrong. */
-export function isDatabaseUnavailable(err: unknown): boolean {
+function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof MongoError)) return false;
   if (
     err instanceof MongoNetworkError ||

@@ -23,7 +23,7 @@ import { resolvers } from './resolvers.js';
 import { loadTypeDefs } from './schema.js';
 
 /** The operation the Sandbox opens with, so a first visit can create a user with one click. */
-export const EXAMPLE_OPERATION = `# Create a user; its id comes from the chosen strategy (COUNTER, OPTIMISTIC_LOOP or BLOCK).
+const EXAMPLE_OPERATION = `# Create a user; its id comes from the chosen strategy (COUNTER, OPTIMISTIC_LOOP or BLOCK).
 mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {
   createUser(input: $input, strategy: $strategy) {
     user {
@@ -44,7 +44,7 @@ mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {
  * field and two levels of inviters costs about 11,600, three levels about 18,800. The limit lets
  * the first through and refuses the second (each level is one batched lookup, so two is plenty).
  */
-export const GRAPHQL_LIMITS = {
+const GRAPHQL_LIMITS = {
   maxDepth: 10,
   maxCost: 15_000,
   maxAliases: 15,

@@ -24,7 +24,7 @@ import { corsOptions } from './cors.js';
 import { batchLimit, jsonErrorHandler, requestTimeout } from './limits.js';
 
 /** How long `/ready` waits for the database's answer to a ping. */
-export const READY_PING_TIMEOUT_MS = 2_000;
+const READY_PING_TIMEOUT_MS = 2_000;
 
 export type AppConfig = Pick<
   Config,

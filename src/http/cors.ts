@@ -9,9 +9,9 @@ import type { CorsOptions } from 'cors';
 import type { Config } from '../config.js';
 
 /** The origin the embedded Sandbox (landing page) sends its requests from. */
-export const SANDBOX_ORIGIN = 'https://sandbox.embed.apollographql.com';
+const SANDBOX_ORIGIN = 'https://sandbox.embed.apollographql.com';
 
-export function allowedOrigins(config: Pick<Config, 'CORS_ORIGINS' | 'NODE_ENV'>): string[] | '*' {
+function allowedOrigins(config: Pick<Config, 'CORS_ORIGINS' | 'NODE_ENV'>): string[] | '*' {
   if (config.CORS_ORIGINS.includes('*')) return '*';
   const origins = config.CORS_ORIGINS.map((origin) => new URL(origin).origin);
   return config.NODE_ENV === 'production' ? origins : [...origins, SANDBOX_ORIGIN];

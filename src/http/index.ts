@@ -1,7 +1,6 @@
-/** The HTTP face of the service: the express app and the server that runs it. */
-export { createApp, READY_PING_TIMEOUT_MS } from './app.js';
+/** The HTTP face of the service: its components, the express app and the server that runs it. */
+export { createApp } from './app.js';
 export type { AppDeps } from './app.js';
 export { startHttpServer } from './server.js';
 export type { HttpServerDeps, RunningHttpServer } from './server.js';
-export { MAX_BATCH_OPERATIONS } from './limits.js';
 export { createComponents } from './components.js';

@@ -9,9 +9,9 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from '../logger.js';
 
-export const MAX_BATCH_OPERATIONS = 10;
+const MAX_BATCH_OPERATIONS = 10;
 
-export function sendError(res: Response, status: number, code: string, message: string): void {
+function sendError(res: Response, status: number, code: string, message: string): void {
   res.status(status).json({ errors: [{ message, extensions: { code } }] });
 }
 
