@@ -191,6 +191,19 @@ describe('query and update operators', () => {
     expect((await coll.deleteMany({ c: 'x' })).deletedCount).toBe(2);
   });
 
+  test('an update that changes nothing matches but does not count as modified', async () => {
+    const coll = shared.db.collection('noop');
+    await coll.insertOne({ _id: 1 as never, a: 1 });
+    expect(await coll.updateOne({ _id: 1 as never }, { $set: { a: 1 } })).toMatchObject({
+      matchedCount: 1,
+      modifiedCount: 0,
+    });
+    expect(await coll.updateOne({ _id: 1 as never }, { $set: { a: 2 } })).toMatchObject({
+      matchedCount: 1,
+      modifiedCount: 1,
+    });
+  });
+
   test('replaceOne with upsert takes the _id from the filter', async () => {
     const coll = shared.db.collection('replace');
     const result = await coll.replaceOne({ _id: 'r' as never }, { v: 1 }, { upsert: true });

@@ -3,7 +3,8 @@
  * by name rather than answered with invented values.
  */
 import { CommandDefinition } from './context';
-import { unsupported } from './engine/errors';
+import { CommandError, unsupported } from './engine/errors';
+import { isPlainDocument } from './engine/values';
 
 const PARAMETERS: Record<string, unknown> = {
   featureCompatibilityVersion: { version: '7.0' },
@@ -15,12 +16,12 @@ export const getParameter: CommandDefinition = {
   name: 'getParameter',
   fields: Object.keys(PARAMETERS),
   run(command) {
-    const reply: Record<string, unknown> = {};
-    for (const name of Object.keys(command)) {
-      if (name === 'getParameter' || name.startsWith('$') || name === 'lsid') continue;
-      if (!(name in PARAMETERS)) throw unsupported(`getParameter ${name}`);
-      reply[name] = PARAMETERS[name];
+    if (command.getParameter === '*' || isPlainDocument(command.getParameter)) {
+      throw unsupported("getParameter '*' and getParameter with options");
     }
+    const reply: Record<string, unknown> = {};
+    for (const name of Object.keys(PARAMETERS)) if (name in command) reply[name] = PARAMETERS[name];
+    if (Object.keys(reply).length === 0) throw new CommandError(72, 'no option found to get');
     return { ...reply, ok: 1 };
   },
 };

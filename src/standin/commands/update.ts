@@ -6,7 +6,7 @@
 import { collectionNameOf, CommandDefinition } from './context';
 import { badValue, unsupported } from './engine/errors';
 import { runQuery } from './engine/query';
-import { Document, indexKeyOf, isPlainDocument } from './engine/values';
+import { Document, isPlainDocument, sameBson } from './engine/values';
 import { updateDocument, upsertDocument } from './engine/writes';
 import { WriteErrors } from './write-errors';
 
@@ -46,7 +46,7 @@ export const update: CommandDefinition = {
         for (const doc of found) {
           const next = updateDocument(collection, doc, statement.u);
           matched++;
-          if (indexKeyOf(next) !== indexKeyOf(doc)) modified++;
+          if (!sameBson(next, doc)) modified++;
         }
         if (found.length === 0 && statement.upsert === true) {
           upserted.push({ index, _id: upsertDocument(collection, filter, statement.u)._id });

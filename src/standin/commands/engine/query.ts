@@ -9,7 +9,7 @@ import { Collection } from './collection';
 import { Index } from './indexes';
 import { compileFilter, equalityFields } from './matcher';
 import { comparatorFor, parseSort } from './sort';
-import { Document, indexKeyOf, isPlainDocument } from './values';
+import { compareValues, Document, indexKeyOf, isPlainDocument } from './values';
 
 export interface QueryOptions {
   sort?: Document | null;
@@ -23,8 +23,12 @@ function isPlainValue(value: unknown): boolean {
 }
 
 function idCandidates(collection: Collection, filter: Document): Document[] | null {
-  const id = filter._id;
-  if (id === undefined) return null;
+  const condition = filter._id;
+  if (condition === undefined) return null;
+  const id =
+    isPlainDocument(condition) && Object.keys(condition).length === 1 && '$eq' in condition
+      ? condition.$eq
+      : condition;
   if (isPlainValue(id) && !Array.isArray(id)) {
     const doc = collection.byId(id);
     return doc ? [doc] : [];
@@ -40,7 +44,8 @@ function idCandidates(collection: Collection, filter: Document): Document[] | nu
         docs.push(doc);
       }
     }
-    return docs;
+    // mongod answers an `_id: {$in}` from the _id index, so unsorted results come in _id order.
+    return docs.sort((a, b) => compareValues(a._id, b._id));
   }
   return null;
 }

@@ -11,6 +11,7 @@
  */
 import {
   Binary,
+  BSON,
   BSONRegExp,
   BSONSymbol,
   Decimal128,
@@ -208,6 +209,11 @@ export function formatDocument(doc: Document): string {
   const entries = Object.entries(doc);
   if (entries.length === 0) return '{}';
   return `{ ${entries.map(([k, v]) => `${k}: ${formatValue(v)}`).join(', ')} }`;
+}
+
+/** Byte-for-byte the same BSON (field order and numeric types included), as mongod decides "modified". */
+export function sameBson(a: Document, b: Document): boolean {
+  return Buffer.from(BSON.serialize(a)).equals(BSON.serialize(b));
 }
 
 /** Deep copy of the document tree; BSON value objects are immutable and shared. */
