@@ -72,6 +72,7 @@ describe('with the database unreachable', () => {
   beforeAll(async () => {
     service = await startTestService({
       mongodbUri: `mongodb://127.0.0.1:${await closedPort()}/?directConnection=true`,
+      ensureIndexes: false,
     });
   });
 

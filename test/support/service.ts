@@ -41,8 +41,10 @@ export interface TestService {
 export interface TestServiceOptions {
   dbName?: string;
   env?: Record<string, string>;
-  /** Another MongoDB to use instead of the harness's, e.g. a closed port to play an outage. */
+  /** Another MongoDB to use instead of the harness's, e.g. a private stand-in to stop. */
   mongodbUri?: string;
+  /** False to start without creating indexes, e.g. over a database that cannot be reached. */
+  ensureIndexes?: boolean;
 }
 
 /** POSTs one GraphQL operation as JSON; the body is parsed whatever the status. */
@@ -82,7 +84,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     monitorCommands: true,
   });
   const components = createComponents(client.db(dbName), config);
-  if (options.mongodbUri === undefined) await components.users.ensureIndexes();
+  if (options.ensureIndexes ?? true) await components.users.ensureIndexes();
   const http = await startHttpServer(config, {
     client,
     components,
