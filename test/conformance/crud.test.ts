@@ -109,3 +109,33 @@ test('a partial unique index ignores documents outside its filter', async () => 
   await users.insertMany([{ name: 'no email' }, { name: 'no email either' }, { email: null }]);
   expect(await users.countDocuments({})).toBe(3);
 });
+
+test('a missing field indexes as null in a non-partial unique index', async () => {
+  const coll = shared.db.collection('missing_as_null');
+  await coll.createIndex({ code: 1 }, { unique: true });
+  await coll.insertOne({ _id: 1 as never });
+  const error = await coll.insertOne({ _id: 2 as never }).catch((e: unknown) => e);
+  expect((error as MongoServerError).code).toBe(11000);
+  expect((error as MongoServerError).message).toMatch(/index: code_1 dup key: \{ code: null \}$/);
+  expect((error as MongoServerError).keyValue).toEqual({ code: null });
+});
+
+test('sorting mixes types in BSON order and compares numbers by value across types', async () => {
+  const coll = shared.db.collection('mixed_sort');
+  await coll.insertMany([
+    { _id: 1 as never, v: 'a' },
+    { _id: 2 as never, v: Long.fromNumber(3) },
+    { _id: 3 as never, v: null },
+    { _id: 4 as never, v: 1.5 },
+    { _id: 5 as never, v: 2 },
+    { _id: 6 as never, v: { x: 1 } },
+    { _id: 7 as never, v: true },
+  ]);
+  const ascending = await coll.find({}).sort({ v: 1 }).toArray();
+  expect(ascending.map((doc) => doc._id)).toEqual([3, 4, 5, 2, 1, 6, 7]);
+  const descending = await coll
+    .find({ v: { $gt: 1 } })
+    .sort({ v: -1 })
+    .toArray();
+  expect(descending.map((doc) => doc._id)).toEqual([2, 5, 4]);
+});

@@ -78,7 +78,10 @@ const GENERIC_FIELDS = new Set([
 const READ_CONCERN_LEVELS = new Set(['local', 'majority', 'available']);
 
 const TABLE = new Map<string, CommandDefinition>();
+/** per command, the fields it declares (absent for 'any') */
+const ALLOWED_FIELDS = new Map<CommandDefinition, ReadonlySet<string>>();
 for (const definition of DEFINITIONS) {
+  if (definition.fields !== 'any') ALLOWED_FIELDS.set(definition, new Set(definition.fields));
   for (const name of [definition.name, ...(definition.aliases ?? [])]) TABLE.set(name, definition);
 }
 
@@ -115,8 +118,8 @@ export function runCommand(command: Document, context: CommandContext): Document
     }
     if (command.startTransaction !== undefined || command.autocommit !== undefined)
       throw unsupported('transactions');
-    if (definition.fields !== 'any') {
-      const allowed = new Set(definition.fields);
+    const allowed = ALLOWED_FIELDS.get(definition);
+    if (allowed) {
       for (const field of Object.keys(command).slice(1)) {
         if (!GENERIC_FIELDS.has(field) && !allowed.has(field))
           throw unsupported(`the field '${field}' of ${name}`);
