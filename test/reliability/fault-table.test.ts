@@ -449,7 +449,7 @@ function appNameOf(service: TestService): string {
 
 /** A replica set or mongos: the driver then retries one retryable write error by itself. */
 async function supportsRetryableWrites(client: MongoClient): Promise<boolean> {
-  const hello = await client.db('admin').command({ hello: 1 }, { timeoutMS: 10_000 });
+  const hello = await client.db('admin').command({ hello: 1 });
   const replicated = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
   return replicated && typeof hello.logicalSessionTimeoutMinutes === 'number';
 }
