@@ -1,16 +1,20 @@
 /**
  * Open cursors: the remaining results of a find or aggregate, materialized when the command ran
  * (a snapshot: later writes do not change what getMore returns). Ids are Int64, never 0
- * (0 means "exhausted" on the wire). A cursor is dropped when drained or killed.
+ * (0 means "exhausted" on the wire). A cursor is dropped when drained, killed, or left idle
+ * for 10 minutes (mongod's default cursorTimeoutMillis), so abandoned cursors do not pin memory.
  */
 import { Long } from 'bson';
 import { CommandError } from './engine/errors';
 import { Document } from './engine/values';
 
+const IDLE_TIMEOUT_MS = 10 * 60 * 1000;
+
 interface OpenCursor {
   namespace: string;
   remaining: Document[];
   position: number;
+  lastUsed: number;
 }
 
 export interface CursorBatch {
@@ -32,8 +36,14 @@ export class CursorRegistry {
     const size = batchSize ?? 101;
     const batch = results.slice(0, size);
     if (single || batch.length >= results.length) return { batch, id: Long.ZERO };
+    this.dropIdle();
     const id = this.nextId++;
-    this.open.set(id.toString(), { namespace, remaining: results, position: batch.length });
+    this.open.set(id.toString(), {
+      namespace,
+      remaining: results,
+      position: batch.length,
+      lastUsed: Date.now(),
+    });
     return { batch, id: Long.fromBigInt(id) };
   }
 
@@ -48,6 +58,7 @@ export class CursorRegistry {
         `Requested getMore on namespace '${namespace}', but cursor belongs to a different namespace ${cursor.namespace}`,
       );
     }
+    cursor.lastUsed = Date.now();
     const end = batchSize ? cursor.position + batchSize : cursor.remaining.length;
     const batch = cursor.remaining.slice(cursor.position, end);
     cursor.position += batch.length;
@@ -66,7 +77,8 @@ export class CursorRegistry {
     return { killed, notFound };
   }
 
-  get openCount(): number {
-    return this.open.size;
+  private dropIdle(): void {
+    const oldest = Date.now() - IDLE_TIMEOUT_MS;
+    for (const [id, cursor] of this.open) if (cursor.lastUsed < oldest) this.open.delete(id);
   }
 }

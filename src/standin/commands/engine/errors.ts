@@ -38,8 +38,6 @@ export const ERROR_CODE_NAMES = {
   40415: 'Location40415',
 } as const satisfies Record<number, string>;
 
-export type KnownErrorCode = keyof typeof ERROR_CODE_NAMES;
-
 /** Name mongod uses for a code; codes it does not name here are reported as `Location<code>`. */
 export function codeNameOf(code: number): string {
   return (ERROR_CODE_NAMES as Record<number, string>)[code] ?? `Location${code}`;
