@@ -491,7 +491,6 @@ describe('fault table: every fault ends in success or a clear error, and nothing
     try {
       // On a private server the service's appName is not seen by the server: see fail-points.ts.
       const scope = server.scoped ? appNameOf(service) : null;
-      await service.components.users.ensureIndexes();
       const inputs = inputsFor(testCase);
       const faultSetAt = performance.now();
       await setFailPoint(client, scope, testCase.mode, testCase.fault);

@@ -77,8 +77,6 @@ describe('outage: the database stops during load and comes back', () => {
       mongodbUri: uri,
       env: { DB_TIMEOUT_MS: String(DB_TIMEOUT_MS), REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) },
     });
-    // With its own database the test service leaves the unique indexes to the caller.
-    await service.components.users.ensureIndexes();
     const answers: Answer[] = [];
     const failures: string[] = [];
     const healthDuringOutage: number[] = [];
