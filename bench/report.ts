@@ -215,7 +215,11 @@ export function counterModelTable(cells: CellResult[]): string {
         fixed(measured, 1),
         fixed(c.users === 0 ? null : (c.counterWrites ?? 0) / c.users, 4),
         fixed(model, 1),
-        fixed(model === 0 ? null : measured / model, 2),
+        // Counter writes come in whole blocks, and each instance may hold a block's worth of ids
+        // from before the cell: a cell with fewer users than that says nothing about the ratio.
+        c.users < c.instances * blockSize
+          ? `n/a (< ${c.instances} × ${blockSize} users)`
+          : fixed(model === 0 ? null : measured / model, 2),
       ];
     });
   return markdownTable(

@@ -136,6 +136,13 @@ describe('counterModelTable', () => {
       '1.20',
     ]);
   });
+
+  it('gives no ratio for a cell with fewer users than the instances hold in blocks', () => {
+    const table = counterModelTable([
+      cell('BLOCK', 64, { blockSize: 1000, instances: 4, users: 1300, counterWrites: 0 }),
+    ]);
+    expect(table).toContain('| n/a (< 4 × 1000 users) |');
+  });
 });
 
 describe('markdownReport', () => {
