@@ -10,7 +10,7 @@
  * COUNTER, each at concurrency 1, 8 and 64. `--instances K`: K processes per fleet, COUNTER and
  * BLOCK with block sizes 10, 100 and 1,000 at concurrency 64, with counter-document writes. Every
  * cell lasts a fixed time (2 s with `--quick`, 12 s otherwise). Writes the Markdown report to
- * stdout, `bench/results[-instances-K].{json,svg}`, progress to stderr; drops its databases at the
+ * stdout, `bench/results[-instances-K][-quick].{json,svg}`, progress to stderr; drops its databases at the
  * end. `--cpu-prof` runs the service processes under `node --cpu-prof`, profiles in
  * `bench/cpu-profiles/` (git-ignored).
  */
@@ -183,10 +183,13 @@ async function main(): Promise<void> {
     bar.stop();
     environment.loadAverage.end = loadavg()[0];
 
-    const base =
-      options.instances === null
-        ? join(__dirname, 'results')
-        : join(__dirname, `results-instances-${options.instances}`);
+    // A smoke run never overwrites the results of a full run.
+    const base = join(
+      __dirname,
+      options.instances !== null
+        ? `results-instances-${options.instances}${options.quick ? '-quick' : ''}`
+        : `results${options.quick ? '-quick' : ''}`,
+    );
     process.stdout.write(await writeReport({ environment, cells }, base));
     process.stderr.write(`bench: wrote ${base}.json and ${base}.svg\n`);
   } finally {
