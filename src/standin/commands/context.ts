@@ -59,6 +59,15 @@ export function optionalDocument(command: Document, field: string): Document | u
   return value;
 }
 
+/** A required array-of-documents field (insert.documents, update.updates, delete.deletes). */
+export function documentsOf(command: Document, field: string): Document[] {
+  const value = command[field];
+  if (!Array.isArray(value) || !value.every(isPlainDocument)) {
+    throw new CommandError(2, `${Object.keys(command)[0]}.${field} must be an array of documents`);
+  }
+  return value as Document[];
+}
+
 export function optionalNumber(command: Document, field: string): number | undefined {
   const value = command[field];
   if (value === undefined || value === null) return undefined;

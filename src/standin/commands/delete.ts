@@ -1,23 +1,20 @@
 /** `delete`: statements `{ q, limit }` (limit 0 = all matches, 1 = the first). */
-import { collectionNameOf, CommandDefinition } from './context';
+import { collectionNameOf, CommandDefinition, documentsOf } from './context';
 import { badValue, unsupported } from './engine/errors';
 import { runQuery } from './engine/query';
-import { Document, isPlainDocument, numberOf } from './engine/values';
+import { Document, numberOf } from './engine/values';
 import { WriteErrors } from './write-errors';
 
 export const deleteCommand: CommandDefinition = {
   name: 'delete',
   fields: ['deletes', 'ordered'],
   run(command, { server, database }) {
-    const statements = command.deletes;
-    if (!Array.isArray(statements) || !statements.every(isPlainDocument)) {
-      throw badValue('delete.deletes must be an array of documents');
-    }
+    const statements = documentsOf(command, 'deletes');
     const collection = server.store.get(database, collectionNameOf(command, 'delete'));
     const errors = new WriteErrors(command.ordered !== false);
     let removed = 0;
     for (let index = 0; index < statements.length; index++) {
-      const statement = statements[index] as Document;
+      const statement = statements[index];
       try {
         for (const field of Object.keys(statement)) {
           if (field !== 'q' && field !== 'limit')

@@ -3,19 +3,14 @@
  * at the first failure; unordered ones insert everything else. Failures are writeErrors with the
  * statement index (E11000 with keyPattern/keyValue), the command itself still ok: 1.
  */
-import { collectionNameOf, CommandDefinition } from './context';
-import { badValue } from './engine/errors';
-import { isPlainDocument } from './engine/values';
+import { collectionNameOf, CommandDefinition, documentsOf } from './context';
 import { WriteErrors } from './write-errors';
 
 export const insert: CommandDefinition = {
   name: 'insert',
   fields: ['documents', 'ordered', 'bypassDocumentValidation'],
   run(command, { server, database }) {
-    const documents = command.documents;
-    if (!Array.isArray(documents) || !documents.every(isPlainDocument)) {
-      throw badValue('insert.documents must be an array of documents');
-    }
+    const documents = documentsOf(command, 'documents');
     const { collection } = server.store.obtain(database, collectionNameOf(command, 'insert'));
     const errors = new WriteErrors(command.ordered !== false);
     let inserted = 0;

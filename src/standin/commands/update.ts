@@ -3,10 +3,10 @@
  * statements stop at the first failure; failures are writeErrors with the statement index.
  * Reports n (matched), nModified (actually changed) and upserted `{ index, _id }` entries.
  */
-import { collectionNameOf, CommandDefinition } from './context';
-import { badValue, unsupported } from './engine/errors';
+import { collectionNameOf, CommandDefinition, documentsOf } from './context';
+import { unsupported } from './engine/errors';
 import { runQuery } from './engine/query';
-import { Document, isPlainDocument, sameBson } from './engine/values';
+import { Document, sameBson } from './engine/values';
 import { updateDocument, upsertDocument } from './engine/writes';
 import { WriteErrors } from './write-errors';
 
@@ -24,17 +24,14 @@ export const update: CommandDefinition = {
   name: 'update',
   fields: ['updates', 'ordered', 'bypassDocumentValidation'],
   run(command, { server, database }) {
-    const statements = command.updates;
-    if (!Array.isArray(statements) || !statements.every(isPlainDocument)) {
-      throw badValue('update.updates must be an array of documents');
-    }
+    const statements = documentsOf(command, 'updates');
     const { collection } = server.store.obtain(database, collectionNameOf(command, 'update'));
     const errors = new WriteErrors(command.ordered !== false);
     const upserted: Document[] = [];
     let matched = 0;
     let modified = 0;
     for (let index = 0; index < statements.length; index++) {
-      const statement = statements[index] as Document;
+      const statement = statements[index];
       try {
         for (const field of Object.keys(statement)) {
           if (!STATEMENT_FIELDS.has(field) || field === 'collation' || field === 'arrayFilters') {
