@@ -4,9 +4,9 @@
  *
  * Contract: a database the bench starts runs in a child process of its own (this file, run as a
  * script), never in the bench process, so the load generator and the driver baselines do not share
- * an event loop with the server they measure. The child prints one JSON line `{ uri, backend, description }`
- * when ready and stops its database when its stdin closes or on SIGTERM, so it never outlives the
- * bench. Startup is bounded in time.
+ * an event loop with the server they measure. The child prints one JSON line
+ * `{ uri, backend, description }` when ready and stops its database when its stdin closes or on
+ * SIGTERM, so it never outlives the bench. Startup is bounded in time.
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';

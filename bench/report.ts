@@ -33,8 +33,10 @@ export interface CellResult {
   duplicateKeyRetriesPerUser: number | null;
   /** Requests that failed: transport errors, timeouts, non-2xx, or a GraphQL `errors` member. */
   failedRequests: number;
-  /** CPU milliseconds per created user: service process(es), database process, bench process
-   * (the driver's client side for driver cells, autocannon for service cells). Null: not measured. */
+  /**
+   * CPU milliseconds per created user: service process(es), database process, bench process (the
+   * driver's client side for driver cells, autocannon for service cells). Null: not measured.
+   */
   cpuMsPerUser: { service: number | null; database: number | null; client: number | null };
   /** Highest resident set size of any one service process during the cell. */
   peakRssMb: number | null;
@@ -68,7 +70,7 @@ export const CAVEAT =
   'Absolute figures vary between runs and machines (and here the database, the service and the ' +
   'load generator share the same cores); the ratios between rows of one run are what to compare.';
 
-/** CPU per user from a cell's CPU split; null where a side was not measured or nothing was created. */
+/** CPU per user from a cell's CPU split; null where unmeasured or nothing was created. */
 export function cpuPerUser(split: CpuSplit, users: number): CellResult['cpuMsPerUser'] {
   const per = (ms: number | null): number | null =>
     ms === null || users === 0 ? null : ms / users;
@@ -98,7 +100,8 @@ function environmentLines(env: RunEnvironment): string[] {
   return [
     `- Database: ${env.backendDescription} (reports version ${env.serverVersion})`,
     `- Node ${env.nodeVersion}, mongodb driver ${env.driverVersion}, service ${env.serviceVersion}`,
-    `- ${env.cores} cores (${env.cpuModel}); ${env.cellSeconds} s per cell; started ${env.startedAt}`,
+    `- ${env.cores} cores (${env.cpuModel}); ${env.cellSeconds} s per cell; ` +
+      `started ${env.startedAt}`,
     `- 1-minute load average ${env.loadAverage.start.toFixed(1)} at start, ` +
       `${env.loadAverage.end.toFixed(1)} at end` +
       (Math.max(env.loadAverage.start, env.loadAverage.end) > env.cores

@@ -10,8 +10,8 @@
  * COUNTER, each at concurrency 1, 8 and 64. `--instances K`: K processes per fleet, COUNTER and
  * BLOCK with block sizes 10, 100 and 1,000 at concurrency 64, with counter-document writes. Every
  * cell lasts a fixed time (2 s with `--quick`, 12 s otherwise). Writes the Markdown report to
- * stdout, `bench/results[-instances-K][-quick].{json,svg}`, progress to stderr; drops its databases at the
- * end. `--cpu-prof` runs the service processes under `node --cpu-prof`, profiles in
+ * stdout, `bench/results[-instances-K][-quick].{json,svg}`, progress to stderr; drops its
+ * databases at the end. `--cpu-prof` runs the service processes under `node --cpu-prof`, profiles in
  * `bench/cpu-profiles/` (git-ignored).
  */
 import { execFile } from 'node:child_process';

@@ -29,7 +29,7 @@ export interface ServiceFleet {
   processes: ServiceProcess[];
   /** Every process's `GET /metrics`, summed. */
   metrics(): Promise<MetricsSnapshot>;
-  /** Starts sampling RSS; the returned function stops it and gives the peak of any one process, MB. */
+  /** Starts sampling RSS; the returned function stops it and gives the peak of any process, MB. */
   sampleRss(): () => number;
   stop(): Promise<void>;
 }

@@ -123,7 +123,7 @@ describe('counterModelTable', () => {
       .split('\n')[2]
       .split('|')
       .map((c) => c.trim());
-    // label, instances, concurrency, users/s, writes, writes/s, writes/user, model, measured ÷ model
+    // label, instances, concurrency, users/s, writes, writes/s, writes/user, model, ratio
     expect(row.slice(1, 10)).toEqual([
       'BLOCK (block 100)',
       '4',
