@@ -49,7 +49,10 @@ describe('failCommand fail points, scoped to one client by appName', () => {
   });
 
   afterEach(async () => {
-    await shared.client.db('admin').command({ configureFailPoint: 'failCommand', mode: 'off' });
+    // Scoped: on the stand-in this clears only this client's setting (see src/standin/README.md).
+    await shared.client
+      .db('admin')
+      .command({ configureFailPoint: 'failCommand', mode: 'off', data: { appName } });
   });
 
   afterAll(async () => {
