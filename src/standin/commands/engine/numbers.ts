@@ -11,8 +11,6 @@ type NumericKind = 'int' | 'long' | 'double';
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 function kindOf(value: unknown): NumericKind {
   if (value instanceof Decimal128) throw unsupported('Decimal128 arithmetic');
@@ -23,8 +21,8 @@ function kindOf(value: unknown): NumericKind {
   return Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX ? 'int' : 'double';
 }
 
-function bigOf(value: unknown): bigint {
-  return value instanceof Long ? BigInt(value.toString()) : BigInt(numberOf(value));
+function longOf(value: unknown): Long {
+  return value instanceof Long ? value : Long.fromNumber(numberOf(value));
 }
 
 /** Result of a + b, or null when an Int64 result would overflow (the caller decides: error or double). */
@@ -36,8 +34,12 @@ export function addNumbers(a: unknown, b: unknown): Int32 | Long | Double | null
     const sum = numberOf(a) + numberOf(b);
     return sum >= INT32_MIN && sum <= INT32_MAX ? new Int32(sum) : Long.fromNumber(sum);
   }
-  const sum = bigOf(a) + bigOf(b);
-  return sum < INT64_MIN || sum > INT64_MAX ? null : Long.fromBigInt(sum);
+  const x = longOf(a);
+  const y = longOf(b);
+  const sum = x.add(y);
+  // Two's-complement overflow: operands of one sign giving a result of the other.
+  const overflowed = x.isNegative() === y.isNegative() && sum.isNegative() !== x.isNegative();
+  return overflowed ? null : sum;
 }
 
 /** a + b for aggregation expressions: Int64 overflow degrades to a Double, as in `$add`. */
