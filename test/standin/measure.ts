@@ -21,8 +21,8 @@ function cpuSeconds(pid: number): number {
 
 /**
  * Runs `total` operations with CONCURRENCY in flight. Besides the rate the driver saw, reports
- * the stand-in's own CPU time per operation: the rate one stand-in core could serve is
- * 1 / that, whatever else (the driver, other processes) competes for the machine.
+ * the CPU time per operation of the stand-in process and of this (driver) process: the rate one
+ * core could sustain for each side is 1 / that, whatever else competes for the machine.
  */
 async function throughput(
   serverPid: number,
@@ -32,6 +32,7 @@ async function throughput(
 ): Promise<void> {
   let next = 0;
   const serverCpuBefore = cpuSeconds(serverPid);
+  const driverCpuBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -40,6 +41,8 @@ async function throughput(
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const serverCpuMicros = ((cpuSeconds(serverPid) - serverCpuBefore) * 1e6) / total;
+  const driverCpu = process.cpuUsage(driverCpuBefore);
+  const driverCpuMicros = (driverCpu.user + driverCpu.system) / total;
   console.log(
     JSON.stringify({
       figure: name,
@@ -48,6 +51,7 @@ async function throughput(
       seconds: +seconds.toFixed(3),
       perSecond: Math.round(total / seconds),
       standinCpuMicrosPerOp: Math.round(serverCpuMicros),
+      driverCpuMicrosPerOp: Math.round(driverCpuMicros),
       loadAverage1m: os.loadavg()[0],
     }),
   );
