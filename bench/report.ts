@@ -145,6 +145,17 @@ export interface TargetCheck {
   target: string;
   measured: string;
   met: boolean | null;
+  /**
+   * For throughput ratios: the same ratio predicted from CPU time per user of all the run's
+   * processes, which other work on a shared machine disturbs far less than users per second.
+   */
+  byCpu: string;
+}
+
+/** CPU milliseconds per user summed over every measured process; null when none was measured. */
+export function totalCpuMsPerUser(cell: CellResult): number | null {
+  const sides = Object.values(cell.cpuMsPerUser).filter((ms): ms is number => ms !== null);
+  return sides.length === 0 ? null : sides.reduce((a, b) => a + b, 0);
 }
 
 const findCell = (cells: CellResult[], strategy: string, concurrency: number) =>
@@ -152,49 +163,63 @@ const findCell = (cells: CellResult[], strategy: string, concurrency: number) =>
 
 /** Issue 5's targets, each from cells of this run; `met` is null when a cell is missing. */
 export function targetChecks(cells: CellResult[], concurrency = 64): TargetCheck[] {
-  const counter = findCell(cells, 'COUNTER', concurrency);
-  const tutorial = findCell(cells, 'TUTORIAL_GET_NEXT_SEQUENCE', concurrency);
-  const block = findCell(cells, 'BLOCK', concurrency);
-  const batches = findCell(cells, 'CREATE_USERS_BATCH', concurrency);
-  const ratio = (a?: CellResult, b?: CellResult): number | null =>
-    a && b && b.usersPerSecond > 0 ? a.usersPerSecond / b.usersPerSecond : null;
-  const check = (target: string, value: number | null, measured: string, ok: boolean) => ({
-    target,
-    measured: value === null ? 'n/a' : measured,
-    met: value === null ? null : ok,
-  });
-  const counterVsTutorial = ratio(counter, tutorial);
-  const blockCommands = block?.commandsPerUser ?? null;
-  const blockVsCounter = ratio(block, counter);
-  const batchesVsCounter = ratio(batches, counter);
-  const rss = cells.map((c) => c.peakRssMb).filter((m): m is number => m !== null);
+  const at = (strategy: string) => findCell(cells, strategy, concurrency);
+  const c = concurrency;
+  /** `a`'s users/s over `b`'s, measured and as predicted by CPU per user, against `minimum`. */
+  const throughput = (
+    target: string,
+    a: string,
+    b: string,
+    minimum: number,
+    format: (ratio: number | null) => string,
+  ): TargetCheck => {
+    const [cellA, cellB] = [at(a), at(b)];
+    const ratio =
+      cellA && cellB && cellB.usersPerSecond > 0
+        ? cellA.usersPerSecond / cellB.usersPerSecond
+        : null;
+    const [cpuA, cpuB] = [cellA && totalCpuMsPerUser(cellA), cellB && totalCpuMsPerUser(cellB)];
+    const byCpu = cpuA && cpuB ? cpuB / cpuA : null;
+    return {
+      target,
+      measured: ratio === null ? 'n/a' : format(ratio),
+      met: ratio === null ? null : ratio >= minimum,
+      byCpu: byCpu === null ? 'n/a' : format(byCpu),
+    };
+  };
+  const percent = (ratio: number | null) => `${fixed((ratio ?? 0) * 100, 0)}%`;
+  const times = (ratio: number | null) => `${fixed(ratio, 2)}×`;
+  const blockCommands = at('BLOCK')?.commandsPerUser ?? null;
+  const rss = cells.map((cell) => cell.peakRssMb).filter((m): m is number => m !== null);
   const maxRss = rss.length === 0 ? null : Math.max(...rss);
   return [
-    check(
-      `COUNTER@${concurrency} ≥ 60% of the tutorial's raw driver loop`,
-      counterVsTutorial,
-      `${fixed((counterVsTutorial ?? 0) * 100, 0)}%`,
-      (counterVsTutorial ?? 0) >= 0.6,
+    throughput(
+      `COUNTER@${c} ≥ 60% of the tutorial's raw driver loop`,
+      'COUNTER',
+      'TUTORIAL_GET_NEXT_SEQUENCE',
+      0.6,
+      percent,
     ),
-    check(
-      `BLOCK ≤ 1.02 commands per user (@${concurrency})`,
-      blockCommands,
-      fixed(blockCommands, 3),
-      (blockCommands ?? Infinity) <= 1.02,
+    {
+      target: `BLOCK ≤ 1.02 commands per user (@${c})`,
+      measured: fixed(blockCommands, 3),
+      met: blockCommands === null ? null : blockCommands <= 1.02,
+      byCpu: '',
+    },
+    throughput(`BLOCK@${c} ≥ 1.5× COUNTER@${c} users/s`, 'BLOCK', 'COUNTER', 1.5, times),
+    throughput(
+      `createUsers batches@${c} ≥ 5× COUNTER@${c} users/s`,
+      'CREATE_USERS_BATCH',
+      'COUNTER',
+      5,
+      times,
     ),
-    check(
-      `BLOCK@${concurrency} ≥ 1.5× COUNTER@${concurrency} users/s`,
-      blockVsCounter,
-      `${fixed(blockVsCounter, 2)}×`,
-      (blockVsCounter ?? 0) >= 1.5,
-    ),
-    check(
-      `createUsers batches@${concurrency} ≥ 5× COUNTER@${concurrency} users/s`,
-      batchesVsCounter,
-      `${fixed(batchesVsCounter, 2)}×`,
-      (batchesVsCounter ?? 0) >= 5,
-    ),
-    check('Service RSS < 200 MB throughout', maxRss, `${fixed(maxRss, 0)} MB`, (maxRss ?? 0) < 200),
+    {
+      target: 'Service RSS < 200 MB throughout',
+      measured: maxRss === null ? 'n/a' : `${fixed(maxRss, 0)} MB`,
+      met: maxRss === null ? null : maxRss < 200,
+      byCpu: '',
+    },
   ];
 }
 
@@ -254,8 +279,8 @@ export function markdownReport(results: BenchResults): string {
     const targets = targetChecks(cells);
     sections.push(
       markdownTable(
-        ['Target (issue 5)', 'Measured', 'Verdict'],
-        targets.map((t) => [t.target, t.measured, verdict(t.met)]),
+        ['Target (issue 5)', 'Measured', 'Verdict', 'Same ratio from CPU per user'],
+        targets.map((t) => [t.target, t.measured, verdict(t.met), t.byCpu]),
       ),
     );
   }

@@ -88,6 +88,16 @@ describe('targetChecks', () => {
     expect(byTarget('60%')).toMatchObject({ measured: '70%', met: true });
   });
 
+  it('predicts each throughput ratio from the CPU time per user of all processes', () => {
+    const cpuCells = [
+      cell('COUNTER', 64, { cpuMsPerUser: { service: 2, database: 0.5, client: 0.5 } }),
+      cell('TUTORIAL_GET_NEXT_SEQUENCE', 64, {
+        cpuMsPerUser: { service: null, database: 0.25, client: 0.75 },
+      }),
+    ];
+    expect(targetChecks(cpuCells)[0]).toMatchObject({ byCpu: '33%' });
+  });
+
   it('flags a BLOCK cell above 1.02 commands per user and below 1.5× COUNTER', () => {
     expect(byTarget('1.02 commands')).toMatchObject({ measured: '1.030', met: false });
     expect(byTarget('1.5×')).toMatchObject({ measured: '1.43×', met: false });
