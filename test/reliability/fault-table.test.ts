@@ -43,8 +43,10 @@ const DB_TIMEOUT_MS = 1_500;
 /** How long a blocked connection stalls: well past the service's timeout. */
 const BLOCK_MS = 5_000;
 const BATCH_SIZE = 5;
-/** More than the driver's default pool of 100 connections, so some requests wait for one. */
+/** More than the driver's default pool of 100 connections, so requests wait for one. */
 const POOL_EXHAUSTING_REQUESTS = 110;
+/** A stall shorter than the service's connect and socket timeouts: slow, but it completes. */
+const STALL_MS = 1_000;
 /** How many of a concurrent case's retries are in flight at once (a fault-free, modest load). */
 const RETRY_CONCURRENCY = 10;
 
@@ -235,13 +237,14 @@ const cases: FaultCase[] = [
     allowedCodes: UNAVAILABLE,
   },
   {
-    name: 'COUNTER: 110 concurrent requests while every counter findAndModify is blocked (the connection pool runs dry)',
+    name: 'COUNTER: 110 concurrent requests while handshakes and counter updates each stall (the connection pool runs dry)',
     operation: 'createUser',
     strategy: 'COUNTER',
     concurrency: POOL_EXHAUSTING_REQUESTS,
     mode: 'alwaysOn',
-    // Longer: a queued request may wait for a connection, then for its own blocked command.
-    fault: blocked([COUNTER_UPDATE], 3 * BLOCK_MS),
+    // Connections are busy for a second each and new ones take a second to open (two at a time):
+    // most requests wait for a connection longer than the service's wait-queue timeout.
+    fault: blocked(['hello', 'isMaster', 'ismaster', COUNTER_UPDATE], STALL_MS),
     allowedCodes: UNAVAILABLE,
   },
   // OPTIMISTIC_LOOP: read the max _id, insert max + 1.
@@ -408,6 +411,7 @@ function inputsFor(testCase: FaultCase): UserInput[] {
 
 /** What one send of a case got: one item per input, the worst status, the slowest answer. */
 interface CaseResult {
+  results: CreationResult[];
   items: ItemOutcome[];
   worstStatus: number;
   slowestMs: number;
@@ -434,6 +438,7 @@ async function sendCase(
     }
   }
   return {
+    results,
     items: results.flatMap((result) => result.items),
     worstStatus: Math.max(...results.map((result) => result.http.status)),
     slowestMs: Math.max(...results.map((result) => result.http.elapsedMs)),
@@ -510,11 +515,20 @@ describe('fault table: every fault ends in success or a clear error, and nothing
         testCase.allowedCodes.length === 0 ||
         (testCase.retriedByDriver === true && retryableWrites);
       const allowed = mustSucceed ? [] : testCase.allowedCodes;
-      for (const item of first.items) {
-        if (item.code !== null) expect(allowed).toContain(item.code);
-      }
+      const unclear = first.results.flatMap((result) =>
+        result.items
+          .filter((item) => item.code !== null && !allowed.includes(item.code))
+          .map((item) => `${item.code}: ${JSON.stringify(result.http.body).slice(0, 400)}`),
+      );
+      expect({ unclear: unclear.length, first: unclear.slice(0, 3) }).toEqual({
+        unclear: 0,
+        first: [],
+      });
+      // One request whose own command is blocked is answered before the block ends.
       const blockMs = testCase.fault.blockTimeMS ?? 0;
-      if (blockMs > 0) expect(first.slowestMs).toBeLessThan(blockMs);
+      if (blockMs > 0 && testCase.concurrency === undefined) {
+        expect(first.slowestMs).toBeLessThan(blockMs);
+      }
       ledger.recordOutcomes(inputs, first.items);
 
       // Retries with the same keys: both succeed and agree on one user per key.
