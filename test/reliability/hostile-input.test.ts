@@ -77,8 +77,12 @@ const nextSequenceOf = (name: string, scope?: string) => gql(NEXT_SEQUENCE, { na
 const allocate = (name: string, count?: number, scope?: string) =>
   gql(ALLOCATE, { name, count, scope });
 const createSequenceWith = (input: object) => gql(CREATE_SEQUENCE, { input });
-const setSequence = (headers: Record<string, string>, name = 'userid', value: unknown = 1) =>
-  gql(SET_SEQUENCE, { name, value }, headers);
+const setSequence = (
+  headers: Record<string, string>,
+  name = 'userid',
+  value: unknown = 1,
+  scope?: string,
+) => gql(SET_SEQUENCE, { name, value, scope }, headers);
 
 const BAD_INPUT = 'BAD_USER_INPUT';
 const VALIDATION = 'GRAPHQL_VALIDATION_FAILED';
@@ -258,6 +262,10 @@ const cases: HostileCase[] = [
     '$where as the sequence set by an admin',
     setSequence(bearer(ADMIN_TOKEN), '$where', 5),
   ),
+  refusedInput(
+    '$gt as the scope set by an admin',
+    setSequence(bearer(ADMIN_TOKEN), 'userid', 5, '$gt'),
+  ),
   // Invalid sequence names.
   refusedInput('an empty sequence name', nextSequenceOf('')),
   refusedInput('a sequence name of 65 characters', allocate(`s${'x'.repeat(64)}`)),
@@ -294,6 +302,11 @@ const cases: HostileCase[] = [
   refusedInput('a page of 101 users', gql(USERS_PAGE, { first: 101 })),
   refusedInput('a page of 0 users', gql(USERS_PAGE, { first: 0 })),
   refusedInput('a page of -1 users', gql(USERS_PAGE, { first: -1 })),
+  {
+    name: 'a page of 2^31 users as a literal (beyond Int)',
+    request: gql('{ users(first: 2147483648) { edges { node { id } } } }'),
+    status: 400,
+  },
   refusedInput('a name of 101 characters', createUserWith({ name: 'n'.repeat(101) })),
   refusedInput('a name of only spaces', createUserWith({ name: '    ' })),
   refusedInput('a name with a NUL character', createUserWith({ name: 'a\u0000b' })),
