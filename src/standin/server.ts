@@ -13,7 +13,7 @@ import { CommandError } from './commands/engine/errors';
 import { Store } from './commands/engine/store';
 import { Document, isNumeric, numberOf } from './commands/engine/values';
 import { FailPoints, FailureAction } from './commands/fail-points';
-import { commandNameOf, errorReply, runCommand } from './commands/registry';
+import { commandNameOf, errorReply, failPointNameOf, runCommand } from './commands/registry';
 import { MessageFramer } from './wire/framer';
 import { CommandRequest, parseMessage, serializeReply } from './wire/messages';
 import { WireError } from './wire/wire-error';
@@ -102,7 +102,7 @@ export class StandinServer {
   ): Promise<void> {
     if (socket.destroyed) return;
     const request = parseMessage(message);
-    const name = commandNameOf(request.command);
+    const name = failPointNameOf(request.command);
     const failure = NEVER_FAILED.has(name)
       ? null
       : this.state.failPoints.take(name, connection.appName);

@@ -4,7 +4,7 @@ import { CommandContext } from '../../src/standin/commands/context';
 import { CursorRegistry } from '../../src/standin/commands/cursors';
 import { Store } from '../../src/standin/commands/engine/store';
 import { FailPoints } from '../../src/standin/commands/fail-points';
-import { runCommand } from '../../src/standin/commands/registry';
+import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
 
 function freshContext(database = 'db', appName?: string): CommandContext {
   return {
@@ -95,6 +95,13 @@ describe('fail point slots', () => {
     expect(context.server.failPoints.take('find', 'b')).toMatchObject({ errorCode: 2 });
     configure(context, 'off');
     expect(context.server.failPoints.take('find', 'b')).toBeNull();
+  });
+
+  test('fail points match mongod command names, not the alias sent (ismaster is isMaster, not hello)', () => {
+    expect(failPointNameOf({ ismaster: 1 })).toBe('isMaster');
+    expect(failPointNameOf({ isMaster: 1 })).toBe('isMaster');
+    expect(failPointNameOf({ hello: 1 })).toBe('hello');
+    expect(failPointNameOf({ findandmodify: 'c' })).toBe('findAndModify');
   });
 
   test('unknown fail points, modes and data fields are refused', () => {

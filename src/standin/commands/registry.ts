@@ -85,9 +85,23 @@ for (const definition of DEFINITIONS) {
   for (const name of [definition.name, ...(definition.aliases ?? [])]) TABLE.set(name, definition);
 }
 
-/** The command's name as the fail point and logs see it (first key of the document). */
+/** The command's name as sent (first key of the document). */
 export function commandNameOf(command: Document): string {
   return Object.keys(command)[0] ?? '';
+}
+
+/** mongod's aliases and the command each stands for (`hello` and `isMaster` are distinct commands). */
+const ALIAS_OF: Record<string, string> = {
+  ismaster: 'isMaster',
+  findandmodify: 'findAndModify',
+  buildinfo: 'buildInfo',
+  deleteIndexes: 'dropIndexes',
+};
+
+/** The name failCommand matches against: mongod's command name, never the alias that was sent. */
+export function failPointNameOf(command: Document): string {
+  const sent = commandNameOf(command);
+  return ALIAS_OF[sent] ?? sent;
 }
 
 function refuseUnsupportedGenerics(command: Document): void {
