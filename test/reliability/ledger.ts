@@ -38,7 +38,7 @@ export class Ledger {
     return this.byId.size;
   }
 
-  record(user: AcknowledgedUser): void {
+  private record(user: AcknowledgedUser): void {
     const earlier = this.byId.get(user.id);
     if (earlier && (earlier.idempotencyKey !== user.idempotencyKey || earlier.name !== user.name)) {
       this.conflicts.push(
