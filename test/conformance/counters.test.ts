@@ -1,7 +1,7 @@
 /**
  * The counter semantics the service relies on, identical on real MongoDB and the stand-in:
  * atomic upsert-$inc under real concurrency, numeric type promotion through $inc, and the
- * guarded allocation filter ($expr with $add/$ifNull) the sequences component sends.
+ * guarded allocation filter the sequences component sends (and mongod's refusal of $expr in upserts).
  */
 import { Double, Int32, Long, MongoServerError } from 'mongodb';
 import { useConformanceDb } from './fixture';
@@ -88,24 +88,21 @@ describe('$inc keeps MongoDB numeric types', () => {
 });
 
 describe('the guarded allocation the sequences component sends', () => {
-  const MAX_SAFE = 9_007_199_254_740_991;
+  const guarded = () =>
+    shared.db.collection<{ _id: string; seq: Long; step: number; name?: string }>('guarded');
 
-  function allocate(d: number) {
-    return shared.db
-      .collection<{ _id: string; seq: Long; step: number; max?: Long; name?: string }>('guarded')
-      .findOneAndUpdate(
-        {
-          _id: 'g',
-          step: 1,
-          $expr: { $lte: [{ $add: ['$seq', d] }, { $ifNull: ['$max', MAX_SAFE] }] },
-        },
-        { $inc: { seq: Long.fromNumber(d) }, $setOnInsert: { name: 'g', max: Long.fromNumber(5) } },
-        { upsert: true, returnDocument: 'after' },
-      );
+  // The shape of src/sequences' allocation: the cached definition in the filter, a range guard
+  // on `seq` (limit - d), and an upsert seeded from the equality fields only.
+  function allocate(d: number, limit = 5) {
+    return guarded().findOneAndUpdate(
+      { _id: 'g', step: 1, max: { $exists: false }, seq: { $lte: Long.fromNumber(limit - d) } },
+      { $inc: { seq: Long.fromNumber(d) }, $setOnInsert: { name: 'g' } },
+      { upsert: true, returnDocument: 'after' },
+    );
   }
 
-  test('upserts from the equality fields, allocates within max, then refuses with E11000 on _id', async () => {
-    expect(await allocate(3)).toEqual({ _id: 'g', step: 1, seq: 3, name: 'g', max: 5 });
+  test('upserts from the equality fields, allocates within the limit, then refuses with E11000 on _id', async () => {
+    expect(await allocate(3)).toEqual({ _id: 'g', step: 1, seq: 3, name: 'g' });
     expect((await allocate(2))!.seq).toBe(5);
     const error = await allocate(1).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MongoServerError);
@@ -113,6 +110,21 @@ describe('the guarded allocation the sequences component sends', () => {
     expect((error as MongoServerError).keyPattern).toEqual({ _id: 1 });
     const stored = await shared.db.collection('guarded').findOne({ _id: 'g' as never });
     expect(stored!.seq).toBe(5);
+  });
+
+  test('an upsert whose query uses $expr is refused (QueryFeatureNotAllowed), matching or not', async () => {
+    for (const _id of ['g', 'absent']) {
+      const error = await guarded()
+        .findOneAndUpdate(
+          { _id, $expr: { $lte: ['$seq', 100] } },
+          { $inc: { seq: Long.fromNumber(1) } },
+          { upsert: true, returnDocument: 'after' },
+        )
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MongoServerError);
+      expect((error as MongoServerError).code).toBe(224);
+    }
+    expect(await guarded().countDocuments({ _id: 'absent' })).toBe(0);
   });
 });
 

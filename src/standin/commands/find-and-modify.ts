@@ -9,7 +9,7 @@ import { badValue } from './engine/errors';
 import { compileProjection } from './engine/projection';
 import { runQuery } from './engine/query';
 import { Document } from './engine/values';
-import { updateDocument, upsertDocument } from './engine/writes';
+import { assertUpsertQueryAllowed, updateDocument, upsertDocument } from './engine/writes';
 
 export const findAndModify: CommandDefinition = {
   name: 'findAndModify',
@@ -38,6 +38,7 @@ export const findAndModify: CommandDefinition = {
     }
     if (!remove && command.update === undefined)
       throw badValue('Either an update or remove=true must be specified');
+    if (upsert) assertUpsertQueryAllowed(query);
     const project = compileProjection(optionalDocument(command, 'fields'));
     const collection = upsert
       ? server.store.obtain(database, name).collection

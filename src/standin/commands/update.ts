@@ -7,7 +7,7 @@ import { collectionNameOf, CommandDefinition, documentsOf } from './context';
 import { unsupported } from './engine/errors';
 import { runQuery } from './engine/query';
 import { Document, sameBson } from './engine/values';
-import { updateDocument, upsertDocument } from './engine/writes';
+import { assertUpsertQueryAllowed, updateDocument, upsertDocument } from './engine/writes';
 import { WriteErrors } from './write-errors';
 
 const STATEMENT_FIELDS = new Set([
@@ -39,6 +39,7 @@ export const update: CommandDefinition = {
           }
         }
         const filter = statement.q as Document | undefined;
+        if (statement.upsert === true) assertUpsertQueryAllowed(filter);
         const found = runQuery(collection, filter, { limit: statement.multi === true ? 0 : 1 });
         for (const doc of found) {
           const next = updateDocument(collection, doc, statement.u);

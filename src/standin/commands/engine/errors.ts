@@ -34,6 +34,7 @@ export const ERROR_CODE_NAMES = {
   13435: 'NotPrimaryNoSecondaryOk',
   13436: 'NotPrimaryOrSecondary',
   189: 'PrimarySteppedDown',
+  224: 'QueryFeatureNotAllowed',
   262: 'ExceededTimeLimit',
   40415: 'Location40415',
 } as const satisfies Record<number, string>;

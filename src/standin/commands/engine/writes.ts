@@ -3,8 +3,11 @@
  * updating a stored document (copy-on-write; the old and new images are both stable snapshots)
  * and upserting (the query's equality fields, then the update applied as an insert, including
  * $setOnInsert). Unique-index conflicts surface as E11000 and leave the store unchanged.
+ * Like mongod, an upsert whose query uses `$expr` is refused when the command is parsed
+ * (QueryFeatureNotAllowed, 224), whether or not a document matches.
  */
 import { Collection } from './collection';
+import { CommandError } from './errors';
 import { equalityFields } from './matcher';
 import { applyUpdate, upsertSeed } from './update';
 import { Document } from './values';
@@ -17,6 +20,13 @@ export function updateDocument(
   const next = applyUpdate(current, update);
   collection.replace(current, next);
   return next;
+}
+
+/** Called for every upserting statement before it runs: mongod refuses `$expr` in its query. */
+export function assertUpsertQueryAllowed(filter: Document | undefined): void {
+  if (filter && '$expr' in filter) {
+    throw new CommandError(224, '$expr is not allowed in the query predicate for an upsert');
+  }
 }
 
 export function upsertDocument(
