@@ -43,10 +43,20 @@ const TRANSIENT_SERVER_CODES = new Set([
   6, 7, 50, 64, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436,
 ]);
 
+/**
+ * Pool errors the driver does not export as classes: no connection free within waitQueueTimeoutMS,
+ * or the pool closed under the request (shutdown, failover).
+ */
+const UNAVAILABLE_DRIVER_ERROR_NAMES = new Set([
+  'MongoWaitQueueTimeoutError',
+  'MongoPoolClosedError',
+]);
+
 /** True when the error says the database could not be used in time, not that the request was wrong. */
 function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof MongoError)) return false;
   if (
+    UNAVAILABLE_DRIVER_ERROR_NAMES.has(err.name) ||
     err instanceof MongoNetworkError ||
     err instanceof MongoServerSelectionError ||
     err instanceof MongoOperationTimeoutError ||
