@@ -91,6 +91,11 @@ export function latencySummary(latenciesMs: number[]): { p50Ms: number; p99Ms: n
 const fixed = (value: number | null | undefined, digits: number): string =>
   value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
 
+const cpuSplit = (c: CellResult): string =>
+  [c.cpuMsPerUser.service, c.cpuMsPerUser.database, c.cpuMsPerUser.client]
+    .map((ms) => fixed(ms, 2))
+    .join(' / ');
+
 function markdownTable(header: string[], rows: string[][]): string {
   const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
@@ -132,9 +137,7 @@ export function cellsTable(cells: CellResult[]): string {
     fixed(c.p99Ms, 1),
     fixed(c.commandsPerUser, 3),
     fixed(c.duplicateKeyRetriesPerUser, 3),
-    [c.cpuMsPerUser.service, c.cpuMsPerUser.database, c.cpuMsPerUser.client]
-      .map((ms) => fixed(ms, 2))
-      .join(' / '),
+    cpuSplit(c),
     fixed(c.peakRssMb, 0),
     String(c.failedRequests),
   ]);
@@ -248,6 +251,8 @@ export function counterModelTable(cells: CellResult[]): string {
         c.users < c.instances * blockSize
           ? `n/a (< ${c.instances} × ${blockSize} users)`
           : fixed(model === 0 ? null : measured / model, 2),
+        cpuSplit(c),
+        fixed(c.peakRssMb, 0),
       ];
     });
   return markdownTable(
@@ -261,6 +266,8 @@ export function counterModelTable(cells: CellResult[]): string {
       'Counter writes/user',
       'Model: users/s ÷ block size',
       'Measured ÷ model',
+      'CPU ms/user (service / db / client)',
+      'Peak RSS MB',
     ],
     rows,
   );
