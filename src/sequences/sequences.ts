@@ -18,6 +18,8 @@
  * - Definitions never change once a counter exists, so each process caches them; a counter
  *   deleted and re-created elsewhere with another step or max is caught by the filter, which names
  *   both (values always come from the stored `seq`, so a different `start` needs no catching).
+ * - `releaseUnused` is the one write that moves `seq` down without an admin: only a range that is
+ *   still the newest of its sequence (`seq` equals its `last`), which nobody else can hold.
  * - Every write uses the configured write concern (default `majority`), so a failover cannot roll
  *   back an acknowledged `$inc` and reissue its values. Every command carries `maxTimeMS`
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
@@ -264,6 +266,34 @@ export class Sequences {
       }
     }
     throw contention(resolved, 'Repairing');
+  }
+
+  /**
+   * Gives back a range this process allocated and never stored, when it is still the newest of its
+   * sequence: a compare-and-set `seq == range.last` that moves `seq` down by what the range took.
+   * True when the range was given back (its values will be issued again), false when the counter
+   * has moved since (another allocation, a repair, a set): the range then stays a gap.
+   *
+   * Why it is safe: values are only given back from the top of the counter, so `seq` still being
+   * `range.last` means every value issued after this range was given back too; nobody holds any of
+   * them. The caller's duty is that none of the range's values was stored (or is in use) anywhere.
+   * Under concurrency the compare fails and the gap stays; it never issues a value twice.
+   */
+  async releaseUnused(
+    key: SequenceKey,
+    range: AllocatedRange,
+    tally?: CommandTally,
+  ): Promise<boolean> {
+    const resolved = resolveKey(key);
+    countCommand(tally);
+    const { modifiedCount } = await this.counters.updateOne(
+      { _id: resolved.id, seq: toLong(range.last) },
+      { $inc: { seq: toLong(-range.step * range.count) }, $set: { updatedAt: new Date() } },
+      { maxTimeMS: this.maxTimeMS },
+    );
+    if (modifiedCount === 0) return false;
+    this.onCounterWrite?.({ name: resolved.name, scope: resolved.scope });
+    return true;
   }
 
   /**

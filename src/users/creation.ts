@@ -8,7 +8,9 @@
  *    (skipped when no item has one). A stored key replays its user (same input) or is refused.
  * 3. Inside the batch, a later item repeating an earlier item's key follows that item's outcome,
  *    and a later item repeating an earlier item's email fails without taking an id.
- * 4. Insert the rest with fresh ids (see `fresh-ids.ts`).
+ * 4. Insert the rest with fresh ids (see `fresh-ids.ts`). An insert refused for its email or key
+ *    gives its id back where that is safe (see `id-sources.ts`), so sequential requests keep
+ *    consecutive ids; under concurrency, or inside a batch, such an id may remain a gap.
  * 5. An insert refused on the idempotency key (or on the email, which the same input also
  *    repeats) lost a race to a concurrent request with that key: its stored user is read once and
  *    returned as a replay, so concurrent first requests with one key create exactly one user.

@@ -5,14 +5,17 @@
  * pending, so a batch of n costs 2 commands when nothing collides, like a single user. Only a
  * duplicate `_id` is retried (bounded by the source's `maxRounds`); a duplicate email or
  * idempotency key is reported for the caller to resolve, never retried, since another id cannot
- * fix it. A document is stored at most once: it is retried only after the server refused it.
+ * fix it; its id was stored nowhere, so it is given back to the source (which keeps what it safely
+ * can; see `id-sources.ts`) before anything else happens in the round. That costs a command only
+ * when an insert was refused, never on the success path. A document is stored at most once: it is
+ * retried only after the server refused it.
  */
 import { Long } from 'bson';
 import type { Collection } from 'mongodb';
 import { DomainError } from '../errors.js';
 import type { CreationCost } from './cost.js';
 import { IdContentionError } from './errors.js';
-import type { IdSource } from './id-sources.js';
+import type { IdSource, TakenIds } from './id-sources.js';
 import { insertUnordered } from './insert.js';
 import type { UserDocument } from './model.js';
 
@@ -42,28 +45,33 @@ export async function insertWithFreshIds(
   let pending = unsaved.map((_, position) => position);
 
   for (let round = 1; pending.length > 0; round += 1) {
-    let ids: number[];
+    let taken: TakenIds;
     try {
-      ids = await source.take(pending.length, cost);
+      taken = await source.take(pending.length, cost);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       for (const position of pending) results[position] = { error: err };
       break;
     }
     const docs = pending.map((position, k) => ({
-      _id: Long.fromNumber(ids[k]),
+      _id: Long.fromNumber(taken.ids[k]),
       ...unsaved[position],
     }));
     const refused = await insertUnordered(users, docs, cost);
 
     const collided: number[] = [];
+    const unstored = new Set<number>();
     pending.forEach((position, k) => {
       attempts[position] += 1;
       const field = refused.get(k);
       if (field === undefined) results[position] = { created: docs[k] };
       else if (field === '_id') collided.push(position);
-      else results[position] = { duplicateOn: field };
+      else {
+        results[position] = { duplicateOn: field };
+        unstored.add(k);
+      }
     });
+    if (unstored.size > 0) await taken.giveBack(unstored, cost);
     if (collided.length > 0 && round >= source.maxRounds) {
       for (const position of collided) {
         results[position] = { error: new IdContentionError(attempts[position]) };
