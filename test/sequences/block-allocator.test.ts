@@ -73,6 +73,31 @@ describe('BlockAllocator', () => {
     expect(await blocks.take(1)).toEqual([301]);
   });
 
+  test('values given back are handed out again before the block, lowest first, without a command', async () => {
+    const db = bed.db();
+    const blocks = new BlockAllocator(bed.sequences(db), userid, 10);
+    expect(await blocks.take(5)).toEqual([1, 2, 3, 4, 5]);
+    blocks.giveBack([4, 2]);
+    let taken: number[][] = [];
+    const allocations = await bed.countCommands(db, 'findAndModify', async () => {
+      taken = [await blocks.take(1), await blocks.take(3)];
+    });
+    expect(allocations).toBe(0);
+    expect(taken).toEqual([[2], [4, 6, 7]]);
+  });
+
+  test('a refill landing after a give-back keeps the given-back values; discardBlock drops them', async () => {
+    const blocks = new BlockAllocator(bed.sequences(bed.db()), userid, 2);
+    expect(await blocks.take(2)).toEqual([1, 2]);
+    const refilling = blocks.take(1);
+    blocks.giveBack([1]);
+    expect(await refilling).toEqual([3]);
+    expect(await blocks.take(2)).toEqual([1, 4]);
+    blocks.giveBack([4, 1]);
+    blocks.discardBlock();
+    expect(await blocks.take(1)).toEqual([5]);
+  });
+
   test('near max a refill shrinks to what is needed; past max every waiter gets SEQUENCE_EXHAUSTED', async () => {
     const sequences = bed.sequences(bed.db());
     await sequences.create({ name: 'seat', max: 151 });

@@ -3,9 +3,10 @@
  * database the harness picked; a fresh database per test; and a count of the commands of one name
  * sent to it, from the driver's own events.
  */
-import { MongoClient, type CommandStartedEvent, type Db, type Int32, type Long } from 'mongodb';
+import type { CommandStartedEvent, Db, Int32, Long, MongoClient } from 'mongodb';
 import { Sequences, type SequencesOptions } from '../../src/sequences';
-import { uniqueDbName } from '../support/db';
+import { commandsSentTo } from '../support/commands';
+import { connectTestClient, uniqueDbName } from '../support/db';
 
 export const userid = { name: 'userid' };
 
@@ -16,10 +17,7 @@ export class SequencesTestBed {
   static forThisFile(): SequencesTestBed {
     const bed = new SequencesTestBed();
     beforeAll(async () => {
-      const uri = process.env.TEST_MONGODB_URI;
-      if (uri === undefined) throw new Error('TEST_MONGODB_URI is not set: run through jest');
-      bed.connected = new MongoClient(uri, { monitorCommands: true, timeoutMS: 20_000 });
-      await bed.connected.connect();
+      bed.connected = await connectTestClient({ monitorCommands: true });
     });
     afterAll(async () => {
       await bed.connected?.close();
@@ -43,18 +41,8 @@ export class SequencesTestBed {
   }
 
   /** The commands sent to `db` while `run` ran, in order. */
-  async commandsSent(db: Db, run: () => Promise<unknown>): Promise<CommandStartedEvent[]> {
-    const sent: CommandStartedEvent[] = [];
-    const listener = (event: CommandStartedEvent) => {
-      if (event.databaseName === db.databaseName) sent.push(event);
-    };
-    this.client.on('commandStarted', listener);
-    try {
-      await run();
-    } finally {
-      this.client.off('commandStarted', listener);
-    }
-    return sent;
+  commandsSent(db: Db, run: () => Promise<unknown>): Promise<CommandStartedEvent[]> {
+    return commandsSentTo(this.client, db, run);
   }
 
   /** How many commands named `commandName` were sent to `db` while `run` ran. */

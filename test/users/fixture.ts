@@ -5,10 +5,11 @@
  * Commands are counted from the driver's own command monitoring (`commandStarted`), restricted to
  * the test's database, so a count includes everything the component sent there and nothing else.
  */
-import type { CommandStartedEvent, Db, MongoClient } from 'mongodb';
+import type { Db, MongoClient } from 'mongodb';
 import { Sequences } from '../../src/sequences';
 import { StrategyStats } from '../../src/stats';
 import { Users, type UsersDeps } from '../../src/users';
+import { commandsSentTo } from '../support/commands';
 import { connectTestClient, uniqueDbName } from '../support/db';
 
 export interface UsersUnderTest {
@@ -43,19 +44,8 @@ export class UsersTestBed {
       db,
       ...own,
       otherProcess: async (overrides = {}) => (await build({ ...options, ...overrides })).users,
-      commandsDuring: async (run) => {
-        const seen: string[] = [];
-        const listener = (event: CommandStartedEvent) => {
-          if (event.databaseName === db.databaseName) seen.push(event.commandName);
-        };
-        this.client.on('commandStarted', listener);
-        try {
-          await run();
-        } finally {
-          this.client.off('commandStarted', listener);
-        }
-        return seen;
-      },
+      commandsDuring: async (run) =>
+        (await commandsSentTo(this.client, db, run)).map((event) => event.commandName),
     };
   }
 
