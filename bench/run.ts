@@ -9,10 +9,10 @@
  * warm-up. Default plans: COUNTER, OPTIMISTIC_LOOP, BLOCK, and createUsers batches of 100 with
  * COUNTER, each at concurrency 1, 8 and 64. `--instances K`: K processes per fleet, COUNTER and
  * BLOCK with block sizes 10, 100 and 1,000 at concurrency 64, with counter-document writes. Every
- * cell lasts a fixed time (2 s with `--quick`, 12 s otherwise). Writes the Markdown report to
+ * cell lasts a fixed time (1.5 s with `--quick`, 12 s otherwise). Writes the Markdown report to
  * stdout, `bench/results[-instances-K][-quick].{json,svg}`, progress to stderr; drops its
- * databases at the end. `--cpu-prof` runs the service processes under `node --cpu-prof`, profiles in
- * `bench/cpu-profiles/` (git-ignored).
+ * databases at the end. `--cpu-prof` runs the service processes under `node --cpu-prof`, with
+ * the profiles in `bench/cpu-profiles/` (git-ignored).
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -89,7 +89,7 @@ async function versions(counting: CountingClient) {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  const cellSeconds = options.quick ? 2 : 12;
+  const cellSeconds = options.quick ? 1.5 : 12;
   const warmupSeconds = options.quick ? 1 : 3;
   const runId = Date.now().toString(36);
   const plans = servicePlans(options.instances);
