@@ -6,7 +6,7 @@ import { MongoClient } from 'mongodb';
 import { Sequences } from '../../src/sequences';
 import { startStandin, type RunningStandin } from '../../src/standin';
 import { StrategyStats } from '../../src/stats';
-import { Users } from '../../src/users';
+import { DuplicateEmailError, Users } from '../../src/users';
 
 let server: RunningStandin;
 let client: MongoClient;
@@ -56,4 +56,19 @@ test('an insert failing for another reason fails the request with the driver err
   await expect(users.createUser({ name: 'Ann' }, 'COUNTER')).rejects.toMatchObject({ code: 91 });
   expect(await db.collection('users').countDocuments()).toBe(0);
   expect((await users.createUser({ name: 'Ann' }, 'COUNTER')).attempts).toBe(1);
+});
+
+test('a give-back the database fails leaves a gap, and the answer stays the duplicate email', async () => {
+  const { users } = usersIn('give_back_fails');
+  await users.ensureIndexes();
+  await users.createUser({ name: 'Ann', email: 'ann@example.com' }, 'COUNTER');
+  await client.db('admin').command({
+    configureFailPoint: 'failCommand',
+    mode: { times: 1 },
+    data: { failCommands: ['update'], errorCode: 50 }, // MaxTimeMSExpired
+  });
+  await expect(
+    users.createUser({ name: 'Ann again', email: 'ann@example.com' }, 'COUNTER'),
+  ).rejects.toBeInstanceOf(DuplicateEmailError);
+  expect((await users.createUser({ name: 'Bob' }, 'COUNTER')).user._id.toNumber()).toBe(3);
 });
