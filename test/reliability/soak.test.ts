@@ -8,10 +8,13 @@
  * What the clients do: each picks a strategy (COUNTER, BLOCK, OPTIMISTIC_LOOP) and either one
  * createUser or a small createUsers batch, mostly with idempotency keys; some requests are sent
  * twice with the same key, to two different instances, either at the same time or one after the
- * other; a retryable error (ID_CONTENTION, SERVICE_UNAVAILABLE) is retried with the same key.
+ * other; a retryable error (ID_CONTENTION, SERVICE_UNAVAILABLE) is retried with the same key. A
+ * tenth of the inputs ask for one of a few shared emails, so inserts are refused (and their ids
+ * given back) all the time, concurrently with everything else.
  * Promises checked at the end, against the database itself (`Ledger`): zero ids issued twice, zero
  * acknowledged users lost, one user per idempotency key, the `userid` counter never behind an id
- * COUNTER or BLOCK issued; and no response other than a user or a retryable error.
+ * COUNTER or BLOCK issued; and no response other than a user, a retryable error, or (for a shared
+ * email) BAD_USER_INPUT.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,6 +41,9 @@ const RETRY_GRACE_MS = 5_000;
  */
 const SATURATED_HANG_LIMIT_MS = 120_000;
 const BATCH_SIZE = 3;
+/** Inputs that ask for one of SHARED_EMAILS addresses, so refused inserts happen all the time. */
+const SHARED_EMAIL_SHARE = 0.1;
+const SHARED_EMAILS = 20;
 
 function soakSeconds(): number {
   const configured = process.env.SOAK_SECONDS;
@@ -60,6 +66,7 @@ class Tally {
   retries = 0;
   replays = 0;
   unresolved = 0;
+  emailsRefused = 0;
   readonly retryableErrors = new Map<string, number>();
   readonly usersByStrategy = new Map<Strategy, number>();
   readonly unexpected: string[] = [];
@@ -74,6 +81,11 @@ class Tally {
   count(map: Map<string, number>, key: string, by = 1): void {
     map.set(key, (map.get(key) ?? 0) + by);
   }
+}
+
+/** One of a few emails many requests ask for: all but the first are refused (and give back their id). */
+function sharedEmail(): string {
+  return `shared-${Math.floor(Math.random() * SHARED_EMAILS)}@soak.example`;
 }
 
 type Delivery = 'once' | 'twice-concurrently' | 'twice-in-sequence';
@@ -92,6 +104,7 @@ function planRequest(label: string): Plan {
   const inputs = Array.from({ length: size }, (_, i) => ({
     name: `${label} ${i}`,
     ...(keyed ? { idempotencyKey: `soak-${tag}-${i}` } : {}),
+    ...(Math.random() < SHARED_EMAIL_SHARE ? { email: sharedEmail() } : {}),
   }));
   const roll = Math.random();
   const delivery: Delivery = !keyed
@@ -147,9 +160,11 @@ describe('soak: concurrent instances, strategies and retries on one database', (
       tally.latenciesMs.push(result.http.elapsedMs);
       ledger.recordOutcomes(plan.inputs, result.items);
       let retryable = false;
-      for (const item of result.items) {
+      for (const [index, item] of result.items.entries()) {
         if (item.user) {
           if (item.replayed) tally.replays += 1;
+        } else if (item.code === 'BAD_USER_INPUT' && plan.inputs[index].email !== undefined) {
+          tally.emailsRefused += 1;
         } else if (RETRYABLE.has(item.code)) {
           tally.count(tally.retryableErrors, item.code);
           retryable = true;
@@ -219,6 +234,7 @@ describe('soak: concurrent instances, strategies and retries on one database', (
           `  requests ${tally.requests} (${(tally.requests / elapsedSeconds).toFixed(0)}/s), users acknowledged ${ledger.size}, stored ${storedTotal} (${(storedTotal / elapsedSeconds).toFixed(0)} users/s)`,
           `  by strategy: ${STRATEGIES.map((s) => `${s} ${tally.usersByStrategy.get(s) ?? 0}`).join(', ')}`,
           `  response time p50 ${tally.latency(0.5).toFixed(0)} ms, p99 ${tally.latency(0.99).toFixed(0)} ms, max ${tally.latency(1).toFixed(0)} ms; event-loop delay in this process p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms; load average ${loadavg()[0].toFixed(1)}`,
+          `  taken emails refused ${tally.emailsRefused}`,
           `  sent twice with one key ${tally.duplicateSends}, replays ${tally.replays}, retries ${tally.retries} (${[...tally.retryableErrors].map(([code, n]) => `${code} ${n}`).join(', ') || 'none'}), unresolved (retries exhausted or past the grace) ${tally.unresolved}`,
         ].join('\n'),
       );
