@@ -65,6 +65,18 @@ describe('releaseUnused', () => {
     expect(await a.peekNext(userid)).toBeGreaterThan(Math.max(...values));
   });
 
+  test('reports a counter write only when it gave the range back', async () => {
+    const db = bed.db();
+    const writes: string[] = [];
+    const sequences = bed.sequences(db, { onCounterWrite: (key) => writes.push(key.name) });
+    const older = await sequences.allocate(userid);
+    const newer = await sequences.allocate(userid);
+    await sequences.releaseUnused(userid, older);
+    expect(writes).toHaveLength(2);
+    await sequences.releaseUnused(userid, newer);
+    expect(writes).toEqual(['userid', 'userid', 'userid']);
+  });
+
   test('counts its command in the tally it is given', async () => {
     const sequences = bed.sequences(bed.db());
     const range = await sequences.allocate(userid);

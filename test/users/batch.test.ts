@@ -1,18 +1,12 @@
 import { DuplicateEmailError, UnknownInviterError } from '../../src/users';
 import { ID_STRATEGIES } from '../../src/stats';
-import { idsOf, names, UsersTestBed } from './fixture';
+import { createdIds, idsOf, names, UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;
 beforeAll(async () => {
   bed = await UsersTestBed.open();
 });
 afterAll(() => bed.close());
-
-function createdIds(
-  results: Array<{ user: { _id: { toNumber(): number } } } | { error: unknown }>,
-) {
-  return results.flatMap((result) => ('user' in result ? [result.user._id.toNumber()] : []));
-}
 
 describe.each(['COUNTER', 'BLOCK'] as const)('%s createUsers', (strategy) => {
   test('creates 1,000 users with one allocation and one insert; duplicate emails fail alone', async () => {

@@ -3,20 +3,15 @@
  * unique index at insert time, after the id was taken, so the id is given back: COUNTER while it is
  * still the newest value of the counter, BLOCK always (to its own allocator).
  */
-import { Long } from 'bson';
 import { BadUserInputError } from '../../src/errors';
 import { DuplicateEmailError } from '../../src/users';
-import { idsOf, UsersTestBed } from './fixture';
+import { createdIds, idsOf, UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;
 beforeAll(async () => {
   bed = await UsersTestBed.open();
 });
 afterAll(() => bed.close());
-
-function createdIds(results: Array<{ user: { _id: Long } } | { error: unknown }>): number[] {
-  return results.flatMap((result) => ('user' in result ? [result.user._id.toNumber()] : []));
-}
 
 describe.each(['COUNTER', 'BLOCK'] as const)('%s', (strategy) => {
   test('sequential creates with a duplicate email in between get consecutive ids', async () => {
