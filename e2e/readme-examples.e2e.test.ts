@@ -1,0 +1,82 @@
+/**
+ * The README promises frontend developers a curl equivalent of every example and shows the
+ * error a page receives for a duplicate email. This runs every `sh` block's curl commands, in the
+ * order the document gives them, against the real service, and compares the documented error with
+ * the one the service sends, so the document cannot drift from the API unnoticed.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../test/support/service';
+
+const DOC = readFileSync(path.resolve(__dirname, '../README.md'), 'utf8');
+
+function codeBlocks(language: string): string[] {
+  return [...DOC.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map(
+    (match) => match[1],
+  );
+}
+
+/** Every curl command of the document, one string each, in document order. */
+const curlCommands = codeBlocks('sh')
+  .flatMap((block) => block.split(/\n\n(?=curl )/))
+  .map((command) => command.trim())
+  .filter((command) => command.startsWith('curl '));
+
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startTestService();
+});
+
+afterAll(async () => {
+  await service?.stop();
+});
+
+test('the document has a curl example for every operation of the API', () => {
+  const examples = curlCommands.join('\n');
+  for (const operation of [
+    'createUser',
+    'createUsers',
+    'user(',
+    'users(',
+    'nextSequence',
+    'sequences',
+    'allocateSequence',
+    'createSequence',
+    'setSequence',
+    'strategyStats',
+  ]) {
+    expect(examples).toContain(operation);
+  }
+  for (const strategy of ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'])
+    expect(examples).toContain(strategy);
+});
+
+test('every curl example, run in order against the service, answers data and no errors', async () => {
+  const run = promisify(execFile);
+  for (const command of curlCommands) {
+    const { stdout } = await run('bash', ['-c', command], {
+      env: { ...process.env, API: `${service.url}/graphql`, ADMIN_TOKEN: TEST_ADMIN_TOKEN },
+      timeout: 30_000,
+    });
+    const answer = JSON.parse(stdout) as { data?: unknown; errors?: unknown };
+    expect({ command, errors: answer.errors }).toEqual({ command, errors: undefined });
+    expect(answer.data).toEqual(expect.any(Object));
+  }
+});
+
+test('the documented duplicate-email error is the one the service sends', async () => {
+  const documented = JSON.parse(codeBlocks('json')[0]) as { errors: object[]; data: null };
+  const create =
+    'mutation ($input: CreateUserInput!) { createUser(input: $input) { user { id } } }';
+  const input = { name: 'Twice', email: 'twice@example.test' };
+
+  await service.graphql(create, { input });
+  const { body } = await service.graphql(create, { input });
+
+  expect(body.data).toBeNull();
+  expect(body.errors).toHaveLength(1);
+  expect(body.errors![0]).toMatchObject(documented.errors[0]);
+});
