@@ -3,14 +3,13 @@
  *
  * No MongoDB access, no business rule and no input validation lives here: components own all three
  * (names, counts, page sizes and user input are checked where they are used, with the GraphQL
- * argument as `field`); the only rule here is who may call `setSequence`. Numbers leave as JS
+ * argument as `field`, and `users.assertIdIsFree` guards moving the `userid` counter); the only
+ * rule here is who may call `setSequence`. Numbers leave as JS
  * numbers (the Long scalar refuses anything it cannot send exactly); user ids leave as decimal
  * strings of the Int64 `_id`.
  */
-import { BadUserInputError } from '../errors.js';
 import type { SequenceKey } from '../sequences/index.js';
 import type { UserDocument } from '../users/index.js';
-import type { GraphQLContext } from './context.js';
 import { ForbiddenError, itemErrorOf } from './errors.js';
 import type { Resolvers } from './generated/resolvers-types.js';
 import { DateTimeScalar, LongScalar } from './scalars.js';
@@ -27,22 +26,6 @@ const isUserIdCounter = (key: SequenceKey) =>
   key.name === USER_ID_SEQUENCE && (key.scope ?? null) === null;
 
 const userId = (user: UserDocument) => user._id.toString();
-
-/**
- * Refuses a `setSequence` on `userid` whose next value is an id a stored user already has: the
- * counter would issue it again.
- */
-function userIdGuard(context: GraphQLContext) {
-  return async (next: number) => {
-    const maxId = await context.users.maxId();
-    if (maxId >= next) {
-      throw new BadUserInputError(
-        `userid cannot be set so that it issues ${next} next: a user with id ${maxId} exists; use a value of at least ${maxId}`,
-        { field: 'value' },
-      );
-    }
-  };
-}
 
 export const resolvers: Resolvers = {
   Long: LongScalar,
@@ -119,7 +102,7 @@ export const resolvers: Resolvers = {
       return context.sequences.setValue(
         key,
         value,
-        isUserIdCounter(key) ? userIdGuard(context) : undefined,
+        isUserIdCounter(key) ? (next) => context.users.assertIdIsFree(next) : undefined,
       );
     },
   },
