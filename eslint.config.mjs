@@ -21,7 +21,10 @@ export default tseslint.config(
   prettier,
   {
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
     },
   },
   {
@@ -30,7 +33,11 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['../*', '!./*'], message: 'src/standin imports nothing from the service.' }] },
+        {
+          patterns: [
+            { group: ['../*', '!./*'], message: 'src/standin imports nothing from the service.' },
+          ],
+        },
       ],
     },
   },
