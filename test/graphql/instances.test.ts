@@ -1,0 +1,110 @@
+/**
+ * Several service instances on one database, as several processes behind a load balancer would
+ * be: each has its own BLOCK allocator and its own stats, and they share the counters and users
+ * collections. Every request goes through the real HTTP server of one instance.
+ */
+import { startTestService, type TestService } from '../support/service';
+import { uniqueDbName } from '../support/db';
+
+const CREATE_USER = `mutation ($input: CreateUserInput!, $strategy: IdStrategy) {
+  createUser(input: $input, strategy: $strategy) { user { id } strategy }
+}`;
+const CREATE_SEQUENCE = `mutation ($input: CreateSequenceInput!) {
+  createSequence(input: $input) { name scope start step next }
+}`;
+const ALLOCATE = `mutation ($name: String!, $scope: String) {
+  allocateSequence(name: $name, scope: $scope) { first last }
+}`;
+const STATS = `{ strategyStats { strategy usersCreated insertAttempts commandsPerUser p50Ms } }`;
+
+let first: TestService;
+let second: TestService;
+
+beforeAll(async () => {
+  const dbName = uniqueDbName('instances');
+  // Small blocks so 300 creates need several refills on each instance.
+  first = await startTestService({ dbName, env: { ID_BLOCK_SIZE: '25' } });
+  second = await startTestService({ dbName, env: { ID_BLOCK_SIZE: '25' } });
+});
+
+afterAll(async () => {
+  await Promise.all([first?.stop(), second?.stop()]);
+});
+
+function ids(responses: Array<{ body: { data?: { createUser: { user: { id: string } } } } }>) {
+  return responses.map((response) => Number(response.body.data?.createUser.user.id));
+}
+
+test('300 concurrent BLOCK creates across two instances get 300 distinct ids, all stored', async () => {
+  const responses = await Promise.all(
+    Array.from({ length: 300 }, (_, i) =>
+      (i % 2 === 0 ? first : second).graphql(CREATE_USER, {
+        input: { name: `block ${i}` },
+        strategy: 'BLOCK',
+      }),
+    ),
+  );
+  for (const response of responses) expect(response.body.errors).toBeUndefined();
+  const created = ids(responses);
+  expect(new Set(created).size).toBe(300);
+  const stored = await first.client.db(first.dbName).collection('users').countDocuments();
+  expect(stored).toBe(300);
+  // Each instance reserved its own blocks: the counter stands at or past every id handed out.
+  const counter = await first.client
+    .db(first.dbName)
+    .collection<{ _id: string; seq: number }>('counters')
+    .findOne({ _id: 'userid' });
+  expect(counter!.seq).toBeGreaterThanOrEqual(Math.max(...created));
+});
+
+test('two instances with interleaved offsets (start 1 and 2, step 2) never collide', async () => {
+  // The blog's two servers: one issues odd numbers, the other even ones, from its own sequence.
+  await first.graphql(CREATE_SEQUENCE, {
+    input: { name: 'orders', scope: 'odd', start: 1, step: 2 },
+  });
+  await second.graphql(CREATE_SEQUENCE, {
+    input: { name: 'orders', scope: 'even', start: 2, step: 2 },
+  });
+  const allocations = await Promise.all(
+    Array.from({ length: 200 }, (_, i) =>
+      i % 2 === 0
+        ? first.graphql(ALLOCATE, { name: 'orders', scope: 'odd' })
+        : second.graphql(ALLOCATE, { name: 'orders', scope: 'even' }),
+    ),
+  );
+  const values = allocations.map((response) => {
+    expect(response.body.errors).toBeUndefined();
+    return response.body.data.allocateSequence.first as number;
+  });
+  expect(new Set(values).size).toBe(200);
+  const odd = values.filter((_, i) => i % 2 === 0).sort((a, b) => a - b);
+  const even = values.filter((_, i) => i % 2 === 1).sort((a, b) => a - b);
+  expect(odd).toEqual(Array.from({ length: 100 }, (_, i) => 1 + 2 * i));
+  expect(even).toEqual(Array.from({ length: 100 }, (_, i) => 2 + 2 * i));
+});
+
+test('strategyStats counts what each instance created, and only that', async () => {
+  const before = (await second.graphql(STATS)).body.data.strategyStats;
+  const counterBefore = before.find((row: { strategy: string }) => row.strategy === 'COUNTER');
+  for (let i = 0; i < 5; i += 1) {
+    const response = await first.graphql(CREATE_USER, {
+      input: { name: `counted ${i}` },
+      strategy: 'COUNTER',
+    });
+    expect(response.body.errors).toBeUndefined();
+  }
+  const firstStats = (await first.graphql(STATS)).body.data.strategyStats;
+  expect(firstStats).toContainEqual(
+    expect.objectContaining({
+      strategy: 'COUNTER',
+      usersCreated: 5,
+      insertAttempts: 5,
+      commandsPerUser: 2,
+      p50Ms: expect.any(Number),
+    }),
+  );
+  const after = (await second.graphql(STATS)).body.data.strategyStats;
+  expect(after.find((row: { strategy: string }) => row.strategy === 'COUNTER')).toEqual(
+    counterBefore,
+  );
+});
