@@ -8,6 +8,7 @@
  * count the commands the service sends.
  */
 import type { GraphQLFormattedError } from 'graphql';
+import os from 'node:os';
 import { MongoClient } from 'mongodb';
 import { loadConfig } from '../../src/config';
 import { clientOptions } from '../../src/database';
@@ -82,6 +83,9 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const client = new MongoClient(options.mongodbUri ?? testMongoUri(), {
     ...clientOptions(config, `test-service-${dbName}`),
     monitorCommands: true,
+    // Under jest the driver cannot load `os` itself and would send no handshake metadata, so a
+    // fail point scoped to this service's appName would never reach it (see test/support/db.ts).
+    runtimeAdapters: { os },
   });
   const components = createComponents(client.db(dbName), config);
   if (options.ensureIndexes ?? true) await components.users.ensureIndexes();
