@@ -2,7 +2,12 @@ import type { Config } from 'jest';
 
 // `npm test`: unit, conformance (driver against the picked database) and service tests.
 // The picked database is announced once by the global setup; every test file uses its own
-// database name, so files can run in parallel on one server.
+// database name, so files can run in parallel on one server. Fail points are the exception: the
+// stand-in keeps one `failCommand` setting per appName, but a real mongod keeps one in all, so
+// against a real MongoDB (MONGODB_URI, or a forced memory-server) the files run one at a time.
+const realMongod =
+  process.env.TEST_MONGO === 'memory-server' ||
+  (process.env.MONGODB_URI !== undefined && process.env.TEST_MONGO !== 'standin');
 const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
@@ -12,7 +17,7 @@ const config: Config = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/test/harness/global-setup.ts',
   globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
-  maxWorkers: 2,
+  maxWorkers: realMongod ? 1 : 2,
   testTimeout: 60_000,
 };
 
