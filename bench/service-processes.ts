@@ -10,9 +10,9 @@
  * while a sampler runs, so the peak covers the whole cell. Every HTTP call is bounded in time.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { rssMb } from './process-usage';
+import { freePort } from '../test/support/ports';
 
 export interface ServiceProcess {
   url: string;
@@ -39,21 +39,6 @@ const READY_TIMEOUT_MS = 60_000;
 const HTTP_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 15_000;
 const RSS_SAMPLE_MS = 100;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 async function fetchBounded(url: string, init?: RequestInit): Promise<Response> {
   return fetch(url, { ...init, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });

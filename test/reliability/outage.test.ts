@@ -16,11 +16,11 @@
  * it are distinct and replayed per idempotency key.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startStandin } from '../../src/standin';
 import { startTestService, type TestService } from '../support/service';
 import { createUser, sendHttp, type Strategy } from './client';
+import { freePort } from '../support/ports';
 
 const DB_TIMEOUT_MS = 1_500;
 const REQUEST_TIMEOUT_MS = 4_000;
@@ -40,21 +40,6 @@ interface Answer {
   code: string | null;
   userId: string | null;
   elapsedMs: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /** Polls `path` until it answers `status`; returns how long that took. */
