@@ -5,7 +5,8 @@
  */
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { connectDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from './database/index.js';
-import { createComponents, startHttpServer } from './http/index.js';
+import { createComponents } from './components.js';
+import { startHttpServer } from './http/index.js';
 import { createLogger, type Logger } from './logger.js';
 
 async function databaseUri(

@@ -13,7 +13,8 @@ import { MongoClient } from 'mongodb';
 import { loadConfig } from '../../src/config';
 import { clientOptions } from '../../src/database';
 import type { ServiceComponents } from '../../src/graphql/context';
-import { createComponents, startHttpServer } from '../../src/http';
+import { createComponents } from '../../src/components';
+import { startHttpServer } from '../../src/http';
 import { createLogger } from '../../src/logger';
 import { testMongoUri, uniqueDbName } from './db';
 

@@ -1,15 +1,15 @@
 /**
- * The service's components over one database, wired as ARCHITECTURE.md describes: one Sequences,
- * one StrategyStats and one Users (with its BLOCK allocator) per service process. Several
- * processes (or service instances in one test) on the same database each build their own.
+ * The composition root: the service's components over one database, wired as ARCHITECTURE.md
+ * describes: one Sequences, one StrategyStats and one Users (with its BLOCK allocator) per service
+ * process. Several processes (or service instances in one test) on one database each build their own.
  */
 import type { Db } from 'mongodb';
-import type { Config } from '../config.js';
-import { writeConcernOf } from '../database/index.js';
-import type { ServiceComponents } from '../graphql/context.js';
-import { Sequences } from '../sequences/index.js';
-import { StrategyStats } from '../stats/index.js';
-import { Users } from '../users/index.js';
+import type { Config } from './config.js';
+import { writeConcernOf } from './database/index.js';
+import type { ServiceComponents } from './graphql/context.js';
+import { Sequences } from './sequences/index.js';
+import { StrategyStats } from './stats/index.js';
+import { Users } from './users/index.js';
 
 export type ComponentsConfig = Pick<
   Config,
@@ -21,6 +21,7 @@ export function createComponents(db: Db, config: ComponentsConfig): ServiceCompo
   const stats = new StrategyStats();
   const sequences = new Sequences(db, {
     writeConcern,
+    maxTimeMS: config.DB_TIMEOUT_MS,
     onCounterWrite: (key) => stats.recordCounterWrite(key.name),
   });
   const users = new Users({
