@@ -9,9 +9,9 @@
 import net from 'node:net';
 import { CursorRegistry } from './commands/cursors';
 import { CommandContext, ConnectionInfo, ServerState } from './commands/context';
-import { CommandError } from './commands/engine/errors';
-import { Store } from './commands/engine/store';
-import { Document, isNumeric, numberOf } from './commands/engine/values';
+import { CommandError } from './engine/errors';
+import { Store } from './engine/store';
+import { Document, isNumeric, numberOf } from './engine/values';
 import { FailPoints, FailureAction } from './commands/fail-points';
 import { commandNameOf, errorReply, failPointNameOf, runCommand } from './commands/registry';
 import { MessageFramer } from './wire/framer';

@@ -2,7 +2,7 @@
 import { Int32, Long } from 'bson';
 import { CommandContext } from '../../src/standin/commands/context';
 import { CursorRegistry } from '../../src/standin/commands/cursors';
-import { Store } from '../../src/standin/commands/engine/store';
+import { Store } from '../../src/standin/engine/store';
 import { FailPoints } from '../../src/standin/commands/fail-points';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
 

@@ -1,16 +1,16 @@
 /** The in-memory engine without the network: BSON order, matching, updates, indexes, planning. */
 import { Double, Int32, Long, ObjectId } from 'bson';
-import { Collection } from '../../src/standin/commands/engine/collection';
-import { CommandError } from '../../src/standin/commands/engine/errors';
-import { parseIndexSpec } from '../../src/standin/commands/engine/indexes';
-import { compileFilter } from '../../src/standin/commands/engine/matcher';
-import { runQuery } from '../../src/standin/commands/engine/query';
-import { applyUpdate } from '../../src/standin/commands/engine/update';
+import { Collection } from '../../src/standin/engine/collection';
+import { CommandError } from '../../src/standin/engine/errors';
+import { parseIndexSpec } from '../../src/standin/engine/indexes';
+import { compileFilter } from '../../src/standin/engine/matcher';
+import { runQuery } from '../../src/standin/engine/query';
+import { applyUpdate } from '../../src/standin/engine/update';
 import {
   compareValues,
   formatDocument,
   indexKeyOf,
-} from '../../src/standin/commands/engine/values';
+} from '../../src/standin/engine/values';
 
 describe('BSON values', () => {
   test('numbers compare by value across Int32, Int64 and Double, and share index keys', () => {

@@ -6,8 +6,8 @@ import {
   optionalDocument,
   optionalNumber,
 } from './context';
-import { badValue, unsupported } from './engine/errors';
-import { runPipeline } from './engine/pipeline';
+import { badValue, unsupported } from '../engine/errors';
+import { runPipeline } from '../engine/pipeline';
 
 export const aggregate: CommandDefinition = {
   name: 'aggregate',

@@ -1,6 +1,6 @@
 /** `configureFailPoint` (admin): sets or clears the failCommand fail point (see fail-points.ts). */
 import { CommandDefinition } from './context';
-import { CommandError } from './engine/errors';
+import { CommandError } from '../engine/errors';
 
 export const configureFailPoint: CommandDefinition = {
   name: 'configureFailPoint',

@@ -6,9 +6,9 @@
  */
 import { Long } from 'bson';
 import { CursorRegistry } from './cursors';
-import { CommandError } from './engine/errors';
-import { Store } from './engine/store';
-import { Document, isNumeric, isPlainDocument, numberOf } from './engine/values';
+import { CommandError } from '../engine/errors';
+import { Store } from '../engine/store';
+import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
 import { FailPoints } from './fail-points';
 
 export interface ConnectionInfo {

@@ -1,6 +1,6 @@
 /** `count` (legacy estimatedDocumentCount path and older tools): number of matches after skip/limit. */
 import { collectionNameOf, CommandDefinition, optionalDocument, optionalNumber } from './context';
-import { runQuery } from './engine/query';
+import { runQuery } from '../engine/query';
 
 export const count: CommandDefinition = {
   name: 'count',

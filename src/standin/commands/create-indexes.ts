@@ -3,8 +3,8 @@
  * identical existing index is a no-op; building a unique index over duplicates fails with E11000.
  */
 import { collectionNameOf, CommandDefinition } from './context';
-import { badValue, CommandError } from './engine/errors';
-import { parseIndexSpec } from './engine/indexes';
+import { badValue, CommandError } from '../engine/errors';
+import { parseIndexSpec } from '../engine/indexes';
 
 export const createIndexes: CommandDefinition = {
   name: 'createIndexes',

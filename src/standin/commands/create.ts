@@ -3,7 +3,7 @@
  * behaviour (capped, validators, views, timeseries, clustered, collation) are refused.
  */
 import { collectionNameOf, CommandDefinition } from './context';
-import { CommandError } from './engine/errors';
+import { CommandError } from '../engine/errors';
 
 export const create: CommandDefinition = {
   name: 'create',

@@ -5,8 +5,8 @@
  * for 10 minutes (mongod's default cursorTimeoutMillis), so abandoned cursors do not pin memory.
  */
 import { Long } from 'bson';
-import { CommandError } from './engine/errors';
-import { Document } from './engine/values';
+import { CommandError } from '../engine/errors';
+import { Document } from '../engine/values';
 
 const IDLE_TIMEOUT_MS = 10 * 60 * 1000;
 

@@ -1,8 +1,8 @@
 /** `delete`: statements `{ q, limit }` (limit 0 = all matches, 1 = the first). */
 import { collectionNameOf, CommandDefinition, documentsOf } from './context';
-import { badValue, unsupported } from './engine/errors';
-import { runQuery } from './engine/query';
-import { Document, numberOf } from './engine/values';
+import { badValue, unsupported } from '../engine/errors';
+import { runQuery } from '../engine/query';
+import { Document, numberOf } from '../engine/values';
 import { WriteErrors } from './write-errors';
 
 export const deleteCommand: CommandDefinition = {

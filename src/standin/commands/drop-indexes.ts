@@ -1,7 +1,7 @@
 /** `dropIndexes`: by name, by key pattern, a list of names, or '*' (all but `_id_`). */
 import { collectionNameOf, CommandDefinition } from './context';
-import { CommandError } from './engine/errors';
-import { Document, indexKeyOf, isPlainDocument } from './engine/values';
+import { CommandError } from '../engine/errors';
+import { Document, indexKeyOf, isPlainDocument } from '../engine/values';
 
 export const dropIndexes: CommandDefinition = {
   name: 'dropIndexes',

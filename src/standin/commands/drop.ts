@@ -1,6 +1,6 @@
 /** `drop`: removes a collection and its indexes; NamespaceNotFound (26) when it does not exist. */
 import { collectionNameOf, CommandDefinition } from './context';
-import { CommandError } from './engine/errors';
+import { CommandError } from '../engine/errors';
 
 export const drop: CommandDefinition = {
   name: 'drop',

@@ -10,8 +10,8 @@
  * points can run at the same time on one server. Used one at a time, the behaviour is mongod's.
  * `mode: 'off'` clears every slot, or only the slot named by `data.appName` when given.
  */
-import { badValue, unsupported } from './engine/errors';
-import { Document, isNumeric, isPlainDocument, numberOf } from './engine/values';
+import { badValue, unsupported } from '../engine/errors';
+import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
 
 export interface FailureAction {
   blockMs: number;

@@ -5,11 +5,11 @@
  * conflict fails the command with DuplicateKey (11000) and keyPattern/keyValue.
  */
 import { collectionNameOf, CommandDefinition, optionalDocument } from './context';
-import { badValue } from './engine/errors';
-import { compileProjection } from './engine/projection';
-import { runQuery } from './engine/query';
-import { Document } from './engine/values';
-import { assertUpsertQueryAllowed, updateDocument, upsertDocument } from './engine/writes';
+import { badValue } from '../engine/errors';
+import { compileProjection } from '../engine/projection';
+import { runQuery } from '../engine/query';
+import { Document } from '../engine/values';
+import { assertUpsertQueryAllowed, updateDocument, upsertDocument } from '../engine/writes';
 
 export const findAndModify: CommandDefinition = {
   name: 'findAndModify',

@@ -10,8 +10,8 @@ import {
   optionalDocument,
   optionalNumber,
 } from './context';
-import { compileProjection } from './engine/projection';
-import { runQuery } from './engine/query';
+import { compileProjection } from '../engine/projection';
+import { runQuery } from '../engine/query';
 
 export const find: CommandDefinition = {
   name: 'find',

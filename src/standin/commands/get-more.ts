@@ -1,7 +1,7 @@
 /** `getMore`: the next batch of an open cursor (CursorNotFound, 43, when it is gone). */
 import { Long } from 'bson';
 import { collectionNameOf, CommandDefinition, cursorReply, optionalNumber } from './context';
-import { badValue } from './engine/errors';
+import { badValue } from '../engine/errors';
 
 export const getMore: CommandDefinition = {
   name: 'getMore',

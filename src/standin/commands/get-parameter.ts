@@ -3,8 +3,8 @@
  * by name rather than answered with invented values.
  */
 import { CommandDefinition } from './context';
-import { CommandError, unsupported } from './engine/errors';
-import { isPlainDocument } from './engine/values';
+import { CommandError, unsupported } from '../engine/errors';
+import { isPlainDocument } from '../engine/values';
 
 const PARAMETERS: Record<string, unknown> = {
   featureCompatibilityVersion: { version: '7.0' },

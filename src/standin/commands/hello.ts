@@ -5,7 +5,7 @@
  * fail points use to target one client.
  */
 import { CommandDefinition } from './context';
-import { isPlainDocument } from './engine/values';
+import { isPlainDocument } from '../engine/values';
 
 export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
 

@@ -1,7 +1,7 @@
 /** `killCursors`: closes cursors; reports killed and unknown ids as mongod does. */
 import { Long } from 'bson';
 import { CommandDefinition } from './context';
-import { badValue } from './engine/errors';
+import { badValue } from '../engine/errors';
 
 export const killCursors: CommandDefinition = {
   name: 'killCursors',

@@ -1,7 +1,7 @@
 /** `listCollections`: collection entries via a cursor, filterable (e.g. `{ name }`), nameOnly honoured. */
 import { CommandDefinition, cursorReply, optionalDocument, optionalNumber } from './context';
-import { ID_INDEX } from './engine/collection';
-import { compileFilter } from './engine/matcher';
+import { ID_INDEX } from '../engine/collection';
+import { compileFilter } from '../engine/matcher';
 
 export const listCollections: CommandDefinition = {
   name: 'listCollections',

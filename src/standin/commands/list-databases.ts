@@ -1,8 +1,8 @@
 /** `listDatabases` (admin): databases holding at least one collection; sizes are not tracked and reported as 0. */
 import { CommandDefinition } from './context';
-import { CommandError } from './engine/errors';
-import { compileFilter } from './engine/matcher';
-import { Document, isPlainDocument } from './engine/values';
+import { CommandError } from '../engine/errors';
+import { compileFilter } from '../engine/matcher';
+import { Document, isPlainDocument } from '../engine/values';
 
 export const listDatabases: CommandDefinition = {
   name: 'listDatabases',

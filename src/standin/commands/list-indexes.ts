@@ -6,7 +6,7 @@ import {
   optionalDocument,
   optionalNumber,
 } from './context';
-import { CommandError } from './engine/errors';
+import { CommandError } from '../engine/errors';
 
 export const listIndexes: CommandDefinition = {
   name: 'listIndexes',

@@ -4,10 +4,10 @@
  * Reports n (matched), nModified (actually changed) and upserted `{ index, _id }` entries.
  */
 import { collectionNameOf, CommandDefinition, documentsOf } from './context';
-import { unsupported } from './engine/errors';
-import { runQuery } from './engine/query';
-import { Document, sameBson } from './engine/values';
-import { assertUpsertQueryAllowed, updateDocument, upsertDocument } from './engine/writes';
+import { unsupported } from '../engine/errors';
+import { runQuery } from '../engine/query';
+import { Document, sameBson } from '../engine/values';
+import { assertUpsertQueryAllowed, updateDocument, upsertDocument } from '../engine/writes';
 import { WriteErrors } from './write-errors';
 
 const STATEMENT_FIELDS = new Set([

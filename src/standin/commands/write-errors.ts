@@ -3,8 +3,8 @@
  * `{ index, code, keyPattern?, keyValue?, errmsg }` (no codeName, as mongod sends it).
  * Anything that is not a CommandError is a stand-in bug and is rethrown, never swallowed.
  */
-import { CommandError } from './engine/errors';
-import { Document } from './engine/values';
+import { CommandError } from '../engine/errors';
+import { Document } from '../engine/values';
 
 export function writeErrorOf(error: unknown, index: number): Document {
   if (!(error instanceof CommandError)) throw error;
