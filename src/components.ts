@@ -13,7 +13,11 @@ import { Users } from './users/index.js';
 
 export type ComponentsConfig = Pick<
   Config,
-  'WRITE_CONCERN' | 'DB_TIMEOUT_MS' | 'ID_BLOCK_SIZE' | 'OPTIMISTIC_MAX_ATTEMPTS'
+  | 'WRITE_CONCERN'
+  | 'DB_TIMEOUT_MS'
+  | 'ID_BLOCK_SIZE'
+  | 'ID_BLOCK_SIZE_MAX'
+  | 'OPTIMISTIC_MAX_ATTEMPTS'
 >;
 
 export function createComponents(db: Db, config: ComponentsConfig): ServiceComponents {
@@ -29,6 +33,7 @@ export function createComponents(db: Db, config: ComponentsConfig): ServiceCompo
     sequences,
     stats,
     blockSize: config.ID_BLOCK_SIZE,
+    blockSizeMax: config.ID_BLOCK_SIZE_MAX,
     writeConcern,
     optimisticMaxAttempts: config.OPTIMISTIC_MAX_ATTEMPTS,
   });

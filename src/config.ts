@@ -65,6 +65,7 @@ const environmentSchema = z.object({
     message: 'ADMIN_TOKEN must be at least 16 characters',
   }),
   ID_BLOCK_SIZE: positiveInt('ID_BLOCK_SIZE', 100, 10_000),
+  ID_BLOCK_SIZE_MAX: positiveInt('ID_BLOCK_SIZE_MAX', 10_000, 10_000),
   WRITE_CONCERN: z
     .enum(['majority', '1'], { error: 'WRITE_CONCERN must be majority or 1' })
     .default('majority')
@@ -78,7 +79,13 @@ const environmentSchema = z.object({
     .default('1mb'),
 });
 
-export type Config = z.output<typeof environmentSchema>;
+/** Rules between variables, checked once every variable is valid on its own. */
+const configSchema = environmentSchema.refine((env) => env.ID_BLOCK_SIZE_MAX >= env.ID_BLOCK_SIZE, {
+  path: ['ID_BLOCK_SIZE_MAX'],
+  message: 'ID_BLOCK_SIZE_MAX must be at least ID_BLOCK_SIZE',
+});
+
+export type Config = z.output<typeof configSchema>;
 
 /** Thrown for a bad environment; its message lists every problem, one per line. */
 export class ConfigError extends Error {
@@ -86,7 +93,7 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = environmentSchema.safeParse(env);
+  const parsed = configSchema.safeParse(env);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map(
     (issue) => `  ${issue.path.join('.')}: ${issue.message}`,

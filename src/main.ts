@@ -38,6 +38,11 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'draining requests and shutting down');
     try {
       await http.close();
+      const blockIds = await components.users.releaseBlockIds();
+      logger[blockIds.leftUnused > 0 ? 'warn' : 'info'](
+        { blockIds },
+        `BLOCK ids: ${blockIds.givenBack} given back to the counter, ${blockIds.leftUnused} left unused (gaps)`,
+      );
       await client.close();
       await embedded?.stop();
       logger.info('stopped');

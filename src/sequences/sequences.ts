@@ -63,6 +63,11 @@ export interface AllocatedRange {
   count: number;
 }
 
+/** The values of a range, ascending: `first`, `first + step`, ..., `last`. */
+export function valuesOf(range: AllocatedRange): number[] {
+  return Array.from({ length: range.count }, (_, i) => range.first + i * range.step);
+}
+
 export interface SequencesOptions {
   writeConcern?: WriteConcernSettings;
   /** Called once per successful write of a counter document (allocation, repair, set, create). */

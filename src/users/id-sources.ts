@@ -28,6 +28,7 @@ import {
   type BlockAllocator,
   type SequenceKey,
   type Sequences,
+  valuesOf,
 } from '../sequences/index.js';
 import type { IdStrategy } from '../stats/index.js';
 import type { CreationCost } from './cost.js';
@@ -74,10 +75,6 @@ async function repairCounterDrift(deps: IdSourceDeps, cost: CreationCost): Promi
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function valuesOf(range: AllocatedRange): number[] {
-  return Array.from({ length: range.count }, (_, i) => range.first + i * range.step);
-}
 
 /** COUNTER's give-back: the unstored run at the end of `range`, if the counter still ends there. */
 async function releaseTrailing(

@@ -9,7 +9,7 @@
 import type DataLoader from 'dataloader';
 import type { Collection, Db, WriteConcernSettings } from 'mongodb';
 import { BadUserInputError, type DomainError } from '../errors.js';
-import { BlockAllocator, type Sequences } from '../sequences/index.js';
+import { BlockAllocator, type HeldValues, type Sequences } from '../sequences/index.js';
 import type { IdStrategy, StrategyStats } from '../stats/index.js';
 import { createUsersWith, type CreationDeps } from './creation.js';
 import { idSources, USER_ID_SEQUENCE } from './id-sources.js';
@@ -25,7 +25,10 @@ export interface UsersDeps {
   db: Db;
   sequences: Sequences;
   stats: StrategyStats;
+  /** BLOCK's first and smallest block (ID_BLOCK_SIZE). */
   blockSize: number;
+  /** BLOCK's largest block (ID_BLOCK_SIZE_MAX); `blockSize` (a fixed size) when omitted. */
+  blockSizeMax?: number;
   writeConcern?: WriteConcernSettings;
   optimisticMaxAttempts?: number;
 }
@@ -33,15 +36,20 @@ export interface UsersDeps {
 export class Users {
   private readonly collection: Collection<UserDocument>;
   private readonly creation: CreationDeps;
+  private readonly blocks: BlockAllocator;
 
   constructor(deps: UsersDeps) {
     this.collection = deps.db.collection<UserDocument>(USERS_COLLECTION, {
       writeConcern: deps.writeConcern ?? { w: 'majority' },
       promoteLongs: false,
     });
+    this.blocks = new BlockAllocator(deps.sequences, USER_ID_SEQUENCE, {
+      minBlockSize: deps.blockSize,
+      maxBlockSize: deps.blockSizeMax ?? deps.blockSize,
+    });
     const sources = idSources({
       sequences: deps.sequences,
-      blocks: new BlockAllocator(deps.sequences, USER_ID_SEQUENCE, deps.blockSize),
+      blocks: this.blocks,
       maxId: (cost) => maxUserId(this.collection, cost),
       optimisticMaxAttempts: deps.optimisticMaxAttempts ?? DEFAULT_OPTIMISTIC_MAX_ATTEMPTS,
     });
@@ -105,6 +113,14 @@ export class Users {
         { field: 'value' },
       );
     }
+  }
+
+  /**
+   * For a clean shutdown, once no request runs: gives the unused ids of this process's BLOCK back
+   * to the `userid` counter where that is safe, and tells how many stay unused (gaps).
+   */
+  releaseBlockIds(): Promise<HeldValues> {
+    return this.blocks.close();
   }
 
   /** A fresh loader for one request; never keep it beyond that request (see loader.ts). */

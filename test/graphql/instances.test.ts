@@ -23,8 +23,9 @@ let second: TestService;
 beforeAll(async () => {
   const dbName = uniqueDbName('instances');
   // Small blocks so 300 creates need several refills on each instance.
-  first = await startTestService({ dbName, env: { ID_BLOCK_SIZE: '25' } });
-  second = await startTestService({ dbName, env: { ID_BLOCK_SIZE: '25' } });
+  const env = { ID_BLOCK_SIZE: '25', ID_BLOCK_SIZE_MAX: '25' };
+  first = await startTestService({ dbName, env });
+  second = await startTestService({ dbName, env });
 });
 
 afterAll(async () => {
@@ -107,4 +108,29 @@ test('strategyStats counts what each instance created, and only that', async () 
   expect(after.find((row: { strategy: string }) => row.strategy === 'COUNTER')).toEqual(
     counterBefore,
   );
+});
+
+test('an instance that stops gives its unused BLOCK ids back: the one started after it continues without a gap', async () => {
+  const dbName = uniqueDbName('restart');
+  const createIds = async (service: TestService, count: number) => {
+    const created: number[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const response = await service.graphql(CREATE_USER, {
+        input: { name: `restart ${i}` },
+        strategy: 'BLOCK',
+      });
+      expect(response.body.errors).toBeUndefined();
+      created.push(Number(response.body.data.createUser.user.id));
+    }
+    return created;
+  };
+  const before = await startTestService({ dbName });
+  expect(await createIds(before, 3)).toEqual([1, 2, 3]);
+  await before.stop();
+  const after = await startTestService({ dbName });
+  try {
+    expect(await createIds(after, 2)).toEqual([4, 5]);
+  } finally {
+    await after.stop();
+  }
 });

@@ -92,6 +92,7 @@ describe('the process', () => {
     async (signal) => {
       const outcome = await runMain(env(), signal);
       expect(outcome.output).toMatch(/service ready at http:\/\/localhost:\d+\/graphql/);
+      expect(outcome.output).toMatch(/BLOCK ids: 0 given back to the counter, 0 left unused/);
       expect(outcome.output).toMatch(/"msg":"stopped"/);
       expect(outcome.code).toBe(0);
     },
@@ -121,6 +122,18 @@ describe('the process', () => {
       expect(outcome.output).toMatch(/PORT: PORT must be a whole number/);
       expect(outcome.output).toMatch(/WRITE_CONCERN: WRITE_CONCERN must be majority or 1/);
       expect(outcome.output).toMatch(/ID_BLOCK_SIZE: ID_BLOCK_SIZE must be at least 1/);
+    },
+    PROCESS_TIMEOUT_MS + 10_000,
+  );
+
+  test(
+    'refuses a largest BLOCK size below the smallest',
+    async () => {
+      const outcome = await runMain({ ...env(), ID_BLOCK_SIZE: '500', ID_BLOCK_SIZE_MAX: '100' });
+      expect(outcome.code).toBe(1);
+      expect(outcome.output).toMatch(
+        /ID_BLOCK_SIZE_MAX: ID_BLOCK_SIZE_MAX must be at least ID_BLOCK_SIZE/,
+      );
     },
     PROCESS_TIMEOUT_MS + 10_000,
   );

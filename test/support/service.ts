@@ -104,6 +104,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     graphql: (query, variables, headers) => postGraphQL(http.url, query, variables, headers),
     stop: async () => {
       await http.close();
+      // As src/main.ts does on a clean shutdown.
+      await components.users.releaseBlockIds();
       await client.close();
     },
   };
