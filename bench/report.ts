@@ -5,8 +5,9 @@
  * Contract: everything here except `writeReport` and `renderChartSvg` is a pure function of the
  * cell results and the run's environment, so the report can be tested without running a benchmark.
  * Every report names the database backend, the versions and the core count, and says that absolute
- * figures vary between runs and machines while the ratios are what to compare. Targets (issue 5)
- * and the counter-write model (issue 8) are computed from the cells of the same run, never from
+ * figures vary between runs and machines while the ratios are what to compare. Targets (issues 5
+ * and 14), the service's CPU per user against the raw tutorial loop's client CPU per user, and
+ * the counter-write model (issue 8) are computed from the cells of the same run, never from
  * figures of another run.
  */
 import { writeFile } from 'node:fs/promises';
@@ -91,10 +92,27 @@ export function latencySummary(latenciesMs: number[]): { p50Ms: number; p99Ms: n
 const fixed = (value: number | null | undefined, digits: number): string =>
   value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
 
+const times = (ratio: number | null): string => (ratio === null ? 'n/a' : `${fixed(ratio, 2)}×`);
+
 const cpuSplit = (c: CellResult): string =>
   [c.cpuMsPerUser.service, c.cpuMsPerUser.database, c.cpuMsPerUser.client]
     .map((ms) => fixed(ms, 2))
     .join(' / ');
+
+/** The driver cell of the tutorial's raw loop: the yardstick of issue 14. */
+const RAW_LOOP = 'TUTORIAL_GET_NEXT_SEQUENCE';
+
+/**
+ * A service cell's CPU per user divided by the raw tutorial loop's client CPU per user at the same
+ * concurrency (the same two commands on the bare driver): how many times the raw loop's cost the
+ * service spends per user. Null for driver cells and where either side was not measured.
+ */
+export function cpuVersusRawLoop(cell: CellResult, cells: CellResult[]): number | null {
+  const raw = cells.find((c) => c.strategy === RAW_LOOP && c.concurrency === cell.concurrency);
+  const service = cell.cpuMsPerUser.service;
+  const client = raw?.cpuMsPerUser.client;
+  return cell.path !== 'service' || service === null || !client ? null : service / client;
+}
 
 function markdownTable(header: string[], rows: string[][]): string {
   const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
@@ -126,6 +144,7 @@ export function cellsTable(cells: CellResult[]): string {
     'Commands/user',
     'Dup-key retries/user',
     'CPU ms/user (service / db / client)',
+    'Service CPU ÷ raw loop client CPU',
     'Peak RSS MB',
     'Failed requests',
   ];
@@ -138,6 +157,7 @@ export function cellsTable(cells: CellResult[]): string {
     fixed(c.commandsPerUser, 3),
     fixed(c.duplicateKeyRetriesPerUser, 3),
     cpuSplit(c),
+    times(cpuVersusRawLoop(c, cells)),
     fixed(c.peakRssMb, 0),
     String(c.failedRequests),
   ]);
@@ -145,6 +165,8 @@ export function cellsTable(cells: CellResult[]): string {
 }
 
 export interface TargetCheck {
+  /** The issue that set the target. */
+  issue: number;
   target: string;
   measured: string;
   met: boolean | null;
@@ -164,12 +186,34 @@ export function totalCpuMsPerUser(cell: CellResult): number | null {
 const findCell = (cells: CellResult[], strategy: string, concurrency: number) =>
   cells.find((c) => c.strategy === strategy && c.concurrency === concurrency);
 
-/** Issue 5's targets, each from cells of this run; `met` is null when a cell is missing. */
+/** The `createUsers` cells' strategy label for batches of `size`. */
+export const batchStrategy = (size: number): string => `CREATE_USERS_BATCH_${size}`;
+
+/** A target on one measured figure: `met` is null when the figure is missing. */
+function bound(
+  issue: number,
+  target: string,
+  value: number | null | undefined,
+  isMet: (value: number) => boolean,
+  format: (value: number | null) => string,
+): TargetCheck {
+  const known = value === null || value === undefined ? null : value;
+  return {
+    issue,
+    target,
+    measured: format(known),
+    met: known === null ? null : isMet(known),
+    byCpu: '',
+  };
+}
+
+/** Issues 14 and 5's targets, each from cells of this run; `met` is null when a cell is missing. */
 export function targetChecks(cells: CellResult[], concurrency = 64): TargetCheck[] {
   const at = (strategy: string) => findCell(cells, strategy, concurrency);
   const c = concurrency;
   /** `a`'s users/s over `b`'s, measured and as predicted by CPU per user, against `minimum`. */
   const throughput = (
+    issue: number,
     target: string,
     a: string,
     b: string,
@@ -184,6 +228,7 @@ export function targetChecks(cells: CellResult[], concurrency = 64): TargetCheck
     const [cpuA, cpuB] = [cellA && totalCpuMsPerUser(cellA), cellB && totalCpuMsPerUser(cellB)];
     const byCpu = cpuA && cpuB ? cpuB / cpuA : null;
     return {
+      issue,
       target,
       measured: ratio === null ? 'n/a' : format(ratio),
       met: ratio === null ? null : ratio >= minimum,
@@ -191,38 +236,63 @@ export function targetChecks(cells: CellResult[], concurrency = 64): TargetCheck
     };
   };
   const percent = (ratio: number | null) => `${fixed((ratio ?? 0) * 100, 0)}%`;
-  const times = (ratio: number | null) => `${fixed(ratio, 2)}×`;
-  const blockCommands = at('BLOCK')?.commandsPerUser ?? null;
+  const counter = at('COUNTER');
+  const block = at('BLOCK');
   const rss = cells.map((cell) => cell.peakRssMb).filter((m): m is number => m !== null);
-  const maxRss = rss.length === 0 ? null : Math.max(...rss);
   return [
+    bound(
+      14,
+      `COUNTER@${c} service CPU per user ≤ 2× the raw tutorial loop's client CPU per user`,
+      counter && cpuVersusRawLoop(counter, cells),
+      (ratio) => ratio <= 2,
+      times,
+    ),
     throughput(
+      14,
+      `COUNTER@${c} users/s ≥ 0.4× the raw tutorial loop`,
+      'COUNTER',
+      RAW_LOOP,
+      0.4,
+      times,
+    ),
+    bound(
+      14,
+      `BLOCK@${c} p99 ≤ 2× its p50`,
+      block && block.p50Ms > 0 ? block.p99Ms / block.p50Ms : null,
+      (ratio) => ratio <= 2,
+      times,
+    ),
+    bound(
+      14,
+      `BLOCK ≤ 1.01 commands per user (@${c})`,
+      block?.commandsPerUser,
+      (commands) => commands <= 1.01,
+      (commands) => fixed(commands, 3),
+    ),
+    bound(
+      14,
+      'Peak service RSS ≤ 150 MB in every cell',
+      rss.length === 0 ? null : Math.max(...rss),
+      (mb) => mb <= 150,
+      (mb) => (mb === null ? 'n/a' : `${fixed(mb, 0)} MB`),
+    ),
+    throughput(
+      5,
       `COUNTER@${c} ≥ 60% of the tutorial's raw driver loop`,
       'COUNTER',
-      'TUTORIAL_GET_NEXT_SEQUENCE',
+      RAW_LOOP,
       0.6,
       percent,
     ),
-    {
-      target: `BLOCK ≤ 1.02 commands per user (@${c})`,
-      measured: fixed(blockCommands, 3),
-      met: blockCommands === null ? null : blockCommands <= 1.02,
-      byCpu: '',
-    },
-    throughput(`BLOCK@${c} ≥ 1.5× COUNTER@${c} users/s`, 'BLOCK', 'COUNTER', 1.5, times),
+    throughput(5, `BLOCK@${c} ≥ 1.5× COUNTER@${c} users/s`, 'BLOCK', 'COUNTER', 1.5, times),
     throughput(
-      `createUsers batches@${c} ≥ 5× COUNTER@${c} users/s`,
-      'CREATE_USERS_BATCH',
+      5,
+      `createUsers batches of 100@${c} ≥ 5× COUNTER@${c} users/s`,
+      batchStrategy(100),
       'COUNTER',
       5,
       times,
     ),
-    {
-      target: 'Service RSS < 200 MB throughout',
-      measured: maxRss === null ? 'n/a' : `${fixed(maxRss, 0)} MB`,
-      met: maxRss === null ? null : maxRss < 200,
-      byCpu: '',
-    },
   ];
 }
 
@@ -286,8 +356,8 @@ export function markdownReport(results: BenchResults): string {
     const targets = targetChecks(cells);
     sections.push(
       markdownTable(
-        ['Target (issue 5)', 'Measured', 'Verdict', 'Same ratio from CPU per user'],
-        targets.map((t) => [t.target, t.measured, verdict(t.met), t.byCpu]),
+        ['Issue', 'Target', 'Measured', 'Verdict', 'Same ratio from CPU per user'],
+        targets.map((t) => [String(t.issue), t.target, t.measured, verdict(t.met), t.byCpu]),
       ),
     );
   }

@@ -6,9 +6,10 @@
  * database, starts every service fleet up front on its own fresh database name (they idle until
  * their turn), then measures one cell at a time so cells never compete: the driver baselines
  * (ObjectId insert; the tutorial's getNextSequence + insert), then each service plan after a
- * warm-up. Default plans: COUNTER, OPTIMISTIC_LOOP, BLOCK, and createUsers batches of 100 with
- * COUNTER, each at concurrency 1, 8 and 64. `--instances K`: K processes per fleet, COUNTER and
- * BLOCK with block sizes 10, 100 and 1,000 at concurrency 64, with counter-document writes. Every
+ * warm-up. Default plans: COUNTER, OPTIMISTIC_LOOP, BLOCK (blocks adapting from 100 to 10,000),
+ * and createUsers batches of 100 with COUNTER, each at concurrency 1, 8 and 64, and batches of
+ * 1,000 at 64. `--instances K`: K processes per fleet, COUNTER and BLOCK with fixed block sizes
+ * 10, 100 and 1,000 at concurrency 64, with counter-document writes. Every
  * cell lasts a fixed time (1.5 s with `--quick`, 12 s otherwise). Writes the Markdown report to
  * stdout, `bench/results[-instances-K][-quick].{json,svg}`, progress to stderr; drops its
  * databases at the end. `--cpu-prof` runs the service processes under `node --cpu-prof`, with
@@ -126,6 +127,7 @@ async function main(): Promise<void> {
           mongodbUri: database.uri,
           dbName: freshDbName(`${plan.label}_${plan.blockSize}`),
           blockSize: plan.blockSize,
+          blockSizeMax: plan.blockSizeMax,
           nodeArgs: options.cpuProfile
             ? ['--cpu-prof', '--cpu-prof-dir', join(__dirname, 'cpu-profiles')]
             : [],

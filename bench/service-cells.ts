@@ -10,7 +10,7 @@
  */
 import { runHttpLoad, type LoadShape } from './http-load';
 import { startCpuMeter } from './process-usage';
-import { cpuPerUser, type CellResult } from './report';
+import { batchStrategy, cpuPerUser, type CellResult } from './report';
 import { metricValue, type ServiceFleet } from './service-processes';
 
 export interface ServicePlan {
@@ -18,7 +18,9 @@ export interface ServicePlan {
   /** The `strategy` label the service's counters file these creations under. */
   strategy: string;
   shape: LoadShape;
+  /** ID_BLOCK_SIZE and ID_BLOCK_SIZE_MAX of the fleet (equal: blocks of a fixed size). */
   blockSize: number;
+  blockSizeMax: number;
   concurrencies: number[];
 }
 
@@ -26,13 +28,20 @@ export const CONCURRENCIES = [1, 8, 64];
 const INSTANCES_CONCURRENCY = 64;
 const INSTANCES_BLOCK_SIZES = [10, 100, 1000];
 const BATCH_SIZE = 100;
+/** The largest batch `createUsers` takes, at the highest concurrency only: the memory test. */
+const LARGEST_BATCH_SIZE = 1_000;
 const DEFAULT_BLOCK_SIZE = 100;
+/** The service's default ID_BLOCK_SIZE_MAX: blocks adapt to the rate. */
+const DEFAULT_BLOCK_SIZE_MAX = 10_000;
 const WARM_UP_CONNECTIONS = 8;
 const DRAIN_POLL_MS = 100;
 const DRAIN_QUIET_POLLS = 3;
 const DRAIN_TIMEOUT_MS = 20_000;
 
-/** Issue 5's cells, or with `instances` issue 8's (COUNTER and BLOCK by block size at 64). */
+/**
+ * Issue 5's cells and issue 14's batches of 1,000 at 64, or with `instances` issue 8's (COUNTER,
+ * and BLOCK by fixed block size, at 64).
+ */
 export function servicePlans(instances: number | null): ServicePlan[] {
   if (instances !== null) {
     const block = (blockSize: number): ServicePlan => ({
@@ -40,6 +49,7 @@ export function servicePlans(instances: number | null): ServicePlan[] {
       strategy: 'BLOCK',
       shape: { strategy: 'BLOCK', usersPerRequest: 1 },
       blockSize,
+      blockSizeMax: blockSize,
       concurrencies: [INSTANCES_CONCURRENCY],
     });
     return [
@@ -48,29 +58,37 @@ export function servicePlans(instances: number | null): ServicePlan[] {
         strategy: 'COUNTER',
         shape: { strategy: 'COUNTER', usersPerRequest: 1 },
         blockSize: DEFAULT_BLOCK_SIZE,
+        blockSizeMax: DEFAULT_BLOCK_SIZE,
         concurrencies: [INSTANCES_CONCURRENCY],
       },
       ...INSTANCES_BLOCK_SIZES.map(block),
     ];
   }
   const single = (strategy: LoadShape['strategy']): ServicePlan => ({
-    label: `GraphQL createUser ${strategy}`,
+    label:
+      strategy === 'BLOCK'
+        ? `GraphQL createUser BLOCK (blocks ${DEFAULT_BLOCK_SIZE}–${DEFAULT_BLOCK_SIZE_MAX})`
+        : `GraphQL createUser ${strategy}`,
     strategy,
     shape: { strategy, usersPerRequest: 1 },
     blockSize: DEFAULT_BLOCK_SIZE,
+    blockSizeMax: DEFAULT_BLOCK_SIZE_MAX,
     concurrencies: CONCURRENCIES,
+  });
+  const batches = (size: number, concurrencies: number[]): ServicePlan => ({
+    label: `GraphQL createUsers ×${size} COUNTER`,
+    strategy: 'COUNTER',
+    shape: { strategy: 'COUNTER', usersPerRequest: size },
+    blockSize: DEFAULT_BLOCK_SIZE,
+    blockSizeMax: DEFAULT_BLOCK_SIZE_MAX,
+    concurrencies,
   });
   return [
     single('COUNTER'),
     single('OPTIMISTIC_LOOP'),
     single('BLOCK'),
-    {
-      label: `GraphQL createUsers ×${BATCH_SIZE} COUNTER`,
-      strategy: 'COUNTER',
-      shape: { strategy: 'COUNTER', usersPerRequest: BATCH_SIZE },
-      blockSize: DEFAULT_BLOCK_SIZE,
-      concurrencies: CONCURRENCIES,
-    },
+    batches(BATCH_SIZE, CONCURRENCIES),
+    batches(LARGEST_BATCH_SIZE, [CONCURRENCIES[CONCURRENCIES.length - 1]]),
   ];
 }
 
@@ -130,7 +148,8 @@ export async function measureServiceCell(
   return {
     path: 'service',
     label: plan.label,
-    strategy: plan.shape.usersPerRequest > 1 ? 'CREATE_USERS_BATCH' : plan.strategy,
+    strategy:
+      plan.shape.usersPerRequest > 1 ? batchStrategy(plan.shape.usersPerRequest) : plan.strategy,
     concurrency,
     instances: fleet.processes.length,
     blockSize: plan.strategy === 'BLOCK' ? plan.blockSize : undefined,

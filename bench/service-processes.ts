@@ -111,6 +111,7 @@ export async function startServiceFleet(options: {
   mongodbUri: string;
   dbName: string;
   blockSize: number;
+  blockSizeMax: number;
   /** Extra `node` flags, e.g. `--cpu-prof`. */
   nodeArgs?: string[];
 }): Promise<ServiceFleet> {
@@ -120,6 +121,7 @@ export async function startServiceFleet(options: {
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
     ID_BLOCK_SIZE: String(options.blockSize),
+    ID_BLOCK_SIZE_MAX: String(options.blockSizeMax),
   };
   const started = await Promise.allSettled(
     Array.from({ length: options.instances }, () => startOne(env, options.nodeArgs ?? [])),

@@ -1,8 +1,11 @@
 import {
   CAVEAT,
+  batchStrategy,
+  cellsTable,
   chartSpec,
   counterModelTable,
   cpuPerUser,
+  cpuVersusRawLoop,
   latencySummary,
   markdownReport,
   targetChecks,
@@ -74,18 +77,65 @@ describe('cpuPerUser', () => {
   });
 });
 
+const rawLoop = (concurrency: number, clientMs: number, extra: Partial<CellResult> = {}) =>
+  cell('TUTORIAL_GET_NEXT_SEQUENCE', concurrency, {
+    path: 'driver',
+    instances: 0,
+    cpuMsPerUser: { service: null, database: 0.2, client: clientMs },
+    peakRssMb: null,
+    ...extra,
+  });
+
+describe('cpuVersusRawLoop', () => {
+  it("divides a service cell's CPU per user by the raw loop's client CPU at the same concurrency", () => {
+    const cells = [rawLoop(1, 0.5), rawLoop(64, 0.25), cell('COUNTER', 64), cell('COUNTER', 8)];
+    expect(cpuVersusRawLoop(cells[2], cells)).toBe(2);
+    expect(cpuVersusRawLoop(cell('COUNTER', 1), cells)).toBe(1);
+    // No raw loop at 8, and a driver cell is not the service.
+    expect(cpuVersusRawLoop(cells[3], cells)).toBeNull();
+    expect(cpuVersusRawLoop(cells[1], cells)).toBeNull();
+  });
+
+  it('is a column of the cells table', () => {
+    const cells = [rawLoop(64, 0.25), cell('COUNTER', 64)];
+    const table = cellsTable(cells).split('\n');
+    expect(table[0]).toContain('| Service CPU ÷ raw loop client CPU |');
+    expect(table[2]).toContain('| n/a / 0.20 / 0.25 | n/a | n/a |');
+    expect(table[3]).toContain('| 0.50 / 0.25 / n/a | 2.00× | 120 |');
+  });
+});
+
 describe('targetChecks', () => {
   const cells = [
-    cell('TUTORIAL_GET_NEXT_SEQUENCE', 64, { path: 'driver', usersPerSecond: 1_000 }),
+    rawLoop(64, 0.25, { usersPerSecond: 1_000 }),
     cell('COUNTER', 64, { usersPerSecond: 700 }),
-    cell('BLOCK', 64, { usersPerSecond: 1_000, commandsPerUser: 1.03 }),
-    cell('CREATE_USERS_BATCH', 64, { usersPerSecond: 7_000, peakRssMb: 210 }),
+    cell('BLOCK', 64, { usersPerSecond: 1_000, commandsPerUser: 1.03, p50Ms: 10, p99Ms: 25 }),
+    cell(batchStrategy(100), 64, { usersPerSecond: 7_000, peakRssMb: 210 }),
   ];
   const byTarget = (fragment: string) =>
     targetChecks(cells).find((t) => t.target.includes(fragment));
 
   it('compares COUNTER with the tutorial loop of the same concurrency', () => {
-    expect(byTarget('60%')).toMatchObject({ measured: '70%', met: true });
+    expect(byTarget('60%')).toMatchObject({ issue: 5, measured: '70%', met: true });
+    expect(byTarget('0.4×')).toMatchObject({ issue: 14, measured: '0.70×', met: true });
+  });
+
+  it("holds COUNTER's service CPU per user to twice the raw loop's client CPU per user", () => {
+    expect(byTarget('2× the raw')).toMatchObject({ issue: 14, measured: '2.00×', met: true });
+    const costly = [
+      rawLoop(64, 0.25),
+      cell('COUNTER', 64, { cpuMsPerUser: { service: 0.6, database: 0.2, client: null } }),
+    ];
+    expect(targetChecks(costly).find((t) => t.target.includes('2× the raw'))).toMatchObject({
+      measured: '2.40×',
+      met: false,
+    });
+  });
+
+  it("holds BLOCK's p99 to twice its p50", () => {
+    expect(byTarget('p99')).toMatchObject({ issue: 14, measured: '2.50×', met: false });
+    const steady = targetChecks([cell('BLOCK', 64, { p50Ms: 10, p99Ms: 20 })]);
+    expect(steady.find((t) => t.target.includes('p99'))).toMatchObject({ met: true });
   });
 
   it('predicts each throughput ratio from the CPU time per user of all processes', () => {
@@ -95,25 +145,32 @@ describe('targetChecks', () => {
         cpuMsPerUser: { service: null, database: 0.25, client: 0.75 },
       }),
     ];
-    expect(targetChecks(cpuCells)[0]).toMatchObject({ byCpu: '33%' });
+    const vsRawLoop = targetChecks(cpuCells).find((t) => t.target.includes('60%'));
+    expect(vsRawLoop).toMatchObject({ byCpu: '33%' });
   });
 
-  it('flags a BLOCK cell above 1.02 commands per user and below 1.5× COUNTER', () => {
-    expect(byTarget('1.02 commands')).toMatchObject({ measured: '1.030', met: false });
+  it('flags a BLOCK cell above 1.01 commands per user and below 1.5× COUNTER', () => {
+    expect(byTarget('1.01 commands')).toMatchObject({ measured: '1.030', met: false });
+    const few = targetChecks([cell('BLOCK', 64, { commandsPerUser: 1.01 })]);
+    expect(few.find((t) => t.target.includes('1.01 commands'))).toMatchObject({ met: true });
     expect(byTarget('1.5×')).toMatchObject({ measured: '1.43×', met: false });
   });
 
   it('compares batches with COUNTER and takes the highest RSS of any cell', () => {
     expect(byTarget('createUsers')).toMatchObject({ measured: '10.00×', met: true });
-    expect(byTarget('RSS')).toMatchObject({ measured: '210 MB', met: false });
+    expect(byTarget('RSS')).toMatchObject({ issue: 14, measured: '210 MB', met: false });
+    const lean = targetChecks([cell('COUNTER', 64, { peakRssMb: 150 })]);
+    expect(lean.find((t) => t.target.includes('RSS'))).toMatchObject({ met: true });
   });
 
   it('says a target was not measured when its cells are missing', () => {
     const checks = targetChecks([cell('COUNTER', 8)]);
-    expect(checks.find((t) => t.target.includes('60%'))).toMatchObject({
-      measured: 'n/a',
-      met: null,
-    });
+    for (const fragment of ['60%', '2× the raw', 'p99', '1.01 commands']) {
+      expect(checks.find((t) => t.target.includes(fragment))).toMatchObject({
+        measured: 'n/a',
+        met: null,
+      });
+    }
   });
 });
 
@@ -169,6 +226,9 @@ describe('markdownReport', () => {
     expect(report).toContain(CAVEAT);
     expect(report).toMatch(/\| COUNTER \| 1 \| 1000 \| 5\.0 \| 20\.0 \| 2\.000 \|/);
     expect(report).toContain('| 0.50 / 0.25 / n/a |');
+    expect(report).toContain(
+      '| Issue | Target | Measured | Verdict | Same ratio from CPU per user |',
+    );
   });
 });
 
