@@ -71,9 +71,10 @@ async function stopProcess(child: ChildProcess): Promise<void> {
 async function startOne(
   env: Record<string, string>,
   nodeArgs: string[],
+  entry: string,
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/main.js')], {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -114,6 +115,8 @@ export async function startServiceFleet(options: {
   blockSizeMax: number;
   /** Extra `node` flags, e.g. `--cpu-prof`. */
   nodeArgs?: string[];
+  /** The service's built entry point; this checkout's `dist/main.js` unless told otherwise. */
+  entry?: string;
 }): Promise<ServiceFleet> {
   const env = {
     MONGODB_URI: options.mongodbUri,
@@ -124,7 +127,9 @@ export async function startServiceFleet(options: {
     ID_BLOCK_SIZE_MAX: String(options.blockSizeMax),
   };
   const started = await Promise.allSettled(
-    Array.from({ length: options.instances }, () => startOne(env, options.nodeArgs ?? [])),
+    Array.from({ length: options.instances }, () =>
+      startOne(env, options.nodeArgs ?? [], options.entry ?? join(ROOT, 'dist/main.js')),
+    ),
   );
   const running = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failure = started.find((s) => s.status === 'rejected');

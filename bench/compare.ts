@@ -1,0 +1,158 @@
+/**
+ * `npm run bench:compare -- [--strategy S] [--concurrency C] [--seconds N] [--rounds R] A B ...`:
+ * one cell (COUNTER at concurrency 64 unless told otherwise) measured on several builds of the
+ * service in one session, round after round (A B A B ...), so a change's before and after meet
+ * the same machine load. Each argument is a built entry point (`dist/main.js` of some checkout,
+ * or a build of it elsewhere that can resolve this checkout's node_modules and schema).
+ *
+ * Contract: every build runs as one process of its own, as in `npm run bench`, on its own fresh
+ * database of one database process (dropped at the end); all start up front and idle between their turns; each is
+ * warmed up once. Prints, per build, the median over the rounds of service CPU per user, users
+ * per second, p50 and p99, and each median's ratio to the first build's; rounds alternate the
+ * order so neither build always follows the other. Bounded: 1 to 60 s per cell, 1 to 9 rounds.
+ */
+import { MongoClient } from 'mongodb';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { startBenchDatabase } from './database';
+import { type LoadShape } from './http-load';
+import { type CellResult } from './report';
+import { measureServiceCell, warmUp, type ServicePlan } from './service-cells';
+import { startServiceFleet, type ServiceFleet } from './service-processes';
+
+interface Options {
+  strategy: LoadShape['strategy'];
+  concurrency: number;
+  seconds: number;
+  rounds: number;
+  entries: string[];
+}
+
+const WARM_UP_SECONDS = 3;
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = {
+    strategy: 'COUNTER',
+    concurrency: 64,
+    seconds: 8,
+    rounds: 3,
+    entries: [],
+  };
+  for (let i = 0; i < argv.length; i += 1) {
+    const [flag, value] = [argv[i], argv[i + 1]];
+    const whole = Number(value);
+    if (flag === '--strategy' && ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'].includes(value)) {
+      options.strategy = value as LoadShape['strategy'];
+    } else if (flag === '--concurrency' && Number.isInteger(whole) && whole >= 1 && whole <= 256) {
+      options.concurrency = whole;
+    } else if (flag === '--seconds' && whole >= 1 && whole <= 60) {
+      options.seconds = whole;
+    } else if (flag === '--rounds' && Number.isInteger(whole) && whole >= 1 && whole <= 9) {
+      options.rounds = whole;
+    } else if (!flag.startsWith('--')) {
+      options.entries.push(resolve(flag));
+      continue;
+    } else {
+      throw new Error(
+        'options: --strategy COUNTER|OPTIMISTIC_LOOP|BLOCK, --concurrency 1..256, --seconds 1..60, ' +
+          '--rounds 1..9, then two or more built entry points',
+      );
+    }
+    i += 1;
+  }
+  if (options.entries.length < 2) throw new Error('give at least two built entry points');
+  return options;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const plan: ServicePlan = {
+    label: options.strategy,
+    strategy: options.strategy,
+    shape: { strategy: options.strategy, usersPerRequest: 1 },
+    blockSize: 100,
+    blockSizeMax: 10_000,
+    concurrencies: [options.concurrency],
+  };
+  const database = await startBenchDatabase();
+  const runId = Date.now().toString(36);
+  const dbNames = options.entries.map((_, i) => `compare_${runId}_${i}`);
+  const fleets: ServiceFleet[] = [];
+  try {
+    for (const [i, entry] of options.entries.entries()) {
+      fleets.push(
+        await startServiceFleet({
+          instances: 1,
+          mongodbUri: database.uri,
+          dbName: dbNames[i],
+          blockSize: plan.blockSize,
+          blockSizeMax: plan.blockSizeMax,
+          entry,
+        }),
+      );
+    }
+    for (const fleet of fleets) await warmUp(fleet, plan, WARM_UP_SECONDS);
+    const cells: CellResult[][] = fleets.map(() => []);
+    const loadStart = loadavg()[0];
+    for (let round = 0; round < options.rounds; round += 1) {
+      const order = fleets.map((_, i) => i);
+      if (round % 2 === 1) order.reverse();
+      for (const i of order) {
+        cells[i].push(
+          await measureServiceCell(
+            fleets[i],
+            plan,
+            options.concurrency,
+            options.seconds,
+            database.pid,
+          ),
+        );
+        process.stderr.write(`compare: round ${round + 1}, build ${i + 1} done\n`);
+      }
+    }
+    const rows = cells.map((measured) => ({
+      cpu: median(measured.map((c) => c.cpuMsPerUser.service ?? Number.NaN)),
+      rate: median(measured.map((c) => c.usersPerSecond)),
+      p50: median(measured.map((c) => c.p50Ms)),
+      p99: median(measured.map((c) => c.p99Ms)),
+      rss: Math.max(...measured.map((c) => c.peakRssMb ?? 0)),
+    }));
+    const lines = [
+      `${options.strategy}@${options.concurrency}, ${options.seconds} s × ${options.rounds} rounds; ` +
+        `1-minute load average ${loadStart.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at end`,
+      '',
+      '| Build | Service CPU ms/user | ÷ first | Users/s | ÷ first | p50 ms | p99 ms | Peak RSS MB |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+      ...rows.map(
+        (r, i) =>
+          `| ${options.entries[i]} | ${r.cpu.toFixed(3)} | ${(r.cpu / rows[0].cpu).toFixed(2)} | ` +
+          `${r.rate.toFixed(0)} | ${(r.rate / rows[0].rate).toFixed(2)} | ${r.p50.toFixed(1)} | ` +
+          `${r.p99.toFixed(1)} | ${r.rss.toFixed(0)} |`,
+      ),
+    ];
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    await Promise.all(fleets.map((fleet) => fleet.stop()));
+    const client = new MongoClient(database.uri, { serverSelectionTimeoutMS: 10_000 });
+    await Promise.all(
+      dbNames.map((name) =>
+        client
+          .db(name)
+          .dropDatabase()
+          .catch(() => undefined),
+      ),
+    ).finally(() => client.close());
+    await database.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`compare failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
