@@ -6,6 +6,7 @@
  * safe choice (write concern `majority`, bounded database calls).
  */
 import { z } from 'zod';
+import { parseClientTokens, tokenProblem } from './auth/index.js';
 
 const positiveInt = (name: string, fallback: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce
@@ -61,9 +62,25 @@ const environmentSchema = z.object({
       error: 'LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent',
     })
     .default('info'),
-  ADMIN_TOKEN: optionalText.refine((token) => token === undefined || token.length >= 16, {
-    message: 'ADMIN_TOKEN must be at least 16 characters',
-  }),
+  // Not trimmed: a token is taken exactly as given, and a space in it is refused (src/auth/tokens.ts).
+  ADMIN_TOKEN: z
+    .string()
+    .optional()
+    .transform((token) => (token === '' ? undefined : token))
+    .superRefine((token, ctx) => {
+      const problem = token === undefined ? null : tokenProblem(token);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: `ADMIN_TOKEN ${problem}` });
+    }),
+  CLIENT_TOKENS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const { clients, problems } = parseClientTokens(text);
+      for (const problem of problems) {
+        ctx.addIssue({ code: 'custom', message: `CLIENT_TOKENS: ${problem}` });
+      }
+      return clients;
+    }),
   ID_BLOCK_SIZE: positiveInt('ID_BLOCK_SIZE', 100, 10_000),
   WRITE_CONCERN: z
     .enum(['majority', '1'], { error: 'WRITE_CONCERN must be majority or 1' })
@@ -80,6 +97,14 @@ const environmentSchema = z.object({
 
 export type Config = z.output<typeof environmentSchema>;
 
+/** A client token equal to the admin token would make that client an admin: refused. */
+function sharedTokenProblem(config: Config): string | null {
+  const shared = config.CLIENT_TOKENS.find(({ token }) => token === config.ADMIN_TOKEN);
+  return shared === undefined
+    ? null
+    : `  CLIENT_TOKENS: the token of client ${shared.client} is also ADMIN_TOKEN`;
+}
+
 /** Thrown for a bad environment; its message lists every problem, one per line. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -87,7 +112,11 @@ export class ConfigError extends Error {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = environmentSchema.safeParse(env);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    const shared = sharedTokenProblem(parsed.data);
+    if (shared === null) return parsed.data;
+    throw new ConfigError(`Invalid configuration:\n${shared}`);
+  }
   const problems = parsed.error.issues.map(
     (issue) => `  ${issue.path.join('.')}: ${issue.message}`,
   );

@@ -3,14 +3,18 @@
  *
  * No MongoDB access, no business rule and no input validation lives here: components own all three
  * (names, counts, page sizes and user input are checked where they are used, with the GraphQL
- * argument as `field`, and `users.assertIdIsFree` guards moving the `userid` counter); the only
- * rule here is who may call `setSequence`. Numbers leave as JS
+ * argument as `field`, and `users.assertIdIsFree` guards moving the `userid` counter). Who may call
+ * each root field is decided by src/auth (`authorized` asks it before every root field runs, and
+ * refuses to start one after the request's deadline). Numbers leave as JS
  * numbers (the Long scalar refuses anything it cannot send exactly); user ids leave as decimal
  * strings of the Int64 `_id`.
  */
+import type { GraphQLResolveInfo } from 'graphql';
+import { authorize, requiredRole } from '../auth/index.js';
 import type { SequenceKey } from '../sequences/index.js';
 import type { UserDocument } from '../users/index.js';
-import { ForbiddenError, itemErrorOf } from './errors.js';
+import type { GraphQLContext } from './context.js';
+import { itemErrorOf } from './errors.js';
 import type { Resolvers } from './generated/resolvers-types.js';
 import { DateTimeScalar, LongScalar } from './scalars.js';
 
@@ -27,11 +31,32 @@ const isUserIdCounter = (key: SequenceKey) =>
 
 const userId = (user: UserDocument) => user._id.toString();
 
+type RootResolver = (
+  parent: unknown,
+  args: unknown,
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+) => unknown;
+
+/** Every root field of `fields`, checked against the authorization table and the deadline first. */
+function authorized<Fields extends object>(type: 'Query' | 'Mutation', fields: Fields): Fields {
+  return Object.fromEntries(
+    Object.entries(fields as Record<string, RootResolver>).map(([field, resolve]) => [
+      field,
+      ((parent, args, context, info) => {
+        context.budget.signal.throwIfAborted();
+        authorize(context.caller, requiredRole(type, field), field);
+        return resolve(parent, args, context, info);
+      }) satisfies RootResolver,
+    ]),
+  ) as Fields;
+}
+
 export const resolvers: Resolvers = {
   Long: LongScalar,
   DateTime: DateTimeScalar,
 
-  Query: {
+  Query: authorized('Query', {
     user: (_parent, { id }, { users }) => users.findById(id),
 
     users: async (_parent, { first, after }, { users }) => {
@@ -52,9 +77,9 @@ export const resolvers: Resolvers = {
       sequences.list(scope === undefined ? {} : { scope }),
 
     strategyStats: (_parent, _args, { stats }) => stats.snapshot(),
-  },
+  } satisfies Resolvers['Query']),
 
-  Mutation: {
+  Mutation: authorized('Mutation', {
     createUser: async (_parent, { input, strategy }, { users }) => {
       const created = await users.createUser(input, strategy);
       return {
@@ -93,11 +118,6 @@ export const resolvers: Resolvers = {
     },
 
     setSequence: (_parent, { name, value, scope }, context) => {
-      if (!context.isAdmin) {
-        throw new ForbiddenError(
-          'setSequence needs the admin token (Authorization: Bearer <ADMIN_TOKEN>)',
-        );
-      }
       const key = sequenceKey(name, scope);
       return context.sequences.setValue(
         key,
@@ -105,7 +125,7 @@ export const resolvers: Resolvers = {
         isUserIdCounter(key) ? (next) => context.users.assertIdIsFree(next) : undefined,
       );
     },
-  },
+  } satisfies Resolvers['Mutation']),
 
   Sequence: {
     drift: async (sequence, _args, { users }) =>

@@ -44,7 +44,7 @@ mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {
  * field and two levels of inviters costs about 11,600, three levels about 18,800. The limit lets
  * the first through and refuses the second (each level is one batched lookup, so two is plenty).
  */
-const GRAPHQL_LIMITS = {
+export const GRAPHQL_LIMITS = {
   maxDepth: 10,
   maxCost: 15_000,
   maxAliases: 15,

@@ -5,7 +5,7 @@
  * service serves again once the database is back, without a restart.
  */
 import { startStandin, type RunningStandin } from '../../src/standin';
-import { startTestService, type TestService } from '../support/service';
+import { startTestService, TEST_CLIENT, type TestService } from '../support/service';
 import { startFaultyDatabase, type FaultyDatabase } from './faulty-database';
 
 const CREATE_USER = `mutation Create($name: String!) { createUser(input: { name: $name }) { user { id } } }`;
@@ -135,7 +135,17 @@ describe('when the database fails in a way the service does not expect', () => {
 
   test('the client gets INTERNAL_SERVER_ERROR with a generic message; production adds no detail', async () => {
     const [dev, prod] = await database.whileFind({ errorCode: 2 }, 'alwaysOn', () =>
-      Promise.all(services.map((service) => service.graphql(`{ user(id: "1") { id } }`))),
+      Promise.all(
+        services.map((service) =>
+          service.graphql(
+            `{ user(id: "1") { id } }`,
+            {},
+            {
+              authorization: `Bearer ${TEST_CLIENT.token}`,
+            },
+          ),
+        ),
+      ),
     );
     for (const response of [dev, prod]) {
       expect(response.body.errors?.[0]).toMatchObject({

@@ -44,6 +44,8 @@ interface HostileCase {
   status?: number;
   /** The `extensions.code` at least one top-level error must carry. */
   code?: string;
+  /** Sent to the production instance (no open defaults) instead of the development one. */
+  production?: true;
 }
 
 const json = (payload: unknown, headers: Record<string, string> = {}): HostileRequest => ({
@@ -93,6 +95,25 @@ const refusedInput = (name: string, request: HostileRequest): HostileCase => ({
   request,
   code: BAD_INPUT,
 });
+/** Sent to the production instance without a token: the field needs one. */
+const unauthenticated = (name: string, request: HostileRequest): HostileCase => ({
+  name,
+  request,
+  code: 'UNAUTHENTICATED',
+  production: true,
+});
+const LONE_HIGH = '\ud800';
+const LONE_LOW = '\udfff';
+/** `operations` batched operations, each `aliases` aliases of createUsers sharing one variable. */
+const aliasedBatches = (operations: number, aliases: number, items: number) =>
+  json(
+    Array.from({ length: operations }, () => ({
+      query: `mutation($inputs: [CreateUserInput!]!) { ${repeat(aliases, (i) => `a${i}: createUsers(inputs: $inputs) { created }`)} }`,
+      variables: { inputs: Array.from({ length: items }, (_, i) => ({ name: `n${i}` })) },
+    })),
+  );
+const persisted = (version: number, sha256Hash: string) =>
+  json({ query: '{ __typename }', extensions: { persistedQuery: { version, sha256Hash } } });
 const forbidden = (name: string, headers: Record<string, string>): HostileCase => ({
   name,
   request: setSequence(headers),
@@ -331,6 +352,103 @@ const cases: HostileCase[] = [
     authorization: `Basic ${ADMIN_TOKEN}`,
   }),
   forbidden('setSequence with an empty bearer', { authorization: 'Bearer ' }),
+  // Who may call what (issue 11, findings 1 and 2): production, no token.
+  unauthenticated(
+    'an anonymous createSequence of userid starting at -3 (finding 1)',
+    createSequenceWith({ name: 'userid', start: -3 }),
+  ),
+  unauthenticated(
+    'an anonymous createSequence of userid with max 2 (finding 1)',
+    createSequenceWith({ name: 'userid', max: 2 }),
+  ),
+  unauthenticated(
+    'an anonymous allocateSequence of 8,997 values (finding 2)',
+    allocate('orders', 8_997),
+  ),
+  unauthenticated('an anonymous sequences listing (finding 2)', gql(SEQUENCES, {})),
+  unauthenticated(
+    'an anonymous users page with emails (finding 2)',
+    gql(USERS_PAGE, { first: 10 }),
+  ),
+  unauthenticated('an anonymous nextSequence', nextSequenceOf('orders')),
+  unauthenticated('an anonymous createUsers', gql(CREATE_USERS, { inputs: [{ name: 'x' }] })),
+  unauthenticated(
+    'two anonymous createUser through aliases',
+    gql(
+      `mutation { ${repeat(2, (i) => `u${i}: createUser(input: { name: "anon ${i}" }) { user { id } }`)} }`,
+    ),
+  ),
+  unauthenticated('an anonymous setSequence', setSequence({})),
+  unauthenticated(
+    'setSequence with the admin token in upper case',
+    setSequence(bearer(ADMIN_TOKEN.toUpperCase())),
+  ),
+  // Per-request bounds over aliases and batched operations (finding 3).
+  refusedInput(
+    '5 batched operations x 15 aliases x 1,000 createUsers inputs',
+    aliasedBatches(5, 15, 1_000),
+  ),
+  refusedInput(
+    '2 batched operations x 1 alias x 501 createUsers inputs',
+    aliasedBatches(2, 1, 501),
+  ),
+  refusedInput(
+    '2 aliases of createUsers sharing 501 inputs, through a fragment',
+    gql(
+      'mutation($inputs: [CreateUserInput!]!) { ...Twice } fragment Twice on Mutation { a: createUsers(inputs: $inputs) { created } b: createUsers(inputs: $inputs) { created } }',
+      { inputs: Array.from({ length: 501 }, (_, i) => ({ name: `f${i}` })) },
+    ),
+  ),
+  refusedInput(
+    '11 aliased allocateSequence calls',
+    gql(`mutation { ${repeat(11, (i) => `a${i}: allocateSequence(name: "orders") { first }`)} }`),
+  ),
+  // Lone surrogates in any string argument (finding 6).
+  refusedInput(
+    'an idempotency key ending in a lone high surrogate (finding 6)',
+    createUserWith({ name: 'x', idempotencyKey: `key${LONE_HIGH}` }),
+  ),
+  refusedInput('a name with a lone low surrogate', createUserWith({ name: `x${LONE_LOW}y` })),
+  refusedInput(
+    'an email with a lone surrogate',
+    createUserWith({ name: 'x', email: `a${LONE_HIGH}@example.com` }),
+  ),
+  refusedInput(
+    'a createUsers item with a lone surrogate',
+    gql(CREATE_USERS, { inputs: [{ name: 'ok' }, { name: `bad${LONE_HIGH}` }] }),
+  ),
+  refusedInput('a sequence name with a lone surrogate', nextSequenceOf(`orders${LONE_HIGH}`)),
+  refusedInput(
+    'a lone surrogate in an unknown input key',
+    createUserWith({ name: 'x', [`k${LONE_HIGH}`]: 1 }),
+  ),
+  refusedInput(
+    'an inline name literal with an escaped lone surrogate',
+    gql('mutation { createUser(input: { name: "x\\ud800" }) { user { id } } }'),
+  ),
+  refusedInput(
+    'an inline name literal with a raw lone surrogate',
+    gql(`mutation { createUser(input: { name: "x${LONE_HIGH}" }) { user { id } } }`),
+  ),
+  // Client mistakes are client errors (finding 9).
+  {
+    name: 'an APQ hash that does not match its query (finding 9)',
+    request: persisted(1, 'f'.repeat(64)),
+    status: 400,
+    code: 'BAD_REQUEST',
+  },
+  {
+    name: 'an APQ version 2 (finding 9)',
+    request: persisted(2, 'f'.repeat(64)),
+    status: 400,
+    code: 'BAD_REQUEST',
+  },
+  refusedInput(
+    'a createUser input with 60 unknown keys: too many variable errors (finding 9)',
+    createUserWith(
+      Object.fromEntries([['name', 'x'], ...Array.from({ length: 60 }, (_, i) => [`k${i}`, 1])]),
+    ),
+  ),
   // CSRF-style simple requests: a browser sends these cross-site without a preflight.
   {
     name: 'a mutation posted as text/plain',
@@ -466,7 +584,7 @@ describe('hostile input: every request refused cleanly, the database untouched',
   });
 
   test.each(cases.map((c) => [c.name, c] as const))('%s is refused', async (_name, hostile) => {
-    const response = await send(service, hostile.request);
+    const response = await send(hostile.production ? production : service, hostile.request);
     const { codes, granted } = readRefusal(response);
     const seen = { status: response.status, codes, granted, body: JSON.stringify(response.body) };
     // Refused: never a 5xx, never an internal error, nothing granted, and a 4xx or an error code.
