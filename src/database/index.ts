@@ -8,3 +8,4 @@ export { startEmbeddedDatabase } from './embedded.js';
 export type { EmbeddedDatabase } from './embedded.js';
 export { isDuplicateKeyError, duplicateKeyFields, DUPLICATE_KEY } from './duplicate-key.js';
 export { isTransientDatabaseError, TRANSIENT_SERVER_CODES } from './transient.js';
+export { beforeWrite, type WriteOptions } from './write-options.js';

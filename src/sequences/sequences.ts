@@ -24,21 +24,23 @@
  *   back an acknowledged `$inc` and reissue its values. Every command carries `maxTimeMS`
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
  */
-import type { Collection, Db, WriteConcernSettings } from 'mongodb';
+import type { Collection, Db, Filter, WriteConcernSettings } from 'mongodb';
 import type { CommandTally } from '../errors.js';
 import { isDuplicateKeyError } from '../database/duplicate-key.js';
+import { beforeWrite, type WriteOptions } from '../database/write-options.js';
 import {
   type CounterDocument,
   type SequenceState,
   definitionFields,
   definitionOf,
-  fromLong,
   isLegacyCounter,
+  storedSeq,
   toLong,
   toState,
 } from './counter-document.js';
 import {
   IMPLICIT_DEFINITION,
+  MAX_SEQUENCE_VALUE,
   type SequenceDefinition,
   assertAllocationCount,
   assertSequenceValue,
@@ -47,11 +49,17 @@ import {
   limitOf,
   validateDefinition,
 } from './definition.js';
-import { BadUserInputError, SequenceContentionError, SequenceExhaustedError } from './errors.js';
+import {
+  BadUserInputError,
+  SequenceContentionError,
+  SequenceExhaustedError,
+  SequenceNotFoundError,
+} from './errors.js';
 import {
   type ResolvedKey,
   type SequenceKey,
   describeKey,
+  parseSequenceId,
   resolveKey,
   validateSequenceName,
 } from './keys.js';
@@ -62,6 +70,35 @@ export interface AllocatedRange {
   step: number;
   count: number;
 }
+
+/** Who may touch a counter in one call: a client only its own (`owner`), nobody may create. */
+export interface OwnerGuard extends WriteOptions {
+  /** Only the counter whose `owner` is this client; undefined: any counter (admin). */
+  owner?: string;
+}
+
+interface AllocationGuard extends OwnerGuard {
+  /** Whether an absent counter with the implicit definition is created (`userid`, the tutorial's way). */
+  mayCreate: boolean;
+  tally?: CommandTally;
+}
+
+/** How `setValue` may move a counter, besides the range of its definition. */
+export interface SetGuard extends OwnerGuard {
+  /** Create an absent counter with the implicit definition (default); false: SEQUENCE_NOT_FOUND. */
+  mayCreate?: boolean;
+  /** Refuse a value below the last one issued (values handed out may live only in memory). */
+  forwardOnly?: boolean;
+}
+
+/** One page of counters, ordered by name then scope (the unscoped one first). */
+export interface SequencePage {
+  sequences: SequenceState[];
+  hasNextPage: boolean;
+}
+
+/** The largest page of `page()`. */
+export const MAX_SEQUENCE_PAGE_SIZE = 100;
 
 export interface SequencesOptions {
   writeConcern?: WriteConcernSettings;
@@ -104,29 +141,67 @@ export class Sequences {
     this.maxTimeMS = options.maxTimeMS ?? DEFAULT_MAX_TIME_MS;
   }
 
-  /** Consumes `count` values (1 to 10,000) in one atomic step: `first`, `first + step`, ..., `last`. */
+  /**
+   * Consumes `count` values (1 to 10,000) in one atomic step: `first`, `first + step`, ..., `last`.
+   * An absent counter is created with the implicit definition (how `userid` comes to exist).
+   */
   async allocate(key: SequenceKey, count = 1, tally?: CommandTally): Promise<AllocatedRange> {
+    const allocated = await this.allocateFrom(resolveKey(key), count, { mayCreate: true, tally });
+    return allocated.range;
+  }
+
+  /**
+   * Like `allocate`, for a sequence that must already exist (and belong to `guard.owner` when
+   * given): anything else is SEQUENCE_NOT_FOUND and nothing is created. Also answers the counter's
+   * state after the allocation.
+   */
+  async allocateExisting(
+    key: SequenceKey,
+    count: number,
+    guard: OwnerGuard = {},
+  ): Promise<{ range: AllocatedRange; sequence: SequenceState }> {
     const resolved = resolveKey(key);
+    const { range, doc } = await this.allocateFrom(resolved, count, { ...guard, mayCreate: false });
+    return { range, sequence: toState(resolved, doc) };
+  }
+
+  private async allocateFrom(
+    resolved: ResolvedKey,
+    count: number,
+    guard: AllocationGuard,
+  ): Promise<{ range: AllocatedRange; doc: CounterDocument }> {
     assertAllocationCount(count);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      beforeWrite(guard);
       const definition = this.definitions.get(resolved.id) ?? IMPLICIT_DEFINITION;
       const delta = definition.step * count;
-      const doc = await this.increment(resolved, definition, delta, tally);
+      const doc = await this.increment(resolved, definition, delta, guard);
       if (doc !== null) {
+        const last = storedSeq(doc);
         this.wrote(resolved, doc);
-        const last = fromLong(doc.seq);
-        return { first: last - delta + definition.step, last, step: definition.step, count };
+        const range = { first: last - delta + definition.step, last, step: definition.step, count };
+        return { range, doc };
       }
-      await this.explainRefusal(resolved, definition, delta, tally);
+      await this.explainRefusal(resolved, definition, delta, guard);
     }
     throw contention(resolved, 'Allocating from');
   }
 
-  /** The value the next allocation will return; nothing is written. */
-  async peekNext(key: SequenceKey): Promise<number> {
+  /**
+   * The value the next allocation will return; nothing is written. An absent counter answers the
+   * implicit definition's start, unless `guard.mayCreate` is false (then SEQUENCE_NOT_FOUND, as for
+   * a counter of another owner than `guard.owner`).
+   */
+  async peekNext(key: SequenceKey, guard: Omit<SetGuard, 'forwardOnly'> = {}): Promise<number> {
     const resolved = resolveKey(key);
     const doc = await this.read(resolved);
-    if (doc === null) return IMPLICIT_DEFINITION.start;
+    if (doc !== null && guard.owner !== undefined && doc.owner !== guard.owner) {
+      throw new SequenceNotFoundError(describeKey(resolved));
+    }
+    if (doc === null) {
+      if (guard.mayCreate === false) throw new SequenceNotFoundError(describeKey(resolved));
+      return IMPLICIT_DEFINITION.start;
+    }
     const state = toState(resolved, doc);
     if (state.next > limitOf(state)) throw exhausted(resolved, state, 1);
     return state.next;
@@ -156,20 +231,72 @@ export class Sequences {
   }
 
   /**
+   * `first` (1 to 100) counters after the cursor `after` (a sequence `id`), ordered by name then
+   * scope (the unscoped one first), narrowed to one `scope` and to one `owner` when given. One
+   * extra document is read to tell whether another page follows. Counters without a `name` field
+   * (written by hand in the tutorial's shape) are not listed; they still work by name.
+   */
+  async page(request: {
+    first: number;
+    after?: string | null;
+    scope?: string | null;
+    owner?: string;
+  }): Promise<SequencePage> {
+    const { first } = request;
+    if (!Number.isInteger(first) || first < 1 || first > MAX_SEQUENCE_PAGE_SIZE) {
+      throw new BadUserInputError(`first must be 1 to ${MAX_SEQUENCE_PAGE_SIZE}.`, {
+        field: 'first',
+      });
+    }
+    const scope = request.scope ?? null;
+    if (scope !== null) validateSequenceName(scope, 'scope');
+    const filter: Filter<CounterDocument> = { name: { $type: 'string' } };
+    if (scope !== null) filter.scope = scope;
+    if (request.owner !== undefined) filter.owner = request.owner;
+    if (request.after !== undefined && request.after !== null) {
+      const after = parseSequenceId(request.after, 'after');
+      filter.$or = [
+        { name: { $gt: after.name } },
+        {
+          name: after.name,
+          scope: after.scope === null ? { $exists: true } : { $gt: after.scope },
+        },
+      ];
+    }
+    const docs = await this.counters
+      .find(filter, { maxTimeMS: this.maxTimeMS })
+      .sort({ name: 1, scope: 1 })
+      .limit(first + 1)
+      .batchSize(first + 1)
+      .toArray();
+    return {
+      sequences: docs
+        .slice(0, first)
+        .map((doc) => toState(resolveKey({ name: doc.name as string, scope: doc.scope }), doc)),
+      hasNextPage: docs.length > first,
+    };
+  }
+
+  /**
    * Defines a sequence. Creating it again with the same definition returns it (also when it was
    * created implicitly with the defaults); a different definition is BAD_USER_INPUT naming the
    * first differing field, since definitions never change.
    */
-  async create(input: SequenceKey & Partial<SequenceDefinition>): Promise<SequenceState> {
+  async create(
+    input: SequenceKey & Partial<SequenceDefinition>,
+    options: WriteOptions & { owner?: string | null } = {},
+  ): Promise<SequenceState> {
     const resolved = resolveKey(input);
     const definition = validateDefinition(input);
+    const owner = options.owner ?? null;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const doc: CounterDocument = {
         _id: resolved.id,
-        ...definitionFields(resolved, definition),
+        ...definitionFields(resolved, definition, owner),
         seq: toLong(definition.start - definition.step),
         updatedAt: new Date(),
       };
+      beforeWrite(options);
       try {
         await this.counters.insertOne(doc, { maxTimeMS: this.maxTimeMS });
         this.wrote(resolved, doc);
@@ -181,6 +308,12 @@ export class Sequences {
       if (existing === null) continue;
       const stored = definitionOf(existing);
       this.definitions.set(resolved.id, stored);
+      if (owner !== null && existing.owner !== owner) {
+        throw new BadUserInputError(
+          `Sequence ${describeKey(resolved)} already exists and belongs to someone else; choose another name or scope.`,
+          { field: 'name' },
+        );
+      }
       const field = differingField(stored, definition);
       if (field === null) return toState(resolved, existing);
       throw new BadUserInputError(
@@ -194,18 +327,26 @@ export class Sequences {
   /**
    * Sets the last issued value, so the next allocation returns `value + step`. `value` must lie
    * from `start - step` (nothing issued) to `max`. `assertSafe(next)` may refuse the move (the users
-   * component refuses to move `userid` below stored ids). The write is a compare-and-set on the
-   * value read, so an allocation in between makes it check again rather than overwrite blindly.
+   * component refuses to move `userid` below stored ids); `guard` restricts it further. The write
+   * is a compare-and-set on the value read, so an allocation in between makes it check again
+   * rather than overwrite blindly.
    */
   async setValue(
     key: SequenceKey,
     value: number,
     assertSafe?: (next: number) => Promise<void>,
+    guard: SetGuard = {},
   ): Promise<SequenceState> {
     const resolved = resolveKey(key);
     assertSequenceValue(value, 'value');
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const current = await this.read(resolved);
+      if (
+        (current === null && guard.mayCreate === false) ||
+        (current !== null && guard.owner !== undefined && current.owner !== guard.owner)
+      ) {
+        throw new SequenceNotFoundError(describeKey(resolved));
+      }
       const definition = current === null ? IMPLICIT_DEFINITION : definitionOf(current);
       const lowest = definition.start - definition.step;
       const highest = limitOf(definition);
@@ -215,7 +356,14 @@ export class Sequences {
           { field: 'value' },
         );
       }
+      if (guard.forwardOnly && current !== null && value < storedSeq(current)) {
+        throw new BadUserInputError(
+          `Sequence ${describeKey(resolved)} only moves forward: it has issued up to ${storedSeq(current)}, and values handed out may live only in a process's memory, so a lower value could be issued twice.`,
+          { field: 'value' },
+        );
+      }
       if (assertSafe) await assertSafe(value + definition.step);
+      beforeWrite(guard);
       let written: CounterDocument | null = null;
       try {
         written = await this.counters.findOneAndUpdate(
@@ -244,10 +392,16 @@ export class Sequences {
    * Moves the counter up to at least `floor` (`$max`), never down: the repair when a value it issued
    * was already taken (an optimistic insert, imported data). Creates an implicit counter if absent.
    */
-  async repairCounterDrift(key: SequenceKey, floor: number, tally?: CommandTally): Promise<void> {
+  async repairCounterDrift(
+    key: SequenceKey,
+    floor: number,
+    tally?: CommandTally,
+    options?: WriteOptions,
+  ): Promise<void> {
     const resolved = resolveKey(key);
     assertSequenceValue(floor, 'floor');
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      beforeWrite(options);
       countCommand(tally);
       try {
         await this.counters.updateOne(
@@ -304,17 +458,22 @@ export class Sequences {
     key: ResolvedKey,
     definition: SequenceDefinition,
     delta: number,
-    tally: CommandTally | undefined,
+    guard: AllocationGuard,
   ): Promise<CounterDocument | null> {
-    const upsert = isImplicitDefinition(definition);
-    countCommand(tally);
+    const upsert = guard.mayCreate && isImplicitDefinition(definition);
+    countCommand(guard.tally);
     try {
       return await this.counters.findOneAndUpdate(
         {
           _id: key.id,
+          ...(guard.owner === undefined ? {} : { owner: guard.owner }),
           step: definition.step,
           max: definition.max === null ? { $exists: false } : toLong(definition.max),
-          seq: { $lte: toLong(limitOf(definition) - delta) },
+          // The lower bound keeps out NaN, which MongoDB orders below every number.
+          seq: {
+            $gte: toLong(-MAX_SEQUENCE_VALUE),
+            $lte: toLong(limitOf(definition) - delta),
+          },
         },
         {
           $inc: { seq: toLong(delta) },
@@ -334,23 +493,25 @@ export class Sequences {
     key: ResolvedKey,
     definition: SequenceDefinition,
     delta: number,
-    tally: CommandTally | undefined,
+    guard: AllocationGuard,
   ): Promise<void> {
-    countCommand(tally);
+    countCommand(guard.tally);
     const doc = await this.read(key);
-    if (doc === null) {
+    if (doc === null || (guard.owner !== undefined && doc.owner !== guard.owner)) {
+      if (!guard.mayCreate) throw new SequenceNotFoundError(describeKey(key));
       // Removed since this process cached it: the next attempt creates it implicitly.
       this.definitions.delete(key.id);
       return;
     }
     if (isLegacyCounter(doc)) {
-      await this.upgradeLegacyCounter(key, doc, tally);
+      beforeWrite(guard);
+      await this.upgradeLegacyCounter(key, doc, guard.tally);
       return;
     }
     const stored = definitionOf(doc);
     this.definitions.set(key.id, stored);
     if (differingField(stored, definition) !== null) return;
-    if (fromLong(doc.seq) + delta > limitOf(stored)) {
+    if (storedSeq(doc) + delta > limitOf(stored)) {
       throw exhausted(key, toState(key, doc), delta / stored.step);
     }
     // Otherwise it was the upsert race: the counter exists now, so the retry increments it.
@@ -368,7 +529,7 @@ export class Sequences {
       {
         $set: {
           ...definitionFields(key, definitionOf(doc)),
-          seq: toLong(fromLong(doc.seq)),
+          seq: toLong(storedSeq(doc)),
           updatedAt: new Date(),
         },
       },

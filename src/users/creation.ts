@@ -17,6 +17,7 @@
  */
 import { Long } from 'bson';
 import type { Collection } from 'mongodb';
+import type { WriteOptions } from '../database/index.js';
 import { DomainError } from '../errors.js';
 import type { IdStrategy, StrategyStats } from '../stats/index.js';
 import { newCreationCost, type CreationCost } from './cost.js';
@@ -175,6 +176,7 @@ export async function createUsersWith(
   deps: CreationDeps,
   inputs: CreateUserInput[],
   strategy: IdStrategy,
+  options?: WriteOptions,
 ): Promise<CreationOutcome[]> {
   const started = performance.now();
   const cost = newCreationCost();
@@ -188,6 +190,7 @@ export async function createUsersWith(
     plan.toInsert.map((candidate) => unsavedUser(candidate, strategy, createdAt)),
     deps.sources[strategy],
     cost,
+    options,
   );
   await settleInserts(deps, plan.toInsert, report, outcomes, cost);
   settleFollowers(plan, outcomes);

@@ -8,10 +8,13 @@
  * fix it; its id was stored nowhere, so it is given back to the source (which keeps what it safely
  * can; see `id-sources.ts`) before anything else happens in the round. That costs a command only
  * when an insert was refused, never on the success path. A document is stored at most once: it is
- * retried only after the server refused it.
+ * retried only after the server refused it. No write starts once `options.signal` has fired: each
+ * round checks it before taking ids, before the insert and before a repair; a give-back is then
+ * skipped too (its ids stay gaps).
  */
 import { Long } from 'bson';
 import type { Collection } from 'mongodb';
+import { beforeWrite, type WriteOptions } from '../database/index.js';
 import { DomainError } from '../errors.js';
 import type { CreationCost } from './cost.js';
 import { IdContentionError } from './errors.js';
@@ -38,6 +41,7 @@ export async function insertWithFreshIds(
   unsaved: UnsavedUser[],
   source: IdSource,
   cost: CreationCost,
+  options?: WriteOptions,
 ): Promise<InsertReport> {
   const results: InsertResult[] = new Array(unsaved.length);
   const attempts: number[] = new Array(unsaved.length).fill(0);
@@ -46,6 +50,7 @@ export async function insertWithFreshIds(
 
   for (let round = 1; pending.length > 0; round += 1) {
     let taken: TakenIds;
+    beforeWrite(options);
     try {
       taken = await source.take(pending.length, cost);
     } catch (err) {
@@ -57,6 +62,7 @@ export async function insertWithFreshIds(
       _id: Long.fromNumber(taken.ids[k]),
       ...unsaved[position],
     }));
+    beforeWrite(options);
     const refused = await insertUnordered(users, docs, cost);
 
     const collided: number[] = [];
@@ -71,7 +77,7 @@ export async function insertWithFreshIds(
         unstored.add(k);
       }
     });
-    if (unstored.size > 0) await taken.giveBack(unstored, cost);
+    if (unstored.size > 0 && !options?.signal?.aborted) await taken.giveBack(unstored, cost);
     if (collided.length > 0 && round >= source.maxRounds) {
       for (const position of collided) {
         results[position] = { error: new IdContentionError(attempts[position]) };
@@ -80,6 +86,7 @@ export async function insertWithFreshIds(
     }
     if (collided.length > 0) {
       duplicateKeyRetries += collided.length;
+      beforeWrite(options);
       await source.afterCollision(round, cost);
     }
     pending = collided;

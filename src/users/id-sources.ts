@@ -23,6 +23,7 @@
  */
 import { MongoError } from 'mongodb';
 import {
+  SequenceCorruptError,
   SequenceExhaustedError,
   type AllocatedRange,
   type BlockAllocator,
@@ -79,6 +80,20 @@ function valuesOf(range: AllocatedRange): number[] {
   return Array.from({ length: range.count }, (_, i) => range.first + i * range.step);
 }
 
+/**
+ * Refuses ids a user must never get: a `userid` counter written by someone else (or defined with
+ * another start by version 0.1) can hand out 0 or negative values. Nothing is stored under them.
+ */
+function assertIssuable(ids: readonly number[]): void {
+  const lowest = Math.min(...ids);
+  if (lowest >= 1) return;
+  throw new SequenceCorruptError(
+    `The "userid" counter issued ${lowest} as a user id; user ids start at 1. Nothing was stored. ` +
+      'An operator must repair the counter, e.g. in mongosh: db.counters.updateOne({ _id: "userid" }, ' +
+      '{ $set: { seq: NumberLong(<the largest user _id, at least 0>), start: NumberLong(1), step: 1 }, $unset: { max: "" } })',
+  );
+}
+
 /** COUNTER's give-back: the unstored run at the end of `range`, if the counter still ends there. */
 async function releaseTrailing(
   deps: IdSourceDeps,
@@ -108,8 +123,10 @@ export function idSources(deps: IdSourceDeps): Record<IdStrategy, IdSource> {
       maxRounds: COUNTER_MAX_ROUNDS,
       async take(count, cost) {
         const range = await deps.sequences.allocate(USER_ID_SEQUENCE, count, cost);
+        const ids = valuesOf(range);
+        assertIssuable(ids);
         return {
-          ids: valuesOf(range),
+          ids,
           giveBack: (unstored, giveBackCost) =>
             releaseTrailing(deps, range, unstored, giveBackCost),
         };
@@ -120,6 +137,12 @@ export function idSources(deps: IdSourceDeps): Record<IdStrategy, IdSource> {
       maxRounds: COUNTER_MAX_ROUNDS,
       async take(count, cost) {
         const ids = await deps.blocks.take(count, cost);
+        try {
+          assertIssuable(ids);
+        } catch (err) {
+          deps.blocks.discardBlock();
+          throw err;
+        }
         return {
           ids,
           async giveBack(unstored) {

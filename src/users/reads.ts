@@ -10,27 +10,27 @@ import { Long } from 'bson';
 import type { Collection, Filter } from 'mongodb';
 import { BadUserInputError, type CommandTally } from '../errors.js';
 import { countCommand } from './cost.js';
-import { fromStored, type UserDocument } from './model.js';
+import { fromStored, ISSUABLE_ID_RANGE, numericId, type UserDocument } from './model.js';
 import { parseUserId } from './validation.js';
 
 export const MAX_PAGE_SIZE = 100;
 
-/** The largest `_id` stored, 0 when the collection is empty: the optimistic loop's starting point. */
+/**
+ * The largest issuable `_id` stored (see `ISSUABLE_ID_RANGE`), 0 when there is none: the
+ * optimistic loop's starting point and the base of drift. A fractional one (imported data) counts
+ * as its whole part, so max + 1 is still above it.
+ */
 export async function maxUserId(
   users: Collection<UserDocument>,
   tally?: CommandTally,
 ): Promise<number> {
   countCommand(tally);
   const [top] = await users
-    .find({}, { projection: { _id: 1 } })
+    .find({ _id: ISSUABLE_ID_RANGE }, { projection: { _id: 1 } })
     .sort({ _id: -1 })
     .limit(1)
     .toArray();
-  if (top === undefined) return 0;
-  const id: unknown = top._id;
-  if (id instanceof Long) return id.toNumber();
-  if (typeof id === 'number') return id;
-  throw new Error(`users holds a non-numeric _id (${String(id)}); sequential ids cannot follow it`);
+  return top === undefined ? 0 : Math.floor(numericId(top._id));
 }
 
 /** The stored users whose `field` is one of `values`: one `find`, none when `values` is empty. */
@@ -94,7 +94,7 @@ export async function pageOfUsers(
   if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
     throw new BadUserInputError(`first must be 1 to ${MAX_PAGE_SIZE}.`, { field: 'first' });
   }
-  let filter = {};
+  let filter: Filter<UserDocument> = { _id: ISSUABLE_ID_RANGE };
   if (after !== undefined && after !== null) {
     const afterId = parseUserId(after);
     if (afterId === null) {
@@ -102,7 +102,7 @@ export async function pageOfUsers(
         field: 'after',
       });
     }
-    filter = { _id: { $gt: Long.fromNumber(afterId) } };
+    filter = { _id: { ...ISSUABLE_ID_RANGE, $gt: Long.fromNumber(afterId) } };
   }
   const docs = await users
     .find(filter)

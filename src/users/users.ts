@@ -8,8 +8,9 @@
  */
 import type DataLoader from 'dataloader';
 import type { Collection, Db, WriteConcernSettings } from 'mongodb';
+import type { WriteOptions } from '../database/index.js';
 import { BadUserInputError, type DomainError } from '../errors.js';
-import { BlockAllocator, type Sequences } from '../sequences/index.js';
+import { BlockAllocator, type ReservedSequence, type Sequences } from '../sequences/index.js';
 import type { IdStrategy, StrategyStats } from '../stats/index.js';
 import { createUsersWith, type CreationDeps } from './creation.js';
 import { idSources, USER_ID_SEQUENCE } from './id-sources.js';
@@ -33,6 +34,12 @@ export interface UsersDeps {
 export class Users {
   private readonly collection: Collection<UserDocument>;
   private readonly creation: CreationDeps;
+  /** The `userid` counter, which only this component allocates from (see SequenceCatalog). */
+  readonly idSequence: ReservedSequence = {
+    name: USER_ID_SEQUENCE.name,
+    feeds: 'user ids',
+    largestStored: () => this.maxId(),
+  };
 
   constructor(deps: UsersDeps) {
     this.collection = deps.db.collection<UserDocument>(USERS_COLLECTION, {
@@ -56,8 +63,9 @@ export class Users {
   async createUser(
     input: CreateUserInput,
     strategy: IdStrategy,
+    options?: WriteOptions,
   ): Promise<{ user: UserDocument; attempts: number; replayed: boolean }> {
-    const [outcome] = await createUsersWith(this.creation, [input], strategy);
+    const [outcome] = await createUsersWith(this.creation, [input], strategy, options);
     if ('error' in outcome) throw outcome.error;
     return outcome;
   }
@@ -66,13 +74,14 @@ export class Users {
   async createUsers(
     inputs: CreateUserInput[],
     strategy: IdStrategy,
+    options?: WriteOptions,
   ): Promise<Array<{ user: UserDocument } | { error: DomainError }>> {
     if (inputs.length > MAX_USERS_PER_BATCH) {
       throw new BadUserInputError(`At most ${MAX_USERS_PER_BATCH} users can be created at once.`, {
         field: 'inputs',
       });
     }
-    const outcomes = await createUsersWith(this.creation, inputs, strategy);
+    const outcomes = await createUsersWith(this.creation, inputs, strategy, options);
     return outcomes.map((outcome) => ('error' in outcome ? outcome : { user: outcome.user }));
   }
 
