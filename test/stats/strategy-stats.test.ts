@@ -1,4 +1,4 @@
-import { StrategyStats, type CreationRecord } from '../../src/stats';
+import { MAX_SEQUENCE_LABELS, StrategyStats, type CreationRecord } from '../../src/stats';
 
 const record = (overrides: Partial<CreationRecord>): CreationRecord => ({
   strategy: 'COUNTER',
@@ -94,6 +94,22 @@ describe('StrategyStats', () => {
       block.p99Ms,
     );
     expect(stats.contentType).toMatch(/^text\/plain/);
+  });
+
+  test('counter writes of client-chosen sequence names have a bounded number of labels', async () => {
+    const stats = new StrategyStats();
+    stats.recordCounterWrite('userid');
+    for (let i = 0; i < 1000; i += 1) stats.recordCounterWrite(`tenant-${i}`);
+    stats.recordCounterWrite('userid');
+    const text = await stats.metrics();
+    const series = text
+      .split('\n')
+      .filter((line) => line.startsWith('counter_document_writes_total{'));
+    expect(series).toHaveLength(MAX_SEQUENCE_LABELS + 1);
+    expect(seriesValue(text, 'counter_document_writes_total{sequence="userid"}')).toBe(2);
+    expect(seriesValue(text, 'counter_document_writes_total{sequence="other"}')).toBe(
+      1000 - (MAX_SEQUENCE_LABELS - 1),
+    );
   });
 
   test('instances are independent: each has its own registry and totals', async () => {
