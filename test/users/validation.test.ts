@@ -92,3 +92,93 @@ test('refuses page sizes outside 1 to 100 and cursors that are not ids', async (
   await expect(users.page(10, 'abc')).rejects.toMatchObject({ field: 'after' });
   await expect(users.page(10, '{"$gt":0}')).rejects.toMatchObject({ field: 'after' });
 });
+
+describe('input that is what it looks like (findings 6 and 12)', () => {
+  const invisible: Array<[string, string]> = [
+    ['only a zero-width space', '\u200B'],
+    ['only a right-to-left override', '\u202E'],
+    ['a right-to-left override inside', 'Ann\u202Egnp.exe'],
+    ['a left-to-right isolate inside', 'Ann\u2066x\u2069'],
+    ['a line separator inside', 'Ann\u2028Bob'],
+    ['a paragraph separator inside', 'Ann\u2029Bob'],
+    ['a byte-order mark inside', 'An\uFEFFn'],
+    ['only the Hangul filler U+3164', '\u3164'],
+    ['only Hangul fillers and spaces', '\u3164 \u3164'],
+    ['only combining marks', '\u0301\u0302\u0303'],
+    ['only a zero-width joiner', '\u200D'],
+    ['a lone high surrogate', 'Ann\uD800'],
+    ['a lone low surrogate', '\uDC00Ann'],
+  ];
+  test.each(invisible)('a name with %s is refused on name', async (_case, name) => {
+    const { users, db } = await bed.fresh();
+    await expect(users.createUser({ name }, 'COUNTER')).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'name',
+    });
+    expect(await db.collection('users').countDocuments()).toBe(0);
+  });
+
+  test('names with joiners inside emoji or scripts, and with accents, are accepted as NFC', async () => {
+    const { users, db } = await bed.fresh();
+    const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
+    const persian = 'می\u200Cخواهم';
+    for (const name of [family, persian]) {
+      expect((await users.createUser({ name }, 'COUNTER')).user.name).toBe(name);
+    }
+    const decomposed = 'Zoe\u0301';
+    const { user } = await users.createUser({ name: decomposed }, 'COUNTER');
+    expect(user.name).toBe('Zoé');
+    const stored = await db.collection('users').findOne({ _id: user._id });
+    expect(stored?.name).toBe('Zoé');
+  });
+
+  test.each([
+    ['idempotencyKey', { idempotencyKey: 'key-\uD800' }],
+    ['email', { email: 'ann\uDC00@example.com' }],
+  ])('a lone surrogate in %s is refused naming it, storing nothing', async (field, extra) => {
+    const { users, db } = await bed.fresh();
+    await expect(users.createUser({ name: 'Ann', ...extra }, 'COUNTER')).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field,
+    });
+    expect(await db.collection('users').countDocuments()).toBe(0);
+  });
+
+  test('an idempotency key in NFC, NFD or with surrounding spaces is one key; its case is kept', async () => {
+    const { users, db } = await bed.fresh();
+    const nfc = 'clé-\u00E9';
+    const variants = [nfc, nfc.normalize('NFD'), ` ${nfc} `, `${nfc.normalize('NFD')}\t`];
+    const created = [];
+    for (const idempotencyKey of variants) {
+      created.push(await users.createUser({ name: 'Ann', idempotencyKey }, 'COUNTER'));
+    }
+    expect(new Set(created.map((c) => c.user._id.toNumber())).size).toBe(1);
+    expect(created.map((c) => c.replayed)).toEqual([false, true, true, true]);
+    expect(created[0].user.idempotencyKey).toBe(nfc);
+    const upper = await users.createUser(
+      { name: 'Ann', idempotencyKey: nfc.toUpperCase() },
+      'COUNTER',
+    );
+    expect(upper.replayed).toBe(false);
+    const stored = await db.collection('users').find({}).toArray();
+    expect(stored.map((doc) => doc.idempotencyKey).sort()).toEqual([nfc, nfc.toUpperCase()].sort());
+  });
+
+  test('an idempotency key with a hidden character is refused on idempotencyKey', async () => {
+    const { users } = await bed.fresh();
+    for (const idempotencyKey of ['a\u200Bb', 'a\u202Eb', 'a\u0000b', 'a\u2028b']) {
+      await expect(
+        users.createUser({ name: 'Ann', idempotencyKey }, 'COUNTER'),
+      ).rejects.toMatchObject({ field: 'idempotencyKey' });
+    }
+  });
+
+  test('emails in any case and with surrounding spaces are one address, stored as acknowledged', async () => {
+    const { users } = await bed.fresh();
+    const first = await users.createUser({ name: 'Ann', email: ' Ann@Example.COM ' }, 'COUNTER');
+    expect(first.user.email).toBe('ann@example.com');
+    await expect(
+      users.createUser({ name: 'Other', email: 'ANN@EXAMPLE.com' }, 'COUNTER'),
+    ).rejects.toMatchObject({ field: 'email' });
+  });
+});
