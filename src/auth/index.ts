@@ -10,8 +10,8 @@ export {
   authorize,
   ENDPOINT_ACCESS,
   FIELD_ACCESS,
-  ForbiddenError,
   requiredRole,
+  sequenceAccess,
   UnauthenticatedError,
   usersPerRequest,
 } from './policy.js';

@@ -13,7 +13,8 @@
  * Refusals: UNAUTHENTICATED when the field needs a token and the request has none that is valid;
  * FORBIDDEN when the caller's token is valid but its role is too low.
  */
-import { DomainError } from '../errors.js';
+import { DomainError, ForbiddenError } from '../errors.js';
+import type { SequenceAccess } from '../sequences/index.js';
 import type { Caller, Role } from './callers.js';
 
 const RANK: Record<Role, number> = { anonymous: 0, client: 1, admin: 2 };
@@ -46,10 +47,6 @@ export class UnauthenticatedError extends DomainError {
   readonly code = 'UNAUTHENTICATED';
 }
 
-export class ForbiddenError extends DomainError {
-  readonly code = 'FORBIDDEN';
-}
-
 const ROLE_NEED: Record<Role, string> = {
   anonymous: 'no token',
   client: 'a client or admin token (Authorization: Bearer <token>)',
@@ -59,6 +56,13 @@ const ROLE_NEED: Record<Role, string> = {
 /** The least role allowed to call `Type.field` (admin for a field the table forgot). */
 export function requiredRole(type: string, field: string): Role {
   return FIELD_ACCESS[type]?.[field] ?? 'admin';
+}
+
+/** How the sequences component knows the caller; anonymous callers reach no sequence. */
+export function sequenceAccess(caller: Caller): SequenceAccess {
+  if (caller.role === 'anonymous')
+    throw new UnauthenticatedError(`Sequences need ${ROLE_NEED.client}`);
+  return caller;
 }
 
 /** Throws UNAUTHENTICATED or FORBIDDEN unless `caller` may call `what` (a field or endpoint). */

@@ -8,7 +8,7 @@
  */
 import type DataLoader from 'dataloader';
 import type { Caller } from '../auth/index.js';
-import type { Sequences } from '../sequences/index.js';
+import type { SequenceCatalog } from '../sequences/index.js';
 import type { StrategyStats } from '../stats/index.js';
 import type { UserDocument, Users } from '../users/index.js';
 import type { RequestBudget } from './budget.js';
@@ -16,7 +16,7 @@ import type { RequestBudget } from './budget.js';
 /** The service's components, one set per service process. */
 export interface ServiceComponents {
   users: Users;
-  sequences: Sequences;
+  sequences: SequenceCatalog;
   stats: StrategyStats;
 }
 

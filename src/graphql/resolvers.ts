@@ -3,31 +3,25 @@
  *
  * No MongoDB access, no business rule and no input validation lives here: components own all three
  * (names, counts, page sizes and user input are checked where they are used, with the GraphQL
- * argument as `field`, and `users.assertIdIsFree` guards moving the `userid` counter). Who may call
+ * argument as `field`; the sequence catalog owns ownership and the `userid` rules). Who may call
  * each root field is decided by src/auth (`authorized` asks it before every root field runs, and
  * refuses to start one after the request's deadline). Numbers leave as JS
  * numbers (the Long scalar refuses anything it cannot send exactly); user ids leave as decimal
  * strings of the Int64 `_id`.
  */
 import type { GraphQLResolveInfo } from 'graphql';
-import { authorize, requiredRole } from '../auth/index.js';
-import type { SequenceKey } from '../sequences/index.js';
+import { authorize, requiredRole, sequenceAccess } from '../auth/index.js';
+import { MAX_SEQUENCE_PAGE_SIZE, type SequenceKey } from '../sequences/index.js';
 import type { UserDocument } from '../users/index.js';
 import type { GraphQLContext } from './context.js';
 import { itemErrorOf } from './errors.js';
 import type { Resolvers } from './generated/resolvers-types.js';
 import { DateTimeScalar, LongScalar } from './scalars.js';
 
-/** The counter that feeds `users._id`; only it has a drift. */
-const USER_ID_SEQUENCE = 'userid';
-
 const sequenceKey = (name: string, scope: string | null | undefined): SequenceKey => ({
   name,
   scope: scope ?? null,
 });
-
-const isUserIdCounter = (key: SequenceKey) =>
-  key.name === USER_ID_SEQUENCE && (key.scope ?? null) === null;
 
 const userId = (user: UserDocument) => user._id.toString();
 
@@ -70,18 +64,23 @@ export const resolvers: Resolvers = {
       };
     },
 
-    nextSequence: (_parent, { name, scope }, { sequences }) =>
-      sequences.peekNext(sequenceKey(name, scope)),
+    nextSequence: (_parent, { name, scope }, { sequences, caller }) =>
+      sequences.peekNext(sequenceKey(name, scope), sequenceAccess(caller)),
 
-    sequences: (_parent, { scope }, { sequences }) =>
-      sequences.list(scope === undefined ? {} : { scope }),
+    sequences: async (_parent, { scope }, { sequences, caller }) => {
+      const page = await sequences.list(
+        { first: MAX_SEQUENCE_PAGE_SIZE, ...(scope === undefined ? {} : { scope }) },
+        sequenceAccess(caller),
+      );
+      return page.sequences;
+    },
 
     strategyStats: (_parent, _args, { stats }) => stats.snapshot(),
   } satisfies Resolvers['Query']),
 
   Mutation: authorized('Mutation', {
-    createUser: async (_parent, { input, strategy }, { users }) => {
-      const created = await users.createUser(input, strategy);
+    createUser: async (_parent, { input, strategy }, { users, budget }) => {
+      const created = await users.createUser(input, strategy, { signal: budget.signal });
       return {
         user: created.user,
         strategy,
@@ -90,8 +89,8 @@ export const resolvers: Resolvers = {
       };
     },
 
-    createUsers: async (_parent, { inputs, strategy }, { users }) => {
-      const outcomes = await users.createUsers(inputs, strategy);
+    createUsers: async (_parent, { inputs, strategy }, { users, budget }) => {
+      const outcomes = await users.createUsers(inputs, strategy, { signal: budget.signal });
       const results = outcomes.map((outcome, index) =>
         'user' in outcome
           ? { index, user: outcome.user, error: null }
@@ -101,36 +100,33 @@ export const resolvers: Resolvers = {
       return { strategy, results, created, failed: results.length - created };
     },
 
-    createSequence: (_parent, { input }, { sequences }) => {
+    createSequence: (_parent, { input }, { sequences, caller, budget }) => {
       const key = sequenceKey(input.name, input.scope);
-      return sequences.create({
-        ...key,
-        ...(input.start === null || input.start === undefined ? {} : { start: input.start }),
-        ...(input.step === null || input.step === undefined ? {} : { step: input.step }),
-        ...(input.max === null || input.max === undefined ? {} : { max: input.max }),
-      });
+      return sequences.create(
+        {
+          ...key,
+          ...(input.start === null || input.start === undefined ? {} : { start: input.start }),
+          ...(input.step === null || input.step === undefined ? {} : { step: input.step }),
+          ...(input.max === null || input.max === undefined ? {} : { max: input.max }),
+        },
+        sequenceAccess(caller),
+        { signal: budget.signal },
+      );
     },
 
-    allocateSequence: async (_parent, { name, count, scope }, { sequences }) => {
+    allocateSequence: async (_parent, { name, count, scope }, { sequences, caller, budget }) => {
       const key = sequenceKey(name, scope);
-      const range = await sequences.allocate(key, count ?? 1);
+      const { range } = await sequences.allocate(key, count ?? 1, sequenceAccess(caller), {
+        signal: budget.signal,
+      });
       return { name: key.name, scope: key.scope ?? null, ...range };
     },
 
-    setSequence: (_parent, { name, value, scope }, context) => {
-      const key = sequenceKey(name, scope);
-      return context.sequences.setValue(
-        key,
-        value,
-        isUserIdCounter(key) ? (next) => context.users.assertIdIsFree(next) : undefined,
-      );
-    },
+    setSequence: (_parent, { name, value, scope }, { sequences, caller, budget }) =>
+      sequences.setValue(sequenceKey(name, scope), value, sequenceAccess(caller), {
+        signal: budget.signal,
+      }),
   } satisfies Resolvers['Mutation']),
-
-  Sequence: {
-    drift: async (sequence, _args, { users }) =>
-      isUserIdCounter(sequence) ? sequence.value - (await users.maxId()) : null,
-  },
 
   User: {
     id: (user) => userId(user),

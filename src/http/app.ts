@@ -59,12 +59,8 @@ export function createApp({ config, apollo, client, components, logger }: AppDep
   app.set('env', config.NODE_ENV);
   const openAccess = openAccessWarning(config);
   if (openAccess !== null) logger.warn(openAccess);
-  const authenticate = createAuthenticator(config);
-  app.use((req, res, next) => {
-    res.locals.caller = authenticate(req.headers.authorization);
-    next();
-  });
 
+  // First, before anything that reads headers or bodies: a liveness probe costs nothing.
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -74,6 +70,12 @@ export function createApp({ config, apollo, client, components, logger }: AppDep
     res
       .status(reachable ? 200 : 503)
       .json({ status: reachable ? 'ready' : 'database unreachable' });
+  });
+
+  const authenticate = createAuthenticator(config);
+  app.use((req, res, next) => {
+    res.locals.caller = authenticate(req.headers.authorization);
+    next();
   });
 
   app.get('/metrics', async (_req, res) => {

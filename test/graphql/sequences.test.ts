@@ -1,6 +1,7 @@
 /**
  * Sequences through the real HTTP server: peeking has no side effects, the counter list and drift,
- * concurrent first-ever allocations, the admin guard on setSequence, and the Long scalar's edges.
+ * concurrent allocations, the admin guard on setSequence, and the Long scalar's edges. Requests
+ * without a token act as the open-access client (NODE_ENV=test); `userid` is read and set as admin.
  */
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../support/service';
 
@@ -19,10 +20,23 @@ const CREATE_USER = `
     createUser(input: $input, strategy: $strategy) { user { id } }
   }`;
 
+const DEFINE = `mutation Define($input: CreateSequenceInput!) { createSequence(input: $input) { name } }`;
+
 let service: TestService;
 
 beforeAll(async () => {
   service = await startTestService();
+  // Only createSequence creates: every sequence the tests below use is defined first.
+  for (const input of [
+    { name: 'invoice', scope: 'acme' },
+    { name: 'fresh-under-load' },
+    { name: 'batch' },
+    { name: 'guarded' },
+    { name: 'longs' },
+  ]) {
+    const defined = await service.graphql(DEFINE, { input });
+    expect(defined.body.errors).toBeUndefined();
+  }
 });
 
 afterAll(async () => {
@@ -30,7 +44,7 @@ afterAll(async () => {
 });
 
 const nextUserId = async () =>
-  (await service.graphql(NEXT, { name: 'userid' })).body.data.nextSequence;
+  (await service.graphql(NEXT, { name: 'userid' }, ADMIN)).body.data.nextSequence;
 
 test('nextSequence has no side effects and names the id the next user gets', async () => {
   expect(await nextUserId()).toBe(1);
@@ -51,6 +65,8 @@ test('sequences lists userid with its definition and its drift against stored us
   });
   const response = await service.graphql(
     `{ sequences { name scope value next start step max updatedAt drift } }`,
+    {},
+    ADMIN,
   );
   expect(response.body.errors).toBeUndefined();
   const userid = response.body.data.sequences.find((s: { name: string }) => s.name === 'userid');
@@ -79,13 +95,13 @@ test('sequences lists userid with its definition and its drift against stored us
 
 test('drift is null for every counter other than userid', async () => {
   await service.graphql(ALLOCATE, { name: 'invoice', scope: 'acme' });
-  const response = await service.graphql(`{ sequences { name scope drift } }`);
+  const response = await service.graphql(`{ sequences { name scope drift } }`, {}, ADMIN);
   const others = response.body.data.sequences.filter((s: { name: string }) => s.name !== 'userid');
   expect(others).toContainEqual({ name: 'invoice', scope: 'acme', drift: null });
   expect(others.every((s: { drift: unknown }) => s.drift === null)).toBe(true);
 });
 
-test('200 concurrent first-ever allocations of one sequence get 200 distinct consecutive values', async () => {
+test('200 concurrent allocations of a new sequence get 200 distinct consecutive values', async () => {
   const responses = await Promise.all(
     Array.from({ length: 200 }, () => service.graphql(ALLOCATE, { name: 'fresh-under-load' })),
   );

@@ -23,6 +23,7 @@ const CREATE_USER = `
   }`;
 
 const USER = `query One($id: ID!) { user(id: $id) { id name email createdWith createdAt invitedBy { id } } }`;
+const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 
 const STRATEGIES = ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'] as const;
 
@@ -127,11 +128,11 @@ describe('refused input names its field and consumes no id', () => {
   ];
 
   test.each(cases)('%s', async (_label, input, field) => {
-    const before = await service.graphql(`{ nextSequence(name: "userid") }`);
+    const before = await service.graphql(`{ nextSequence(name: "userid") }`, {}, ADMIN);
     const response = await service.graphql(CREATE_USER, { input });
     expect(response.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
     expect(response.body.data ?? null).toBeNull();
-    const after = await service.graphql(`{ nextSequence(name: "userid") }`);
+    const after = await service.graphql(`{ nextSequence(name: "userid") }`, {}, ADMIN);
     expect(after.body.data.nextSequence).toBe(before.body.data.nextSequence);
   });
 
@@ -167,7 +168,7 @@ test('an id above 2^31 round-trips and is stored as Int64', async () => {
   const set = await service.graphql(
     `mutation Set($value: Long!) { setSequence(name: "userid", value: $value) { value next } }`,
     { value },
-    { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    ADMIN,
   );
   expect(set.body.errors).toBeUndefined();
   expect(set.body.data.setSequence).toEqual({ value, next: value + 1 });

@@ -3,7 +3,7 @@
  * database unreachable), /metrics, and GraphQL answering SERVICE_UNAVAILABLE instead of hanging.
  */
 import { createServer } from 'node:net';
-import { startTestService, type TestService } from '../support/service';
+import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../support/service';
 
 /** A port on 127.0.0.1 that nothing listens on: connecting to it is refused at once. */
 async function closedPort(): Promise<number> {
@@ -92,7 +92,13 @@ describe('with the database unreachable', () => {
 
   test('a GraphQL request ends in SERVICE_UNAVAILABLE, retryable, instead of hanging', async () => {
     const [query, mutation] = await Promise.all([
-      service.graphql(`{ nextSequence(name: "userid") }`),
+      service.graphql(
+        `{ nextSequence(name: "userid") }`,
+        {},
+        {
+          authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+        },
+      ),
       service.graphql(`mutation { createUser(input: { name: "Nobody" }) { user { id } } }`),
     ]);
     for (const response of [query, mutation]) {
