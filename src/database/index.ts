@@ -9,3 +9,4 @@ export type { EmbeddedDatabase } from './embedded.js';
 export { isDuplicateKeyError, duplicateKeyFields, DUPLICATE_KEY } from './duplicate-key.js';
 export { isTransientDatabaseError, TRANSIENT_SERVER_CODES } from './transient.js';
 export { beforeWrite, type WriteOptions } from './write-options.js';
+export { isNamespaceNotFound, NAMESPACE_NOT_FOUND } from './namespace.js';

@@ -5,7 +5,7 @@
  * (`name`, `email`, `invitedById`, `idempotencyKey`), so a frontend can show it beside that field;
  * only `IdContentionError` says "send the same request again" (`retryable: true`).
  */
-import { BadUserInputError, ContentionError } from '../errors.js';
+import { BadUserInputError, ContentionError, DomainError } from '../errors.js';
 
 /** Another user already has this email (the partial unique index on `email` refused it). */
 export class DuplicateEmailError extends BadUserInputError {
@@ -38,6 +38,21 @@ export class IdContentionError extends ContentionError {
   constructor(attempts: number) {
     super(
       `Could not get a free user id after ${attempts} attempts because of concurrent writers; please retry.`,
+    );
+  }
+}
+
+/**
+ * The unique indexes of `users` were missing and could not be rebuilt yet (see indexes.ts), so a
+ * user with an email or key cannot be acknowledged. Nothing was kept; the request may be retried.
+ */
+export class UniqueIndexesUnavailableError extends DomainError {
+  readonly code = 'SERVICE_UNAVAILABLE';
+
+  constructor() {
+    super(
+      'Users with an email or idempotency key cannot be created until the unique indexes of users are rebuilt; please retry.',
+      { retryable: true },
     );
   }
 }

@@ -41,7 +41,7 @@ export async function insertWithFreshIds(
   unsaved: UnsavedUser[],
   source: IdSource,
   cost: CreationCost,
-  options?: WriteOptions,
+  options?: WriteOptions & { beforeInsert?: (docs: UserDocument[]) => void },
 ): Promise<InsertReport> {
   const results: InsertResult[] = new Array(unsaved.length);
   const attempts: number[] = new Array(unsaved.length).fill(0);
@@ -63,6 +63,7 @@ export async function insertWithFreshIds(
       ...unsaved[position],
     }));
     beforeWrite(options);
+    options?.beforeInsert?.(docs);
     const refused = await insertUnordered(users, docs, cost);
 
     const collided: number[] = [];

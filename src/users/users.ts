@@ -14,7 +14,7 @@ import { BlockAllocator, type ReservedSequence, type Sequences } from '../sequen
 import type { IdStrategy, StrategyStats } from '../stats/index.js';
 import { createUsersWith, type CreationDeps } from './creation.js';
 import { idSources, USER_ID_SEQUENCE } from './id-sources.js';
-import { ensureUserIndexes } from './indexes.js';
+import { UserIndexes } from './indexes.js';
 import { createUserLoader } from './loader.js';
 import { USERS_COLLECTION, type CreateUserInput, type UserDocument } from './model.js';
 import { findUserById, maxUserId, pageOfUsers } from './reads.js';
@@ -29,11 +29,14 @@ export interface UsersDeps {
   blockSize: number;
   writeConcern?: WriteConcernSettings;
   optimisticMaxAttempts?: number;
+  /** Server-side time limit of each command (DB_TIMEOUT_MS). */
+  maxTimeMS?: number;
 }
 
 export class Users {
   private readonly collection: Collection<UserDocument>;
   private readonly creation: CreationDeps;
+  private readonly indexes: UserIndexes;
   /** The `userid` counter, which only this component allocates from (see SequenceCatalog). */
   readonly idSequence: ReservedSequence = {
     name: USER_ID_SEQUENCE.name,
@@ -52,11 +55,21 @@ export class Users {
       maxId: (cost) => maxUserId(this.collection, cost),
       optimisticMaxAttempts: deps.optimisticMaxAttempts ?? DEFAULT_OPTIMISTIC_MAX_ATTEMPTS,
     });
-    this.creation = { users: this.collection, stats: deps.stats, sources };
+    this.indexes = new UserIndexes(this.collection, deps.maxTimeMS);
+    this.creation = { users: this.collection, stats: deps.stats, sources, indexes: this.indexes };
   }
 
+  /** Creates the unique indexes (at start-up; they are re-created by themselves when lost). */
   ensureIndexes(): Promise<void> {
-    return ensureUserIndexes(this.collection);
+    return this.indexes.create();
+  }
+
+  /**
+   * For `/ready`: true when the unique indexes are in place; when they are missing, starts their
+   * rebuild and answers false until it has finished (one `listIndexes`).
+   */
+  indexesReady(): Promise<boolean> {
+    return this.indexes.ready();
   }
 
   /** Throws the item's `DomainError` (BAD_USER_INPUT, ID_CONTENTION, ...) when it is not created. */
