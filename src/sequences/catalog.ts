@@ -128,13 +128,13 @@ export class SequenceCatalog {
   ): Promise<SequenceState> {
     const reserved = this.reservedAs(key, access);
     if (reserved !== undefined) {
-      const state = await this.counters.setValue(key, value, undefined, {
+      const state = await this.counters.setValue(key, value, {
         ...options,
         forwardOnly: true,
       });
       return this.withDrift(reserved, state);
     }
-    return this.counters.setValue(key, value, undefined, {
+    return this.counters.setValue(key, value, {
       ...options,
       owner: ownerOf(access),
       mayCreate: false,

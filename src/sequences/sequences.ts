@@ -214,23 +214,6 @@ export class Sequences {
   }
 
   /**
-   * Every counter, ordered by name then scope (the unscoped one first). A `scope` narrows the list
-   * to that scope; null or absent lists all.
-   */
-  async list(filter: { scope?: string | null } = {}): Promise<SequenceState[]> {
-    const scope = filter.scope ?? null;
-    if (scope !== null) validateSequenceName(scope, 'scope');
-    const docs = await this.counters
-      .find(scope === null ? {} : { scope }, { maxTimeMS: this.maxTimeMS })
-      .toArray();
-    return docs
-      .map((doc) =>
-        toState({ id: doc._id, name: doc.name ?? doc._id, scope: doc.scope ?? null }, doc),
-      )
-      .sort((a, b) => compareText(a.name, b.name) || compareText(a.scope ?? '', b.scope ?? ''));
-  }
-
-  /**
    * `first` (1 to 100) counters after the cursor `after` (a sequence `id`), ordered by name then
    * scope (the unscoped one first), narrowed to one `scope` and to one `owner` when given. One
    * extra document is read to tell whether another page follows. Counters without a `name` field
@@ -326,17 +309,11 @@ export class Sequences {
 
   /**
    * Sets the last issued value, so the next allocation returns `value + step`. `value` must lie
-   * from `start - step` (nothing issued) to `max`. `assertSafe(next)` may refuse the move (the users
-   * component refuses to move `userid` below stored ids); `guard` restricts it further. The write
-   * is a compare-and-set on the value read, so an allocation in between makes it check again
-   * rather than overwrite blindly.
+   * from `start - step` (nothing issued) to `max`; `guard` restricts it further (owner, forward
+   * only, existing only). The write is a compare-and-set on the value read, so an allocation in
+   * between makes it check again rather than overwrite blindly.
    */
-  async setValue(
-    key: SequenceKey,
-    value: number,
-    assertSafe?: (next: number) => Promise<void>,
-    guard: SetGuard = {},
-  ): Promise<SequenceState> {
+  async setValue(key: SequenceKey, value: number, guard: SetGuard = {}): Promise<SequenceState> {
     const resolved = resolveKey(key);
     assertSequenceValue(value, 'value');
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
@@ -362,7 +339,6 @@ export class Sequences {
           { field: 'value' },
         );
       }
-      if (assertSafe) await assertSafe(value + definition.step);
       beforeWrite(guard);
       let written: CounterDocument | null = null;
       try {
@@ -551,9 +527,4 @@ function exhausted(key: ResolvedKey, state: SequenceState, count: number): Seque
   return new SequenceExhaustedError(
     `Sequence ${describeKey(key)} cannot issue ${count === 1 ? 'another value' : `${count} more values`}: its ${state.max === null ? 'limit' : 'max'} is ${limitOf(state)} and the last value issued is ${state.value}. Nothing was consumed.`,
   );
-}
-
-/** Code-unit order, the same order MongoDB sorts strings in. */
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -115,20 +115,6 @@ export class Users {
     return maxUserId(this.collection);
   }
 
-  /**
-   * The check `setSequence` runs before moving the `userid` counter: refuses a next value that a
-   * stored user already has as its id, since the counter would issue it a second time.
-   */
-  async assertIdIsFree(next: number): Promise<void> {
-    const maxId = await this.maxId();
-    if (maxId >= next) {
-      throw new BadUserInputError(
-        `userid cannot be set so that it issues ${next} next: a user with id ${maxId} exists; use a value of at least ${maxId}`,
-        { field: 'value' },
-      );
-    }
-  }
-
   /** A fresh loader for one request; never keep it beyond that request (see loader.ts). */
   createLoader(): DataLoader<number, UserDocument | null> {
     return createUserLoader(this.collection);

@@ -125,7 +125,7 @@ describe('allocation', () => {
         await sequences.create({ name: 'invoice' });
         await sequences.allocate({ name: 'invoice' });
         await sequences.peekNext({ name: 'invoice' });
-        await sequences.list();
+        await sequences.page({ first: 10 });
         await sequences.setValue({ name: 'invoice' }, 10);
         await sequences.repairCounterDrift({ name: 'invoice' }, 20);
       });
