@@ -32,6 +32,7 @@ export function createComponents(db: Db, config: ComponentsConfig): ServiceCompo
     stats,
     blockSize: config.ID_BLOCK_SIZE,
     writeConcern,
+    maxTimeMS: config.DB_TIMEOUT_MS,
     optimisticMaxAttempts: config.OPTIMISTIC_MAX_ATTEMPTS,
   });
   const sequences = new SequenceCatalog(counters, [users.idSequence]);

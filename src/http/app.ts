@@ -4,7 +4,8 @@
  *
  * `/health` answers 200 while the process runs, whatever the database does (a liveness probe must
  * not restart a healthy process during a database outage); `/ready` pings the database with a short
- * timeout and answers 503 while it cannot be reached. Outside production `GET /` leads to the
+ * timeout and answers 503 while it cannot be reached or while the users' unique indexes are missing
+ * (a database swapped for an empty one, a dropped collection) and being rebuilt. Outside production `GET /` leads to the
  * Apollo Sandbox landing page served at `/graphql`.
  */
 import type { ApolloServer } from '@apollo/server';
@@ -67,9 +68,10 @@ export function createApp({ config, apollo, client, components, logger }: AppDep
 
   app.get('/ready', async (_req, res) => {
     const reachable = await pingDatabase(client, READY_PING_TIMEOUT_MS);
-    res
-      .status(reachable ? 200 : 503)
-      .json({ status: reachable ? 'ready' : 'database unreachable' });
+    // Only ready once the unique indexes writes depend on exist (asking starts their rebuild).
+    const indexed = reachable && (await components.users.indexesReady());
+    const status = !reachable ? 'database unreachable' : indexed ? 'ready' : 'indexes rebuilding';
+    res.status(indexed ? 200 : 503).json({ status });
   });
 
   const authenticate = createAuthenticator(config);

@@ -41,6 +41,24 @@ describe('with the database reachable', () => {
     expect(await response.json()).toEqual({ status: 'ready' });
   });
 
+  test('/ready answers 503 while the users collection has lost its unique indexes, then 200 once rebuilt', async () => {
+    const users = service.client.db(service.dbName).collection('users');
+    await users.drop();
+    const missing = await get(`${service.url}/ready`);
+    expect(missing.status).toBe(503);
+    expect(await missing.json()).toEqual({ status: 'indexes rebuilding' });
+    let status = missing.status;
+    for (let polls = 0; status !== 200 && polls < 100; polls += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await get(`${service.url}/ready`)).status;
+    }
+    expect(status).toBe(200);
+    const unique = (await users.indexes())
+      .filter((index) => index.unique)
+      .map((index) => index.name);
+    expect(unique.length).toBeGreaterThanOrEqual(2);
+  });
+
   test('/metrics shows the users created and the counter writes in Prometheus text', async () => {
     const created = await service.graphql(
       `mutation { createUser(input: { name: "Metered" }, strategy: COUNTER) { user { id } } }`,
