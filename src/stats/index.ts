@@ -3,9 +3,7 @@
  */
 export {
   type CreationRecord,
-  ID_STRATEGIES,
   MAX_SEQUENCE_LABELS,
-  type IdStrategy,
   StrategyStats,
   type StrategySnapshot,
   type StrategyStatsOptions,

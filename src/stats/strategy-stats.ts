@@ -11,10 +11,8 @@
  * get a `sequence` label of their own, and every later one counts under `sequence="other"`.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { ID_STRATEGIES, type IdStrategy } from '../users/index.js';
 import { LatencySketch } from './latency-sketch.js';
-
-export type IdStrategy = 'COUNTER' | 'OPTIMISTIC_LOOP' | 'BLOCK';
-export const ID_STRATEGIES: readonly IdStrategy[] = ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'];
 
 export interface CreationRecord {
   strategy: IdStrategy;

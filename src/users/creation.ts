@@ -19,7 +19,8 @@ import { Long } from 'bson';
 import type { Collection } from 'mongodb';
 import type { WriteOptions } from '../database/index.js';
 import { DomainError } from '../errors.js';
-import type { IdStrategy, StrategyStats } from '../stats/index.js';
+import type { StrategyStats } from '../stats/index.js';
+import type { IdStrategy } from './strategy.js';
 import { newCreationCost, type CreationCost } from './cost.js';
 import {
   DuplicateEmailError,

@@ -30,7 +30,7 @@ import {
   type SequenceKey,
   type Sequences,
 } from '../sequences/index.js';
-import type { IdStrategy } from '../stats/index.js';
+import type { IdStrategy } from './strategy.js';
 import type { CreationCost } from './cost.js';
 
 /** The counter that feeds user ids, named as in MongoDB's tutorial. */

@@ -122,11 +122,16 @@ export class UserIndexes {
     replayedIds: number[],
     tally: CommandTally,
   ): Promise<{ healed: boolean; gone: Set<number> }> {
-    if (!(await this.present(tally)) && !(await this.heal())) {
+    if (!(await this.presentOrHealed(tally))) {
       return { healed: false, gone: new Set() };
     }
     const suspects = [...replayedIds, ...(this.purges === tracked.purgesSeen ? [] : tracked.ids)];
     return { healed: true, gone: await this.missing(suspects, tally) };
+  }
+
+  /** For a write that does not create users (an email changed): the indexes exist, or were rebuilt. */
+  async presentOrHealed(tally?: CommandTally): Promise<boolean> {
+    return (await this.present(tally)) || this.heal();
   }
 
   /** Re-creates the indexes; one rebuild per process at a time. True once they exist again. */

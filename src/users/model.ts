@@ -10,8 +10,8 @@
  * creation and never becomes an id.
  */
 import { Decimal128, Long } from 'bson';
-import type { FilterOperators } from 'mongodb';
-import type { IdStrategy } from '../stats/index.js';
+import type { Filter, FilterOperators } from 'mongodb';
+import { ID_STRATEGIES, isIdStrategy, type IdStrategy } from './strategy.js';
 
 export const USERS_COLLECTION = 'users';
 
@@ -24,6 +24,20 @@ export interface UserDocument {
   createdAt: Date;
   idempotencyKey?: string;
   inputHash?: string;
+}
+
+/**
+ * A user as every caller outside this component sees it: plain values only (ids as the decimal
+ * strings clients send back), nothing of MongoDB or bson.
+ */
+export interface User {
+  id: string;
+  name: string;
+  email: string | null;
+  /** Kept as given at creation, also when that user is deleted later. */
+  invitedById: string | null;
+  createdWith: IdStrategy;
+  createdAt: Date;
 }
 
 export interface CreateUserInput {
@@ -48,6 +62,38 @@ export function numericId(value: unknown): number {
   if (value instanceof Long) return value.toNumber();
   if (value instanceof Decimal128) return Number(value.toString());
   return typeof value === 'number' ? value : NaN;
+}
+
+/** Stored users `toUser` can read: an issuable `_id`, a name, a known strategy, a creation date. */
+export const READABLE_USER: Filter<UserDocument> = {
+  _id: ISSUABLE_ID_RANGE,
+  name: { $type: 'string' },
+  createdWith: { $in: [...ID_STRATEGIES] },
+  createdAt: { $type: 'date' },
+};
+
+/** A positive safe integer id as its decimal string, or null. */
+function idString(value: unknown): string | null {
+  const id = numericId(value);
+  return Number.isSafeInteger(id) && id >= 1 ? String(id) : null;
+}
+
+/**
+ * The plain user of a stored document, or null for one this service cannot read as a user (written
+ * by someone else with a foreign `_id`, or without a name, strategy or creation date).
+ */
+export function toUser(doc: UserDocument): User | null {
+  const id = idString(doc._id);
+  if (id === null || typeof doc.name !== 'string') return null;
+  if (!isIdStrategy(doc.createdWith) || !(doc.createdAt instanceof Date)) return null;
+  return {
+    id,
+    name: doc.name,
+    email: typeof doc.email === 'string' ? doc.email : null,
+    invitedById: doc.invitedById === undefined ? null : idString(doc.invitedById),
+    createdWith: doc.createdWith,
+    createdAt: doc.createdAt,
+  };
 }
 
 export function asLong(value: Long | number): Long {

@@ -8,12 +8,10 @@
  */
 import { Long } from 'bson';
 import type { Collection, Filter } from 'mongodb';
-import { BadUserInputError, type CommandTally } from '../errors.js';
+import type { CommandTally } from '../errors.js';
 import { countCommand } from './cost.js';
 import { fromStored, ISSUABLE_ID_RANGE, numericId, type UserDocument } from './model.js';
 import { parseUserId } from './validation.js';
-
-export const MAX_PAGE_SIZE = 100;
 
 /**
  * The largest issuable `_id` stored (see `ISSUABLE_ID_RANGE`), 0 when there is none: the
@@ -80,35 +78,4 @@ export async function findUserById(
   const value = parseUserId(id);
   if (value === null) return null;
   return (await usersByIds(users, [value])).get(value) ?? null;
-}
-
-/**
- * Users ordered by `_id`, `first` of them after the cursor `after` (an id). One extra document is
- * read to tell whether another page follows.
- */
-export async function pageOfUsers(
-  users: Collection<UserDocument>,
-  first: number,
-  after?: string | null,
-): Promise<{ users: UserDocument[]; hasNextPage: boolean }> {
-  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
-    throw new BadUserInputError(`first must be 1 to ${MAX_PAGE_SIZE}.`, { field: 'first' });
-  }
-  let filter: Filter<UserDocument> = { _id: ISSUABLE_ID_RANGE };
-  if (after !== undefined && after !== null) {
-    const afterId = parseUserId(after);
-    if (afterId === null) {
-      throw new BadUserInputError('after must be a cursor returned by a previous page.', {
-        field: 'after',
-      });
-    }
-    filter = { _id: { ...ISSUABLE_ID_RANGE, $gt: Long.fromNumber(afterId) } };
-  }
-  const docs = await users
-    .find(filter)
-    .sort({ _id: 1 })
-    .limit(first + 1)
-    .batchSize(first + 1)
-    .toArray();
-  return { users: docs.slice(0, first).map(fromStored), hasNextPage: docs.length > first };
 }

@@ -141,9 +141,39 @@ export function validateCreateUserInput(input: CreateUserInput): NormalizedUserI
     const { name, email, invitedById, idempotencyKey } = result.data;
     return { name, email, invitedById, idempotencyKey };
   }
-  const issue = result.error.issues[0];
+  throw inputError(result.error.issues[0]);
+}
+
+function inputError(issue: z.core.$ZodIssue): BadUserInputError {
   const field = typeof issue.path[0] === 'string' ? issue.path[0] : undefined;
-  throw new BadUserInputError(issue.message, { field });
+  return new BadUserInputError(issue.message, { field });
+}
+
+/** What `updateUser` changes: absent fields are kept; `email: null` removes the email. */
+export interface NormalizedUserUpdate {
+  name?: string;
+  email?: string | null;
+}
+
+const updateSchema = z.object({ name: nameSchema.optional(), email: emailSchema });
+
+/** The changes as they will be stored (the creation rules), or BAD_USER_INPUT naming the field. */
+export function validateUserUpdate(input: {
+  name?: string | null;
+  email?: string | null;
+}): NormalizedUserUpdate {
+  const result = updateSchema.safeParse({ name: input?.name ?? undefined, email: input?.email });
+  if (!result.success) throw inputError(result.error.issues[0]);
+  const update: NormalizedUserUpdate = {};
+  if (result.data.name !== undefined) update.name = result.data.name;
+  if (input.email !== undefined) update.email = result.data.email ?? null;
+  return update;
+}
+
+/** An email as stored (NFC, trimmed, lower-cased), or null when it could never be stored. */
+export function normalizeEmail(email: string): string | null {
+  const result = emailSchema.safeParse(email);
+  return result.success ? (result.data ?? null) : null;
 }
 
 /** A fingerprint of what the user asked for, compared when an idempotency key is reused. */

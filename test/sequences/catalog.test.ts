@@ -99,7 +99,7 @@ describe('userid belongs to users', () => {
         field,
       });
       expect(await db.collection('counters').countDocuments()).toBe(0);
-      expect((await users.createUser({ name: 'first' }, 'COUNTER')).user._id.toNumber()).toBe(1);
+      expect(Number((await users.createUser({ name: 'first' }, 'COUNTER')).user.id)).toBe(1);
     },
   );
 
@@ -119,7 +119,7 @@ describe('userid belongs to users', () => {
   test('a BLOCK reservation cannot be reissued: no allocation, and setValue only moves forward (finding 7)', async () => {
     const { catalog, users, db } = await catalogUnderTest();
     const reserved = await users.createUser({ name: 'holds a block' }, 'BLOCK');
-    expect(reserved.user._id.toNumber()).toBe(1); // this process holds 2..100 in memory
+    expect(Number(reserved.user.id)).toBe(1); // this process holds 2..100 in memory
     const userid = { name: 'userid' };
     await expect(catalog.allocate(userid, 5, admin)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(catalog.setValue(userid, 1, admin)).rejects.toMatchObject({
@@ -131,10 +131,10 @@ describe('userid belongs to users', () => {
     const more = await Promise.all(
       [1, 2, 3, 4, 5].map((i) => users.createUser({ name: `more ${i}` }, 'BLOCK')),
     );
-    const ids = more.map((created) => created.user._id.toNumber()).sort((a, b) => a - b);
+    const ids = more.map((created) => Number(created.user.id)).sort((a, b) => a - b);
     expect(ids).toEqual([2, 3, 4, 5, 6]);
     const counter = await users.createUser({ name: 'counter' }, 'COUNTER');
-    expect(counter.user._id.toNumber()).toBe(501);
+    expect(Number(counter.user.id)).toBe(501);
     expect(await db.collection('users').countDocuments()).toBe(7);
   });
 

@@ -5,7 +5,7 @@
  */
 import { type Db, Double, Long } from 'mongodb';
 import { SequenceCatalog } from '../../src/sequences';
-import { ID_STRATEGIES } from '../../src/stats';
+import { ID_STRATEGIES } from '../../src/users';
 import { UsersTestBed } from '../users/fixture';
 
 let bed: UsersTestBed;
@@ -59,7 +59,7 @@ describe.each(untrusted)('a userid counter whose seq is %s', (_, seq) => {
     await db
       .collection('counters')
       .updateOne({ _id: 'userid' as never }, { $set: { seq: Long.fromNumber(17) } });
-    expect((await users.createUser({ name: 'Ann' }, 'COUNTER')).user._id.toNumber()).toBe(18);
+    expect(Number((await users.createUser({ name: 'Ann' }, 'COUNTER')).user.id)).toBe(18);
   });
 });
 

@@ -1,5 +1,5 @@
 import { DuplicateEmailError, UnknownInviterError } from '../../src/users';
-import { ID_STRATEGIES } from '../../src/stats';
+import { ID_STRATEGIES } from '../../src/users';
 import { createdIds, idsOf, names, UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;
@@ -30,7 +30,7 @@ describe.each(['COUNTER', 'BLOCK'] as const)('%s createUsers', (strategy) => {
     expect(results).toHaveLength(1000);
     for (const index of [10, 999, 500]) {
       expect(results[index]).toEqual({ error: expect.any(DuplicateEmailError) });
-      expect(results[index]).toMatchObject({ error: { code: 'BAD_USER_INPUT', field: 'email' } });
+      expect(results[index]).toMatchObject({ error: { code: 'EMAIL_TAKEN', field: 'email' } });
     }
     const ids = createdIds(results);
     expect(ids).toHaveLength(997);

@@ -5,7 +5,7 @@
  */
 import type { CommandStartedEvent } from 'mongodb';
 import { SequenceCatalog } from '../../src/sequences';
-import { ID_STRATEGIES } from '../../src/stats';
+import { ID_STRATEGIES } from '../../src/users';
 import { UsersTestBed, type UsersUnderTest } from './fixture';
 
 let bed: UsersTestBed;

@@ -45,7 +45,7 @@ test.each(['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'] as const)(
     );
     expect(attempts).toBe(3);
     expect(await db.collection('users').countDocuments()).toBe(1);
-    expect((await users.findById(user._id.toString()))?.email).toBe('ann@example.com');
+    expect((await users.findById(user.id))?.email).toBe('ann@example.com');
   },
 );
 
@@ -70,5 +70,5 @@ test('a give-back the database fails leaves a gap, and the answer stays the dupl
   await expect(
     users.createUser({ name: 'Ann again', email: 'ann@example.com' }, 'COUNTER'),
   ).rejects.toBeInstanceOf(DuplicateEmailError);
-  expect((await users.createUser({ name: 'Bob' }, 'COUNTER')).user._id.toNumber()).toBe(3);
+  expect(Number((await users.createUser({ name: 'Bob' }, 'COUNTER')).user.id)).toBe(3);
 });

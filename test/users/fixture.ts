@@ -5,7 +5,7 @@
  * Commands are counted from the driver's own command monitoring (`commandStarted`), restricted to
  * the test's database, so a count includes everything the component sent there and nothing else.
  */
-import type { Db, Long, MongoClient } from 'mongodb';
+import type { Db, MongoClient } from 'mongodb';
 import { Sequences } from '../../src/sequences';
 import { StrategyStats } from '../../src/stats';
 import { Users, type UsersDeps } from '../../src/users';
@@ -59,11 +59,13 @@ export function names(count: number, prefix = 'user'): Array<{ name: string }> {
   return Array.from({ length: count }, (_, i) => ({ name: `${prefix} ${i + 1}` }));
 }
 
-export function idsOf(users: Array<{ _id: { toNumber(): number } }>): number[] {
-  return users.map((user) => user._id.toNumber());
+export function idsOf(users: Array<{ id: string }>): number[] {
+  return users.map((user) => Number(user.id));
 }
 
 /** The ids of the created items of a `createUsers` result, in input order. */
-export function createdIds(results: Array<{ user: { _id: Long } } | { error: unknown }>): number[] {
-  return results.flatMap((result) => ('user' in result ? [result.user._id.toNumber()] : []));
+export function createdIds(
+  results: Array<{ user: { id: string } } | { error: unknown }>,
+): number[] {
+  return results.flatMap((result) => ('user' in result ? [Number(result.user.id)] : []));
 }

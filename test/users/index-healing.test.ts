@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from 'mongodb';
-import { ID_STRATEGIES } from '../../src/stats';
+import { ID_STRATEGIES } from '../../src/users';
 import { startTestService } from '../support/service';
 import { UsersTestBed } from './fixture';
 
@@ -60,7 +60,7 @@ describe.each(ID_STRATEGIES)('%s after users was dropped', (strategy) => {
         users.createUser({ name: 'Ann', idempotencyKey: 'double-click' }, strategy),
       ),
     );
-    expect(new Set(answers.map((a) => a.user._id.toNumber())).size).toBe(1);
+    expect(new Set(answers.map((a) => Number(a.user.id))).size).toBe(1);
     expect(await db.collection('users').countDocuments({ idempotencyKey: 'double-click' })).toBe(1);
   });
 });
