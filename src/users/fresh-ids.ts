@@ -11,12 +11,19 @@
  * retried only after the server refused it. No write starts once `options.signal` has fired: each
  * round checks it before taking ids, before the insert and before a repair; a give-back is then
  * skipped too (its ids stay gaps).
+ *
+ * Input order: ids come in input order from every source, so a batch is stored in input order
+ * unless an `_id` was taken (the counter lagged behind stored ids: drift). Then the items after the
+ * first collided one that were stored in that round are withdrawn (deleted, one command; nobody was
+ * told their ids yet) and taken again with the collided ones, so the batch stays in input order.
+ * Except items with an idempotency key: a concurrent retry may already have replayed them, so they
+ * keep their ids and may then come before earlier items (the README says so).
  */
 import { Long } from 'bson';
 import type { Collection } from 'mongodb';
 import { beforeWrite, type WriteOptions } from '../database/index.js';
 import { DomainError } from '../errors.js';
-import type { CreationCost } from './cost.js';
+import { countCommand, type CreationCost } from './cost.js';
 import { IdContentionError } from './errors.js';
 import type { IdSource, TakenIds } from './id-sources.js';
 import { insertUnordered } from './insert.js';
@@ -87,10 +94,43 @@ export async function insertWithFreshIds(
     }
     if (collided.length > 0) {
       duplicateKeyRetries += collided.length;
+      const withdrawn = await withdrawAfter(users, collided[0], pending, docs, results, cost);
       beforeWrite(options);
       await source.afterCollision(round, cost);
-    }
-    pending = collided;
+      pending = [...collided, ...withdrawn].sort((a, b) => a - b);
+    } else pending = [];
   }
   return { results, attempts, duplicateKeyRetries };
+}
+
+/**
+ * Deletes the documents this round stored for items after `firstCollided` (input order), except
+ * those with an idempotency key (see the header), and answers their positions, to be inserted again.
+ */
+async function withdrawAfter(
+  users: Collection<UserDocument>,
+  firstCollided: number,
+  pending: number[],
+  docs: UserDocument[],
+  results: InsertResult[],
+  cost: CreationCost,
+): Promise<number[]> {
+  const withdrawn = pending.filter((position, k) => {
+    const result = results[position];
+    return (
+      position > firstCollided &&
+      result !== undefined &&
+      'created' in result &&
+      docs[k].idempotencyKey === undefined
+    );
+  });
+  if (withdrawn.length === 0) return [];
+  countCommand(cost);
+  const ids = withdrawn.map((position) => {
+    const result = results[position] as { created: UserDocument };
+    delete results[position];
+    return result.created._id;
+  });
+  await users.deleteMany({ _id: { $in: ids } });
+  return withdrawn;
 }
