@@ -9,7 +9,9 @@
  * - batches (`createUsers`), strategy statistics and `/metrics` need a client token: they are for
  *   back-end services, imports and operators, and each costs far more than a sign-up;
  * - clients define, allocate, peek at and list only the sequences they own (the sequences component
- *   enforces ownership from `sequenceAccess`); moving a counter is admin only.
+ *   enforces ownership from `sequenceAccess`); moving a counter is admin only;
+ * - clients create and read users (a sign-up back end, an import); changing or deleting a user is
+ *   admin only, since users belong to no client.
  * Refusals: UNAUTHENTICATED when the field needs a token and the request has none that is valid;
  * FORBIDDEN when the caller's token is valid but its role is too low.
  */
@@ -22,14 +24,18 @@ const RANK: Record<Role, number> = { anonymous: 0, client: 1, admin: 2 };
 export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>>>> = {
   Query: {
     user: 'client',
+    userByEmail: 'client',
     users: 'client',
-    nextSequence: 'client',
+    sequence: 'client',
     sequences: 'client',
+    nextSequence: 'client',
     strategyStats: 'client',
   },
   Mutation: {
     createUser: 'anonymous',
     createUsers: 'client',
+    updateUser: 'admin',
+    deleteUser: 'admin',
     createSequence: 'client',
     allocateSequence: 'client',
     setSequence: 'admin',

@@ -1,5 +1,6 @@
 /**
- * The one place errors become what clients see (`extensions.code`, `field`, `retryable`).
+ * The one place errors become what clients see: `MutationError` data for expected failures, and
+ * top-level errors (`extensions.code`, `field`, `retryable`) for everything request-level.
  *
  * - DomainError (src/errors.ts and its subclasses): its code, field and retryable, its message.
  * - A transient database condition (`isTransientDatabaseError`, src/database: unreachable, timing
@@ -12,11 +13,17 @@
  * - Anything else is a bug: INTERNAL_SERVER_ERROR with a generic message; the detail goes to the log
  *   only. Stack traces are added by Apollo outside production and never in it.
  */
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import {
+  GraphQLEnumType,
+  GraphQLError,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
 import { ApolloServerErrorCode } from '@apollo/server/errors';
 import { isTransientDatabaseError } from '../database/index.js';
 import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { ErrorCode, MutationError } from './generated/resolvers-types.js';
 import { ScalarInputError } from './scalars.js';
 
 const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
@@ -108,11 +115,37 @@ export function createErrorFormatter(logger: Logger) {
   };
 }
 
-/** The shape an item error of `createUsers` takes: the same code and field as a top-level error. */
-export function itemErrorOf(error: DomainError): {
-  code: string;
-  message: string;
-  field: string | null;
-} {
-  return { code: error.code, message: error.message, field: error.field ?? null };
+/**
+ * Errors as data (issue 12): a DomainError whose code is a value of the schema's `ErrorCode` enum is
+ * an expected failure, returned in its payload's `error` (or a `createUsers` item's). Any other error
+ * (authentication, a deadline, the database unavailable, a bug) is request-level and rethrown, so
+ * it becomes a top-level error through `formatError`. The enum in schema.graphql is the one list.
+ */
+export function mutationErrorOf(error: unknown, schema: GraphQLSchema): MutationError {
+  const codes = schema.getType('ErrorCode');
+  if (
+    !(error instanceof DomainError) ||
+    !(codes instanceof GraphQLEnumType) ||
+    codes.getValue(error.code) === undefined
+  ) {
+    throw error;
+  }
+  return {
+    code: error.code as ErrorCode,
+    message: error.message,
+    field: error.field ?? null,
+    retryable: error.retryable ?? false,
+  };
+}
+
+/** Runs `work`; an expected failure comes back as `{ error }`, anything else is thrown. */
+export async function orMutationError<T>(
+  work: () => Promise<T>,
+  schema: GraphQLSchema,
+): Promise<{ value: T; error?: undefined } | { error: MutationError }> {
+  try {
+    return { value: await work() };
+  } catch (error) {
+    return { error: mutationErrorOf(error, schema) };
+  }
 }

@@ -32,20 +32,26 @@ const own = (role: Role) => `matrix_${role}`;
 /** One operation per root field; `role` picks the caller's own sequence. */
 const OPERATIONS: Record<string, (role: Role) => string> = {
   'Query.user': () => `{ user(id: "${firstUserId}") { id } }`,
+  'Query.userByEmail': () => '{ userByEmail(email: "first@example.test") { id } }',
   'Query.users': () => '{ users(first: 1) { edges { cursor } } }',
+  'Query.sequence': (role) => `{ sequence(name: "${own(role)}") { id } }`,
+  'Query.sequences': () => '{ sequences { edges { cursor } } }',
   'Query.nextSequence': (role) => `{ nextSequence(name: "${own(role)}") }`,
-  'Query.sequences': () => '{ sequences { name } }',
   'Query.strategyStats': () => '{ strategyStats { strategy } }',
   'Mutation.createUser': (role) =>
-    `mutation { createUser(input: { name: "by ${role}" }) { user { id } } }`,
+    `mutation { createUser(input: { name: "by ${role}" }) { user { id } error { code } } }`,
   'Mutation.createUsers': (role) =>
-    `mutation { createUsers(inputs: [{ name: "batch by ${role}" }]) { created } }`,
+    `mutation { createUsers(inputs: [{ name: "batch by ${role}" }]) { created error { code } } }`,
+  'Mutation.updateUser': (role) =>
+    `mutation { updateUser(id: "${firstUserId}", input: { name: "renamed by ${role}" }) { user { id } error { code } } }`,
+  'Mutation.deleteUser': () =>
+    `mutation { deleteUser(id: "${deletableUserId}") { deletedUserId error { code } } }`,
   'Mutation.createSequence': (role) =>
-    `mutation { createSequence(input: { name: "${own(role)}" }) { name } }`,
+    `mutation { createSequence(input: { name: "${own(role)}" }) { sequence { id } error { code } } }`,
   'Mutation.allocateSequence': (role) =>
-    `mutation { allocateSequence(name: "${own(role)}") { first } }`,
+    `mutation { allocateSequence(name: "${own(role)}") { range { first } error { code } } }`,
   'Mutation.setSequence': (role) =>
-    `mutation { setSequence(name: "${own(role)}", value: 50) { value } }`,
+    `mutation { setSequence(name: "${own(role)}", value: 50) { sequence { id } error { code } } }`,
 };
 
 const allowed = (role: Role, needed: Role) => RANK[role] >= RANK[needed];
@@ -72,6 +78,8 @@ let production: TestService;
 let development: TestService;
 let rootFields: string[];
 let firstUserId: string;
+/** The one user the admin's deleteUser removes (anonymous and client calls are refused first). */
+let deletableUserId: string;
 
 beforeAll(async () => {
   [production, development] = await Promise.all([
@@ -85,8 +93,12 @@ beforeAll(async () => {
     ...introspection.body.data.q.fields.map((f: { name: string }) => `Query.${f.name}`),
     ...introspection.body.data.m.fields.map((f: { name: string }) => `Mutation.${f.name}`),
   ];
-  const first = await production.graphql(OPERATIONS['Mutation.createUser']('anonymous'));
+  const first = await production.graphql(
+    'mutation { createUser(input: { name: "first", email: "first@example.test" }) { user { id } } }',
+  );
   firstUserId = first.body.data.createUser.user.id;
+  const deletable = await production.graphql(OPERATIONS['Mutation.createUser']('anonymous'));
+  deletableUserId = deletable.body.data.createUser.user.id;
   for (const role of ['client', 'admin'] as const) {
     const created = await production.graphql(
       OPERATIONS['Mutation.createSequence'](role),
@@ -141,9 +153,11 @@ describe('every field x role over HTTP, in production', () => {
     const response = await production.graphql(OPERATIONS[subject](role), {}, HEADERS[role]);
     const codes = (response.body.errors ?? []).map((e) => e.extensions?.code);
     if (allowed(role, requiredRole(type, field))) {
-      expect({ codes, data: response.body.data?.[field] ?? null }).toEqual({
+      const data = response.body.data?.[field] ?? null;
+      expect({ codes, data, error: data?.error ?? null }).toEqual({
         codes: [],
         data: expect.anything(),
+        error: null,
       });
     } else {
       expect({ codes, data: response.body.data?.[field] ?? null }).toEqual({
@@ -217,10 +231,12 @@ describe('anonymous callers in production', () => {
 
 describe('outside production', () => {
   test('a request without a token acts as the open-access client: client fields, not admin ones', async () => {
-    const next = await development.graphql('{ sequences { name } strategyStats { strategy } }');
+    const next = await development.graphql(
+      '{ sequences { edges { cursor } } strategyStats { strategy } }',
+    );
     expect(next.body.errors).toBeUndefined();
     const set = await development.graphql(
-      'mutation { setSequence(name: "userid", value: 5) { value } }',
+      'mutation { setSequence(name: "userid", value: 5) { sequence { value } } }',
     );
     expect(set.body.errors?.map((e) => e.extensions?.code)).toEqual(['FORBIDDEN']);
   });

@@ -83,11 +83,13 @@ describe('users created per request', () => {
 });
 
 test('more than 10 allocateSequence calls in one request are refused before any runs', async () => {
-  await post({ query: 'mutation { createSequence(input: { name: "bounded" }) { name } }' });
+  await post({
+    query: 'mutation { createSequence(input: { name: "bounded" }) { sequence { name } } }',
+  });
   const aliases = (count: number) =>
     Array.from(
       { length: count },
-      (_, i) => `a${i}: allocateSequence(name: "bounded") { first }`,
+      (_, i) => `a${i}: allocateSequence(name: "bounded") { range { first } error { code } }`,
     ).join(' ');
   const refused = await post([
     { query: `mutation { ${aliases(6)} }` },
