@@ -10,3 +10,4 @@ export { isDuplicateKeyError, duplicateKeyFields, DUPLICATE_KEY } from './duplic
 export { isTransientDatabaseError, TRANSIENT_SERVER_CODES } from './transient.js';
 export { beforeWrite, type WriteOptions } from './write-options.js';
 export { isNamespaceNotFound, NAMESPACE_NOT_FOUND } from './namespace.js';
+export { boundedCollection, type BoundedCollection } from './command-options.js';

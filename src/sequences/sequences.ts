@@ -20,7 +20,7 @@
  *   both (values always come from the stored `seq`, so a different `start` needs no catching).
  * - `releaseUnused` is the one write that moves `seq` down without an admin: only a range that is
  *   still the newest of its sequence (`seq` equals its `last`), which nobody else can hold.
- * - Every write uses the configured write concern (default `majority`), so a failover cannot roll
+ * - Every write uses the configured write concern (WRITE_CONCERN), so a failover cannot roll
  *   back an acknowledged `$inc` and reissue its values. Every command carries `maxTimeMS`
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
  */
@@ -101,17 +101,16 @@ export interface SequencePage {
 export const MAX_SEQUENCE_PAGE_SIZE = 100;
 
 export interface SequencesOptions {
-  writeConcern?: WriteConcernSettings;
+  /** WRITE_CONCERN (src/config.ts holds every default). */
+  writeConcern: WriteConcernSettings;
   /** Called once per successful write of a counter document (allocation, repair, set, create). */
   onCounterWrite?: (key: SequenceKey) => void;
   /**
-   * Server-side time limit of every command (default 5,000 ms). The mongodb driver 7 ignores
+   * Server-side time limit of every command (DB_TIMEOUT_MS). The mongodb driver 7 ignores
    * `timeoutMS`, so this and the client's `socketTimeoutMS` are what bound a call.
    */
-  maxTimeMS?: number;
+  maxTimeMS: number;
 }
-
-const DEFAULT_MAX_TIME_MS = 5_000;
 
 /** Upsert races and cache refreshes settle within one or two rounds; more means contention. */
 const MAX_ATTEMPTS = 5;
@@ -132,13 +131,13 @@ export class Sequences {
   private readonly onCounterWrite?: (key: SequenceKey) => void;
   private readonly maxTimeMS: number;
 
-  constructor(db: Db, options: SequencesOptions = {}) {
+  constructor(db: Db, options: SequencesOptions) {
     this.counters = db.collection<CounterDocument>('counters', {
-      writeConcern: options.writeConcern ?? { w: 'majority' },
+      writeConcern: options.writeConcern,
       promoteLongs: false,
     });
     this.onCounterWrite = options.onCounterWrite;
-    this.maxTimeMS = options.maxTimeMS ?? DEFAULT_MAX_TIME_MS;
+    this.maxTimeMS = options.maxTimeMS;
   }
 
   /**

@@ -16,7 +16,6 @@
  *    returned as a replay, so concurrent first requests with one key create exactly one user.
  */
 import { Long } from 'bson';
-import type { Collection } from 'mongodb';
 import type { WriteOptions } from '../database/index.js';
 import { DomainError } from '../errors.js';
 import type { StrategyStats } from '../stats/index.js';
@@ -32,7 +31,7 @@ import {
 import { insertWithFreshIds, type InsertReport, type UnsavedUser } from './fresh-ids.js';
 import type { IdSource } from './id-sources.js';
 import type { Tracked, UserIndexes } from './indexes.js';
-import type { CreateUserInput, UserDocument } from './model.js';
+import type { CreateUserInput, UserDocument, UsersCollection } from './model.js';
 import { usersByIdempotencyKeys, usersByIds } from './reads.js';
 import { inputHash, validateCreateUserInput, type NormalizedUserInput } from './validation.js';
 
@@ -40,7 +39,7 @@ export type CreationOutcome =
   { user: UserDocument; attempts: number; replayed: boolean } | { error: DomainError };
 
 export interface CreationDeps {
-  users: Collection<UserDocument>;
+  users: UsersCollection;
   stats: StrategyStats;
   sources: Record<IdStrategy, IdSource>;
   indexes: UserIndexes;
@@ -279,7 +278,10 @@ async function withoutUnconfirmed(
   outcomes: CreationOutcome[],
   tracked: Tracked,
 ): Promise<CreationOutcome[]> {
-  await deps.users.deleteMany({ _id: { $in: tracked.ids.map((id) => Long.fromNumber(id)) } });
+  await deps.users.collection.deleteMany(
+    { _id: { $in: tracked.ids.map((id) => Long.fromNumber(id)) } },
+    deps.users.options(),
+  );
   return outcomes.map((outcome) =>
     'user' in outcome && reliesOnIndexes(outcome.user)
       ? { error: new UniqueIndexesUnavailableError() }

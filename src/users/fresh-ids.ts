@@ -20,14 +20,13 @@
  * keep their ids and may then come before earlier items (the README says so).
  */
 import { Long } from 'bson';
-import type { Collection } from 'mongodb';
 import { beforeWrite, type WriteOptions } from '../database/index.js';
 import { DomainError } from '../errors.js';
 import { countCommand, type CreationCost } from './cost.js';
 import { IdContentionError } from './errors.js';
 import type { IdSource, TakenIds } from './id-sources.js';
 import { insertUnordered } from './insert.js';
-import type { UserDocument } from './model.js';
+import type { UserDocument, UsersCollection } from './model.js';
 
 export type UnsavedUser = Omit<UserDocument, '_id'>;
 
@@ -44,7 +43,7 @@ export interface InsertReport {
 }
 
 export async function insertWithFreshIds(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   unsaved: UnsavedUser[],
   source: IdSource,
   cost: CreationCost,
@@ -108,7 +107,7 @@ export async function insertWithFreshIds(
  * those with an idempotency key (see the header), and answers their positions, to be inserted again.
  */
 async function withdrawAfter(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   firstCollided: number,
   pending: number[],
   docs: UserDocument[],
@@ -131,6 +130,6 @@ async function withdrawAfter(
     delete results[position];
     return result.created._id;
   });
-  await users.deleteMany({ _id: { $in: ids } });
+  await users.collection.deleteMany({ _id: { $in: ids } }, users.options());
   return withdrawn;
 }

@@ -20,11 +20,11 @@
  * process acknowledged in the very instant its index is dropped (collection kept) can be deleted
  * by the rebuild if duplicates were inserted meanwhile.
  */
-import { Long, type Collection, type IndexDescription } from 'mongodb';
+import { Long, type IndexDescription } from 'mongodb';
 import { isDuplicateKeyError, isNamespaceNotFound } from '../database/index.js';
 import type { CommandTally } from '../errors.js';
 import { countCommand } from './cost.js';
-import type { UserDocument } from './model.js';
+import type { UsersCollection } from './model.js';
 
 const UNIQUE_INDEXES: IndexDescription[] = [
   { key: { email: 1 }, unique: true, partialFilterExpression: { email: { $type: 'string' } } },
@@ -56,14 +56,11 @@ export class UserIndexes {
   /** Rebuilds that deleted unconfirmed users. */
   private purges = 0;
 
-  constructor(
-    private readonly users: Collection<UserDocument>,
-    private readonly maxTimeMS: number | undefined,
-  ) {}
+  constructor(private readonly users: UsersCollection) {}
 
   /** Creates the indexes (idempotent); at start-up and when healing. */
   async create(): Promise<void> {
-    await this.users.createIndexes(UNIQUE_INDEXES, { maxTimeMS: this.maxTimeMS });
+    await this.users.collection.createIndexes(UNIQUE_INDEXES, this.users.options());
   }
 
   /** Whether both unique indexes exist now (one `listIndexes`; a missing collection has none). */
@@ -71,7 +68,7 @@ export class UserIndexes {
     countCommand(tally);
     let indexes: Array<{ key?: Record<string, unknown>; unique?: boolean }>;
     try {
-      indexes = await this.users.listIndexes({ maxTimeMS: this.maxTimeMS }).toArray();
+      indexes = await this.users.collection.listIndexes(this.users.options()).toArray();
     } catch (err) {
       if (!isNamespaceNotFound(err)) throw err;
       indexes = [];
@@ -153,7 +150,7 @@ export class UserIndexes {
       if (this.unconfirmed.size > 0) {
         const ids = [...this.unconfirmed.keys()].map((id) => Long.fromNumber(id));
         this.purges += 1;
-        await this.users.deleteMany({ _id: { $in: ids } }, { maxTimeMS: this.maxTimeMS });
+        await this.users.collection.deleteMany({ _id: { $in: ids } }, this.users.options());
       }
       await sleep(REBUILD_BACKOFF_MS * attempt);
     }
@@ -165,10 +162,10 @@ export class UserIndexes {
     if (ids.length === 0) return new Set();
     countCommand(tally);
     const unique = [...new Set(ids)];
-    const found = await this.users
+    const found = await this.users.collection
       .find(
         { _id: { $in: unique.map((id) => Long.fromNumber(id)) } },
-        { projection: { _id: 1 }, maxTimeMS: this.maxTimeMS },
+        this.users.options({ projection: { _id: 1 } }),
       )
       .toArray();
     const stored = new Set(found.map((doc) => Number(doc._id)));

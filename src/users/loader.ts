@@ -12,8 +12,7 @@
  * never asks for more than `MAX_BATCH` ids in one command. Invitee pages are batched the same way.
  */
 import DataLoader from 'dataloader';
-import type { Collection } from 'mongodb';
-import { toUser, type User, type UserDocument } from './model.js';
+import { toUser, type User, type UsersCollection } from './model.js';
 import { pagesOfInvitees, type InviteesRequest, type UserPage } from './pages.js';
 import { usersByIds } from './reads.js';
 import { parseUserId } from './validation.js';
@@ -21,7 +20,7 @@ import { parseUserId } from './validation.js';
 const MAX_BATCH = 1_000;
 
 /** Users by id (decimal strings as clients send them; a malformed one is simply null). */
-export function createUserLoader(users: Collection<UserDocument>): DataLoader<string, User | null> {
+export function createUserLoader(users: UsersCollection): DataLoader<string, User | null> {
   return new DataLoader<string, User | null>(
     async (keys) => {
       const ids = keys.map((key) => parseUserId(key));
@@ -43,7 +42,7 @@ export function createUserLoader(users: Collection<UserDocument>): DataLoader<st
  * together (pages.ts: one `find` for all their inviters), in key order.
  */
 export function createInviteesLoader(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
 ): DataLoader<InviteesRequest, UserPage, string> {
   return new DataLoader<InviteesRequest, UserPage, string>(
     async (requests) => {

@@ -11,9 +11,13 @@
  */
 import { Decimal128, Long } from 'bson';
 import type { Filter, FilterOperators } from 'mongodb';
+import type { BoundedCollection } from '../database/index.js';
 import { ID_STRATEGIES, isIdStrategy, type IdStrategy } from './strategy.js';
 
 export const USERS_COLLECTION = 'users';
+
+/** The `users` collection with the bound of every command (src/database/command-options.ts). */
+export type UsersCollection = BoundedCollection<UserDocument>;
 
 export interface UserDocument {
   _id: Long;

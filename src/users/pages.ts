@@ -11,10 +11,17 @@
  * inviters: exact pages for any number of inviters, without a query per user.
  */
 import { Long } from 'bson';
-import type { Collection, Filter } from 'mongodb';
+import type { Filter } from 'mongodb';
 import { BadUserInputError, type CommandTally } from '../errors.js';
 import { countCommand } from './cost.js';
-import { numericId, READABLE_USER, toUser, type User, type UserDocument } from './model.js';
+import {
+  numericId,
+  READABLE_USER,
+  toUser,
+  type User,
+  type UserDocument,
+  type UsersCollection,
+} from './model.js';
 import { isIdStrategy, type IdStrategy } from './strategy.js';
 import { parseUserId } from './validation.js';
 
@@ -142,14 +149,14 @@ function pageOf(plan: PagePlan, docs: UserDocument[]): { users: User[]; more: bo
 }
 
 async function exists(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   filter: Filter<UserDocument> | null,
   tally?: CommandTally,
 ): Promise<boolean> {
   if (filter === null) return false;
   countCommand(tally);
-  const found = await users
-    .find(filter, { projection: { _id: 1 } })
+  const found = await users.collection
+    .find(filter, users.options({ projection: { _id: 1 } }))
     .limit(1)
     .toArray();
   return found.length > 0;
@@ -157,14 +164,14 @@ async function exists(
 
 /** One page of users (see the header); BAD_USER_INPUT for a bad size, cursor or filter. */
 export async function pageOfUsers(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   request: UserPageRequest,
 ): Promise<UserPage> {
   const plan = planPage(request);
   const ascending = isAscending(request);
   const [docs, beyond] = await Promise.all([
-    users
-      .find(windowOf(plan, ascending))
+    users.collection
+      .find(windowOf(plan, ascending), users.options())
       .sort({ _id: plan.direction })
       .limit(plan.size + 1)
       .batchSize(plan.size + 1)
@@ -176,7 +183,7 @@ export async function pageOfUsers(
     users: page,
     hasNextPage: plan.fromEnd ? beyond : more,
     hasPreviousPage: plan.fromEnd ? more : beyond,
-    totalCount: () => users.countDocuments(plan.base),
+    totalCount: () => users.collection.countDocuments(plan.base, users.options()),
   };
 }
 
@@ -214,7 +221,7 @@ function windowOfIds(plan: PagePlan, ascending: boolean, ids: number[]) {
  * `totalCount` is known from the first, so it costs nothing.
  */
 export async function pagesOfInvitees(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   request: UserPageRequest,
   inviterIds: string[],
 ): Promise<UserPage[]> {
@@ -224,10 +231,10 @@ export async function pagesOfInvitees(
   const known = [...new Set(inviters.filter((id): id is number => id !== null))];
   const idsByInviter = new Map<number, number[]>(known.map((id) => [id, []]));
   if (known.length > 0) {
-    const rows = await users
+    const rows = await users.collection
       .find(
         { ...plan.base, invitedById: { $in: known.map((id) => Long.fromNumber(id)) } },
-        { projection: { _id: 1, invitedById: 1 } },
+        users.options({ projection: { _id: 1, invitedById: 1 } }),
       )
       .sort({ invitedById: 1, _id: 1 })
       .toArray();
@@ -246,7 +253,9 @@ export async function pagesOfInvitees(
   const docs =
     wanted.length === 0
       ? []
-      : await users.find({ _id: { $in: wanted.map((id) => Long.fromNumber(id)) } }).toArray();
+      : await users.collection
+          .find({ _id: { $in: wanted.map((id) => Long.fromNumber(id)) } }, users.options())
+          .toArray();
   const usersById = new Map(
     docs.flatMap((doc) => {
       const user = toUser(doc);

@@ -7,10 +7,16 @@
  * and strings), never as keys.
  */
 import { Long } from 'bson';
-import type { Collection, Filter } from 'mongodb';
+import type { Filter } from 'mongodb';
 import type { CommandTally } from '../errors.js';
 import { countCommand } from './cost.js';
-import { fromStored, ISSUABLE_ID_RANGE, numericId, type UserDocument } from './model.js';
+import {
+  fromStored,
+  ISSUABLE_ID_RANGE,
+  numericId,
+  type UserDocument,
+  type UsersCollection,
+} from './model.js';
 import { parseUserId } from './validation.js';
 
 /**
@@ -18,13 +24,10 @@ import { parseUserId } from './validation.js';
  * optimistic loop's starting point and the base of drift. A fractional one (imported data) counts
  * as its whole part, so max + 1 is still above it.
  */
-export async function maxUserId(
-  users: Collection<UserDocument>,
-  tally?: CommandTally,
-): Promise<number> {
+export async function maxUserId(users: UsersCollection, tally?: CommandTally): Promise<number> {
   countCommand(tally);
-  const [top] = await users
-    .find({ _id: ISSUABLE_ID_RANGE }, { projection: { _id: 1 } })
+  const [top] = await users.collection
+    .find({ _id: ISSUABLE_ID_RANGE }, users.options({ projection: { _id: 1 } }))
     .sort({ _id: -1 })
     .limit(1)
     .toArray();
@@ -33,7 +36,7 @@ export async function maxUserId(
 
 /** The stored users whose `field` is one of `values`: one `find`, none when `values` is empty. */
 async function usersWhereIn(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   field: '_id' | 'idempotencyKey',
   values: Array<Long | string>,
   tally?: CommandTally,
@@ -41,13 +44,17 @@ async function usersWhereIn(
   if (values.length === 0) return [];
   countCommand(tally);
   const filter: Filter<UserDocument> = { [field]: { $in: values } };
-  const docs = await users.find(filter).limit(values.length).batchSize(values.length).toArray();
+  const docs = await users.collection
+    .find(filter, users.options())
+    .limit(values.length)
+    .batchSize(values.length)
+    .toArray();
   return docs.map(fromStored);
 }
 
 /** The stored users among `ids`, by id. */
 export async function usersByIds(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   ids: readonly number[],
   tally?: CommandTally,
 ): Promise<Map<number, UserDocument>> {
@@ -62,7 +69,7 @@ export async function usersByIds(
 
 /** The stored users created under one of `keys`, by key. */
 export async function usersByIdempotencyKeys(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   keys: readonly string[],
   tally?: CommandTally,
 ): Promise<Map<string, UserDocument>> {
@@ -72,7 +79,7 @@ export async function usersByIdempotencyKeys(
 
 /** The user with this id (a decimal string); null when there is none or the id is not one. */
 export async function findUserById(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   id: string,
 ): Promise<UserDocument | null> {
   const value = parseUserId(id);

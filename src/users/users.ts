@@ -1,15 +1,21 @@
 /**
  * `Users`: the one owner of the `users` collection (see docs/ARCHITECTURE.md for the interface).
  *
- * Invariants: every write uses the configured write concern (`majority` unless told otherwise), so
- * an acknowledged user survives a failover; documents are read with `promoteLongs: false`, so ids
- * stay `Long` end to end. The BLOCK allocator lives here, one per `Users` (one per process), so all
+ * Invariants: every write uses the configured write concern (WRITE_CONCERN), so an acknowledged
+ * user survives a failover; every command carries maxTimeMS (DB_TIMEOUT_MS) through
+ * `boundedCollection`; documents are read with `promoteLongs: false`, so ids stay `Long` end to
+ * end. Defaults live in src/config.ts only: every setting here is required. The BLOCK allocator lives here, one per `Users` (one per process), so all
  * requests of a process share its block and its single in-flight refill.
  */
 import { Long } from 'bson';
 import type DataLoader from 'dataloader';
-import type { Collection, Db, WriteConcernSettings } from 'mongodb';
-import { beforeWrite, isDuplicateKeyError, type WriteOptions } from '../database/index.js';
+import type { Db, WriteConcernSettings } from 'mongodb';
+import {
+  beforeWrite,
+  boundedCollection,
+  isDuplicateKeyError,
+  type WriteOptions,
+} from '../database/index.js';
 import { BadUserInputError, type DomainError } from '../errors.js';
 import { BlockAllocator, type ReservedSequence, type Sequences } from '../sequences/index.js';
 import type { StrategyStats } from '../stats/index.js';
@@ -26,27 +32,27 @@ import {
   type CreateUserInput,
   type User,
   type UserDocument,
+  type UsersCollection,
 } from './model.js';
 import { pageOfUsers, type InviteesRequest, type UserPage, type UserPageRequest } from './pages.js';
 import { findUserById, maxUserId } from './reads.js';
 import { normalizeEmail, parseUserId, validateUserUpdate } from './validation.js';
 
 export const MAX_USERS_PER_BATCH = 1_000;
-const DEFAULT_OPTIMISTIC_MAX_ATTEMPTS = 10;
 
 export interface UsersDeps {
   db: Db;
   sequences: Sequences;
   stats: StrategyStats;
   blockSize: number;
-  writeConcern?: WriteConcernSettings;
-  optimisticMaxAttempts?: number;
+  writeConcern: WriteConcernSettings;
+  optimisticMaxAttempts: number;
   /** Server-side time limit of each command (DB_TIMEOUT_MS). */
-  maxTimeMS?: number;
+  maxTimeMS: number;
 }
 
 export class Users {
-  private readonly collection: Collection<UserDocument>;
+  private readonly collection: UsersCollection;
   private readonly creation: CreationDeps;
   private readonly indexes: UserIndexes;
   /** The `userid` counter, which only this component allocates from (see SequenceCatalog). */
@@ -57,17 +63,20 @@ export class Users {
   };
 
   constructor(deps: UsersDeps) {
-    this.collection = deps.db.collection<UserDocument>(USERS_COLLECTION, {
-      writeConcern: deps.writeConcern ?? { w: 'majority' },
-      promoteLongs: false,
-    });
+    this.collection = boundedCollection(
+      deps.db.collection<UserDocument>(USERS_COLLECTION, {
+        writeConcern: deps.writeConcern,
+        promoteLongs: false,
+      }),
+      deps.maxTimeMS,
+    );
     const sources = idSources({
       sequences: deps.sequences,
       blocks: new BlockAllocator(deps.sequences, USER_ID_SEQUENCE, deps.blockSize),
       maxId: (cost) => maxUserId(this.collection, cost),
-      optimisticMaxAttempts: deps.optimisticMaxAttempts ?? DEFAULT_OPTIMISTIC_MAX_ATTEMPTS,
+      optimisticMaxAttempts: deps.optimisticMaxAttempts,
     });
-    this.indexes = new UserIndexes(this.collection, deps.maxTimeMS);
+    this.indexes = new UserIndexes(this.collection);
     this.creation = { users: this.collection, stats: deps.stats, sources, indexes: this.indexes };
   }
 
@@ -125,7 +134,10 @@ export class Users {
   async findByEmail(email: string): Promise<User | null> {
     const normalized = normalizeEmail(email);
     if (normalized === null) return null;
-    const doc = await this.collection.findOne({ ...READABLE_USER, email: normalized });
+    const doc = await this.collection.collection.findOne(
+      { ...READABLE_USER, email: normalized },
+      this.collection.options(),
+    );
     return doc === null ? null : toUser(doc);
   }
 
@@ -160,8 +172,12 @@ export class Users {
     try {
       updated =
         Object.keys(update).length === 0
-          ? await this.collection.findOne(filter)
-          : await this.collection.findOneAndUpdate(filter, update, { returnDocument: 'after' });
+          ? await this.collection.collection.findOne(filter, this.collection.options())
+          : await this.collection.collection.findOneAndUpdate(
+              filter,
+              update,
+              this.collection.options({ returnDocument: 'after' as const }),
+            );
     } catch (err) {
       if (isDuplicateKeyError(err, 'email')) throw new DuplicateEmailError();
       throw err;
@@ -182,10 +198,10 @@ export class Users {
     const userId = parseUserId(id);
     if (userId === null) throw new UserNotFoundError();
     beforeWrite(options);
-    const deleted = await this.collection.findOneAndDelete({
-      ...READABLE_USER,
-      _id: Long.fromNumber(userId),
-    });
+    const deleted = await this.collection.collection.findOneAndDelete(
+      { ...READABLE_USER, _id: Long.fromNumber(userId) },
+      this.collection.options({ includeResultMetadata: false as const }),
+    );
     if (deleted === null) throw new UserNotFoundError();
     return readable(deleted);
   }

@@ -7,6 +7,7 @@ import { Sequences } from '../../src/sequences';
 import { startStandin, type RunningStandin } from '../../src/standin';
 import { StrategyStats } from '../../src/stats';
 import { DuplicateEmailError, Users } from '../../src/users';
+import { sequencesOptions, usersSettings } from '../support/domain-options';
 
 let server: RunningStandin;
 let client: MongoClient;
@@ -29,8 +30,9 @@ async function failNextInserts(times: number, errorCode: number) {
 
 function usersIn(dbName: string) {
   const db = client.db(dbName);
-  const sequences = new Sequences(db);
-  return { db, users: new Users({ db, sequences, stats: new StrategyStats(), blockSize: 10 }) };
+  const sequences = new Sequences(db, sequencesOptions);
+  const stats = new StrategyStats();
+  return { db, users: new Users({ db, sequences, stats, ...usersSettings, blockSize: 10 }) };
 }
 
 test.each(['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'] as const)(

@@ -68,3 +68,25 @@ test.each(ID_STRATEGIES.map((strategy) => [strategy, strategy === 'OPTIMISTIC_LO
     expect(next.user.id === newest.user.id).toBe(reissues);
   },
 );
+
+test('every command of the users component carries maxTimeMS (DB_TIMEOUT_MS)', async () => {
+  const { users, commandsSent } = await bed.fresh({ maxTimeMS: 4321 });
+  const sent = await commandsSent(async () => {
+    for (const strategy of ID_STRATEGIES) {
+      await users.createUser({ name: 'a', email: `${strategy}@example.com` }, strategy);
+      await users.createUsers([{ name: 'b', idempotencyKey: strategy }], strategy);
+    }
+    const page = await users.page({ first: 1, after: '1', order: 'ASC' });
+    await page.totalCount();
+    await users.createInviteesLoader().load({ inviterId: '1', order: 'ASC' });
+    await users.createLoader().load('1');
+    await users.findById('1');
+    await users.findByEmail('counter@example.com');
+    await users.updateUser('1', { name: 'c' });
+    await users.deleteUser('2');
+    await users.indexesReady();
+  });
+  const onUsers = sent.filter((event) => event.command[event.commandName] === 'users');
+  expect(onUsers.length).toBeGreaterThan(15);
+  expect(onUsers.filter((event) => event.command.maxTimeMS !== 4321)).toEqual([]);
+});
