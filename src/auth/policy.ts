@@ -2,8 +2,8 @@
  * Who may call what: the one table of the service's authorization (README "Who may call what" shows
  * it, and test/http/authorization.test.ts checks the two agree with each other and the schema).
  *
- * Roles are ordered anonymous < client < admin; each root field and endpoint names the least role
- * that may call it. Fail closed: a field without a row is refused to everyone but admin. Decisions:
+ * Roles are ordered anonymous < client < admin; each root field, each field that leads to other
+ * users' data, and each endpoint names the least role that may call it. Fail closed: a field without a row is refused to everyone but admin. Decisions:
  * - a sign-up page needs only `createUser`, so that is all anonymous callers get in production, one
  *   user per request (`usersPerRequest`); they read nothing of other users and touch no sequence;
  * - batches (`createUsers`), strategy statistics and `/metrics` need a client token: they are for
@@ -39,6 +39,12 @@ export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>
     createSequence: 'client',
     allocateSequence: 'client',
     setSequence: 'admin',
+  },
+  // Fields that lead from a user to other users: a sign-up page without a token may read the user
+  // it created, not its inviter (named by `invitedById`) nor anyone's invitees.
+  User: {
+    invitedBy: 'client',
+    invitees: 'client',
   },
 };
 

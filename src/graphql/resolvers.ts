@@ -50,8 +50,14 @@ type RootResolver = (
   info: GraphQLResolveInfo,
 ) => unknown;
 
-/** Every root field of `fields`, checked against the authorization table and the deadline first. */
-function authorized<Fields extends object>(type: 'Query' | 'Mutation', fields: Fields): Fields {
+/**
+ * Every field of `fields` (root fields, and the fields that lead to other users), checked against
+ * the authorization table and the request's deadline before it runs.
+ */
+function authorized<Fields extends object>(
+  type: 'Query' | 'Mutation' | 'User',
+  fields: Fields,
+): Fields {
   return Object.fromEntries(
     Object.entries(fields as Record<string, RootResolver>).map(([field, resolve]) => [
       field,
@@ -219,10 +225,10 @@ export const resolvers: Resolvers = {
     totalCount: (connection) => connection.totalCount(),
   },
 
-  User: {
+  User: authorized('User', {
     invitedBy: (user, _args, { userLoader }) =>
       user.invitedById === null ? null : userLoader.load(user.invitedById),
     invitees: async (user, args, { inviteesLoader }) =>
       userConnection(await inviteesLoader.load({ ...pageRequest(args), inviterId: user.id })),
-  },
+  } satisfies Resolvers['User']),
 };

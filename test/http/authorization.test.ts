@@ -54,6 +54,9 @@ const OPERATIONS: Record<string, (role: Role) => string> = {
     `mutation { setSequence(name: "${own(role)}", value: 50) { sequence { id } error { code } } }`,
 };
 
+/** The fields that lead from a user to other users, guarded like root fields. */
+const USER_FIELDS = Object.keys(FIELD_ACCESS.User).map((field) => `User.${field}`);
+
 const allowed = (role: Role, needed: Role) => RANK[role] >= RANK[needed];
 const refusalFor = (role: Role) => (role === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN');
 
@@ -114,14 +117,16 @@ afterAll(async () => {
 });
 
 describe('the README table', () => {
-  test('has a row for every Query and Mutation field of the schema, and /metrics', () => {
+  test('has a row for every Query and Mutation field of the schema, the guarded User fields, and /metrics', () => {
     const table = readmeTable();
-    expect([...table.keys()].sort()).toEqual([...rootFields, 'GET /metrics'].sort());
+    expect([...table.keys()].sort()).toEqual(
+      [...rootFields, ...USER_FIELDS, 'GET /metrics'].sort(),
+    );
   });
 
   test('says what src/auth decides, row by row', () => {
     const table = readmeTable();
-    for (const subject of rootFields) {
+    for (const subject of [...rootFields, ...USER_FIELDS]) {
       const [type, field] = subject.split('.');
       const needed = requiredRole(type, field);
       expect({ subject, roles: table.get(subject) }).toEqual({
@@ -133,9 +138,9 @@ describe('the README table', () => {
   });
 
   test('src/auth has a row for every field and no row for a field the schema lacks', () => {
-    const decided = Object.entries(FIELD_ACCESS).flatMap(([type, fields]) =>
-      Object.keys(fields).map((field) => `${type}.${field}`),
-    );
+    const decided = Object.entries(FIELD_ACCESS)
+      .filter(([type]) => type === 'Query' || type === 'Mutation')
+      .flatMap(([type, fields]) => Object.keys(fields).map((field) => `${type}.${field}`));
     expect(decided.sort()).toEqual([...rootFields].sort());
   });
 });
@@ -208,6 +213,27 @@ describe('tokens that are not valid are no token at all', () => {
 });
 
 describe('anonymous callers in production', () => {
+  test('read the user they created, but not its inviter nor its invitees; a client reads both', async () => {
+    const query = `mutation { createUser(input: { name: "curious", invitedById: "${firstUserId}" }) {
+      user { name invitedById invitedBy { email } invitees { totalCount } } } }`;
+    const anonymous = await production.graphql(query);
+    expect(anonymous.body.data.createUser.user).toEqual({
+      name: 'curious',
+      invitedById: firstUserId,
+      invitedBy: null,
+      invitees: null,
+    });
+    expect(
+      anonymous.body.errors?.map((e) => [e.path?.join('.'), e.extensions?.code]).sort(),
+    ).toEqual([
+      ['createUser.user.invitedBy', 'UNAUTHENTICATED'],
+      ['createUser.user.invitees', 'UNAUTHENTICATED'],
+    ]);
+    const client = await production.graphql(query, {}, HEADERS.client);
+    expect(client.body.errors).toBeUndefined();
+    expect(client.body.data.createUser.user.invitedBy).toEqual({ email: 'first@example.test' });
+  });
+
   test('create one user per request, not two through aliases nor batched operations', async () => {
     const users = production.client.db(production.dbName).collection('users');
     const before = await users.countDocuments();

@@ -495,12 +495,18 @@ export type User = {
   email?: Maybe<Scalars['String']['output']>;
   /** The decimal string of the numeric `_id`. */
   id: Scalars['ID']['output'];
-  /** The user whose id was given as `invitedById`; null when there was none or it was deleted. */
+  /**
+   * The user whose id was given as `invitedById`; null when there was none, it was deleted, or the
+   * caller may not read other users.
+   */
   invitedBy?: Maybe<User>;
   /** The id given as `invitedById` at creation, kept when that user is deleted. */
   invitedById?: Maybe<Scalars['ID']['output']>;
-  /** The users this user invited, a page at a time (same arguments as `Query.users`). */
-  invitees: UserConnection;
+  /**
+   * The users this user invited, a page at a time (same arguments as `Query.users`); null when the
+   * caller may not read other users.
+   */
+  invitees?: Maybe<UserConnection>;
   /** 1 to 100 visible characters. */
   name: Scalars['String']['output'];
 };
@@ -838,7 +844,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   invitedBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   invitedById?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
-  invitees?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, RequireFields<UserInviteesArgs, 'order'>>;
+  invitees?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<UserInviteesArgs, 'order'>>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
