@@ -247,6 +247,22 @@ const cases: FaultCase[] = [
     fault: blocked(['hello', 'isMaster', 'ismaster', COUNTER_UPDATE], STALL_MS),
     allowedCodes: UNAVAILABLE,
   },
+  {
+    name: 'COUNTER: LockTimeout (24) on the counter findAndModify',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing(COUNTER_UPDATE, 24, false),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'COUNTER: WriteConflict (112) on the user insert',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing('insert', 112, false),
+    allowedCodes: UNAVAILABLE,
+  },
   // OPTIMISTIC_LOOP: read the max _id, insert max + 1.
   {
     name: 'OPTIMISTIC_LOOP: connection closed on the reads before the insert',
@@ -297,6 +313,14 @@ const cases: FaultCase[] = [
     fault: blocked(['insert']),
     allowedCodes: UNAVAILABLE,
   },
+  {
+    name: 'OPTIMISTIC_LOOP: FailedToSatisfyReadPreference (133) on the reads before the insert',
+    operation: 'createUser',
+    strategy: 'OPTIMISTIC_LOOP',
+    mode: once,
+    fault: { failCommands: ['find', 'aggregate'], errorCode: 133 },
+    allowedCodes: UNAVAILABLE,
+  },
   // BLOCK: one findAndModify refills the process's block, then the insert.
   {
     name: 'BLOCK: connection closed on the block refill',
@@ -337,6 +361,14 @@ const cases: FaultCase[] = [
     strategy: 'BLOCK',
     mode: once,
     fault: blocked([COUNTER_UPDATE]),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'BLOCK: ReadConcernMajorityNotAvailableYet (134) on the block refill',
+    operation: 'createUser',
+    strategy: 'BLOCK',
+    mode: once,
+    fault: failing(COUNTER_UPDATE, 134, false),
     allowedCodes: UNAVAILABLE,
   },
   // createUsers: one $inc (or max read) and one unordered insertMany for the whole batch.
@@ -380,6 +412,14 @@ const cases: FaultCase[] = [
     strategy: 'BLOCK',
     mode: once,
     fault: blocked(['insert']),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'createUsers COUNTER: NetworkInterfaceExceededTimeLimit (202) on the insertMany',
+    operation: 'createUsers',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing('insert', 202, false),
     allowedCodes: UNAVAILABLE,
   },
   {

@@ -14,7 +14,7 @@
  * Promises checked at the end, against the database itself (`Ledger`): zero ids issued twice, zero
  * acknowledged users lost, one user per idempotency key, the `userid` counter never behind an id
  * COUNTER or BLOCK issued; and no response other than a user, a retryable error, or (for a shared
- * email) BAD_USER_INPUT.
+ * email) EMAIL_TAKEN.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -163,7 +163,7 @@ describe('soak: concurrent instances, strategies and retries on one database', (
       for (const [index, item] of result.items.entries()) {
         if (item.user) {
           if (item.replayed) tally.replays += 1;
-        } else if (item.code === 'BAD_USER_INPUT' && plan.inputs[index].email !== undefined) {
+        } else if (item.code === 'EMAIL_TAKEN' && plan.inputs[index].email !== undefined) {
           tally.emailsRefused += 1;
         } else if (RETRYABLE.has(item.code)) {
           tally.count(tally.retryableErrors, item.code);
