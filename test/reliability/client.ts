@@ -8,7 +8,9 @@
  * Expected failures arrive as data (`error { code }` of the payload or item, API 0.2); request-level
  * ones (SERVICE_UNAVAILABLE, authentication) as top-level errors: an item's code is read from both.
  */
-export type Strategy = 'COUNTER' | 'OPTIMISTIC_LOOP' | 'BLOCK';
+import type { IdStrategy } from '../../src/users';
+
+export type Strategy = IdStrategy;
 
 export interface UserInput {
   name: string;

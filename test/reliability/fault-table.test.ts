@@ -37,6 +37,7 @@ import {
   type Strategy,
   type UserInput,
 } from './client';
+import { ID_STRATEGIES } from '../../src/users';
 
 /** The service's bound on each database call in this file: short, so blocked cases stay quick. */
 const DB_TIMEOUT_MS = 1_500;
@@ -521,7 +522,7 @@ describe('fault table: every fault ends in success or a clear error, and nothing
   test('the table covers at least 15 cases and every strategy and createUsers', () => {
     expect(cases.length).toBeGreaterThanOrEqual(15);
     const covered = new Set(cases.map((c) => `${c.operation} ${c.strategy}`));
-    for (const strategy of ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK']) {
+    for (const strategy of ID_STRATEGIES) {
       expect(covered).toContain(`createUser ${strategy}`);
       expect(covered).toContain(`createUsers ${strategy}`);
     }

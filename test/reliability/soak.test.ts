@@ -25,10 +25,11 @@ import { connectTestClient, uniqueDbName } from '../support/db';
 import { startTestService, type TestService } from '../support/service';
 import { Ledger } from './ledger';
 import { sendCreation, type CreationResult, type Strategy, type UserInput } from './client';
+import { ID_STRATEGIES } from '../../src/users';
 
 const INSTANCES = 4;
 const CLIENTS_PER_INSTANCE = 32;
-const STRATEGIES: Strategy[] = ['COUNTER', 'BLOCK', 'OPTIMISTIC_LOOP'];
+const STRATEGIES: readonly Strategy[] = ID_STRATEGIES;
 const RETRYABLE = new Set(['ID_CONTENTION', 'SERVICE_UNAVAILABLE']);
 const MAX_RETRIES = 20;
 const RETRY_BACKOFF_MS = 50;

@@ -1,4 +1,5 @@
 import { MAX_SEQUENCE_LABELS, StrategyStats, type CreationRecord } from '../../src/stats';
+import { ID_STRATEGIES } from '../../src/users';
 
 const record = (overrides: Partial<CreationRecord>): CreationRecord => ({
   strategy: 'COUNTER',
@@ -21,7 +22,7 @@ describe('StrategyStats', () => {
   test('before anything is recorded every strategy is listed at zero, with no ratios or percentiles', async () => {
     const stats = new StrategyStats();
     expect(stats.snapshot()).toEqual(
-      ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'].map((strategy) => ({
+      ID_STRATEGIES.map((strategy) => ({
         strategy,
         usersCreated: 0,
         insertAttempts: 0,

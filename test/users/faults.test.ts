@@ -6,7 +6,7 @@ import { MongoClient } from 'mongodb';
 import { Sequences } from '../../src/sequences';
 import { startStandin, type RunningStandin } from '../../src/standin';
 import { StrategyStats } from '../../src/stats';
-import { DuplicateEmailError, Users } from '../../src/users';
+import { DuplicateEmailError, ID_STRATEGIES, Users } from '../../src/users';
 import { sequencesOptions, usersSettings } from '../support/domain-options';
 
 let server: RunningStandin;
@@ -35,7 +35,7 @@ function usersIn(dbName: string) {
   return { db, users: new Users({ db, sequences, stats, ...usersSettings, blockSize: 10 }) };
 }
 
-test.each(['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'] as const)(
+test.each(ID_STRATEGIES)(
   '%s retries an E11000 that names no index as a taken id, and stores the user once',
   async (strategy) => {
     const { db, users } = usersIn(`unnamed_duplicate_${strategy}`);
