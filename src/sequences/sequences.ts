@@ -24,9 +24,10 @@
  *   back an acknowledged `$inc` and reissue its values. Every command carries `maxTimeMS`
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
  */
-import type { Collection, Db, Filter, WriteConcernSettings } from 'mongodb';
+import type { Db, Filter, WriteConcernSettings } from 'mongodb';
 import type { CommandTally } from '../errors.js';
 import { isDuplicateKeyError } from '../database/duplicate-key.js';
+import { boundedCollection, type BoundedCollection } from '../database/command-options.js';
 import { beforeWrite, type WriteOptions } from '../database/write-options.js';
 import {
   type CounterDocument,
@@ -126,18 +127,19 @@ function contention(key: ResolvedKey, what: string): SequenceContentionError {
 }
 
 export class Sequences {
-  private readonly counters: Collection<CounterDocument>;
+  private readonly counters: BoundedCollection<CounterDocument>;
   private readonly definitions = new Map<string, SequenceDefinition>();
   private readonly onCounterWrite?: (key: SequenceKey) => void;
-  private readonly maxTimeMS: number;
 
   constructor(db: Db, options: SequencesOptions) {
-    this.counters = db.collection<CounterDocument>('counters', {
-      writeConcern: options.writeConcern,
-      promoteLongs: false,
-    });
+    this.counters = boundedCollection(
+      db.collection<CounterDocument>('counters', {
+        writeConcern: options.writeConcern,
+        promoteLongs: false,
+      }),
+      options.maxTimeMS,
+    );
     this.onCounterWrite = options.onCounterWrite;
-    this.maxTimeMS = options.maxTimeMS;
   }
 
   /**
@@ -245,16 +247,17 @@ export class Sequences {
         },
       ];
     }
-    const docs = await this.counters
-      .find(filter, { maxTimeMS: this.maxTimeMS })
+    const docs = await this.counters.collection
+      .find(filter, this.counters.options())
       .sort({ name: 1, scope: 1 })
       .limit(first + 1)
       .batchSize(first + 1)
       .toArray();
     return {
-      sequences: docs
-        .slice(0, first)
-        .map((doc) => toState(resolveKey({ name: doc.name as string, scope: doc.scope }), doc)),
+      sequences: docs.slice(0, first).flatMap((doc) => {
+        const key = listedKey(doc);
+        return key === null ? [] : [toState(key, doc)];
+      }),
       hasNextPage: docs.length > first,
     };
   }
@@ -280,7 +283,7 @@ export class Sequences {
       };
       beforeWrite(options);
       try {
-        await this.counters.insertOne(doc, { maxTimeMS: this.maxTimeMS });
+        await this.counters.collection.insertOne(doc, this.counters.options());
         this.wrote(resolved, doc);
         return toState(resolved, doc);
       } catch (err) {
@@ -341,7 +344,7 @@ export class Sequences {
       beforeWrite(guard);
       let written: CounterDocument | null = null;
       try {
-        written = await this.counters.findOneAndUpdate(
+        written = await this.counters.collection.findOneAndUpdate(
           current === null ? { _id: resolved.id } : { _id: resolved.id, seq: current.seq },
           {
             $set: {
@@ -350,7 +353,7 @@ export class Sequences {
               updatedAt: new Date(),
             },
           },
-          { upsert: current === null, returnDocument: 'after', maxTimeMS: this.maxTimeMS },
+          this.counters.options({ upsert: current === null, returnDocument: 'after' as const }),
         );
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
@@ -379,14 +382,14 @@ export class Sequences {
       beforeWrite(options);
       countCommand(tally);
       try {
-        await this.counters.updateOne(
+        await this.counters.collection.updateOne(
           { _id: resolved.id },
           {
             $max: { seq: toLong(floor) },
             $set: { updatedAt: new Date() },
             $setOnInsert: definitionFields(resolved, IMPLICIT_DEFINITION),
           },
-          { upsert: true, maxTimeMS: this.maxTimeMS },
+          this.counters.options({ upsert: true }),
         );
         this.onCounterWrite?.({ name: resolved.name, scope: resolved.scope });
         return;
@@ -415,10 +418,10 @@ export class Sequences {
   ): Promise<boolean> {
     const resolved = resolveKey(key);
     countCommand(tally);
-    const { modifiedCount } = await this.counters.updateOne(
+    const { modifiedCount } = await this.counters.collection.updateOne(
       { _id: resolved.id, seq: toLong(range.last) },
       { $inc: { seq: toLong(-range.step * range.count) }, $set: { updatedAt: new Date() } },
-      { maxTimeMS: this.maxTimeMS },
+      this.counters.options(),
     );
     if (modifiedCount === 0) return false;
     this.onCounterWrite?.({ name: resolved.name, scope: resolved.scope });
@@ -438,7 +441,7 @@ export class Sequences {
     const upsert = guard.mayCreate && isImplicitDefinition(definition);
     countCommand(guard.tally);
     try {
-      return await this.counters.findOneAndUpdate(
+      return await this.counters.collection.findOneAndUpdate(
         {
           _id: key.id,
           ...(guard.owner === undefined ? {} : { owner: guard.owner }),
@@ -455,7 +458,7 @@ export class Sequences {
           $set: { updatedAt: new Date() },
           ...(upsert ? { $setOnInsert: definitionFields(key, definition) } : {}),
         },
-        { upsert, returnDocument: 'after', maxTimeMS: this.maxTimeMS },
+        this.counters.options({ upsert, returnDocument: 'after' as const }),
       );
     } catch (err) {
       if (isDuplicateKeyError(err)) return null;
@@ -499,7 +502,7 @@ export class Sequences {
     tally: CommandTally | undefined,
   ): Promise<void> {
     countCommand(tally);
-    await this.counters.updateOne(
+    await this.counters.collection.updateOne(
       { _id: key.id, seq: doc.seq },
       {
         $set: {
@@ -508,17 +511,27 @@ export class Sequences {
           updatedAt: new Date(),
         },
       },
-      { maxTimeMS: this.maxTimeMS },
+      this.counters.options(),
     );
   }
 
   private read(key: ResolvedKey): Promise<CounterDocument | null> {
-    return this.counters.findOne({ _id: key.id }, { maxTimeMS: this.maxTimeMS });
+    return this.counters.collection.findOne({ _id: key.id }, this.counters.options());
   }
 
   private wrote(key: ResolvedKey, doc: CounterDocument): void {
     this.definitions.set(key.id, definitionOf(doc));
     this.onCounterWrite?.({ name: key.name, scope: key.scope });
+  }
+}
+
+/** The key of a listed counter; null for one whose name, scope or `_id` no key can have (foreign). */
+function listedKey(doc: CounterDocument): ResolvedKey | null {
+  try {
+    const key = resolveKey({ name: doc.name as string, scope: doc.scope ?? null });
+    return key.id === doc._id ? key : null;
+  } catch {
+    return null;
   }
 }
 

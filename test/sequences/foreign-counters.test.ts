@@ -95,3 +95,13 @@ test.each(COUNTER_FED)(
     expect(await db.collection('users').countDocuments()).toBe(0);
   },
 );
+
+test('a counter with a name no sequence can have is left out of pages instead of failing them', async () => {
+  const { users, sequences, db } = await bed.fresh();
+  const catalog = new SequenceCatalog(sequences, [users.idSequence]);
+  await catalog.create({ name: 'invoice' }, { role: 'admin' });
+  await writeForeignCounter(db, '$weird name', { seq: Long.fromNumber(3) });
+  await db.collection('counters').insertOne({ _id: 'other' as never, name: 'mismatch', seq: 1 });
+  const page = await catalog.list({ first: 10 }, { role: 'admin' });
+  expect(page.sequences.map((sequence) => sequence.id)).toEqual(['invoice']);
+});
