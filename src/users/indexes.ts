@@ -18,7 +18,9 @@
  * under the index (ending as a replay, or EMAIL_TAKEN for a lost race). Since a rebuild deletes only
  * before it succeeds, a user re-read after a successful rebuild stays. Residual: a user of this
  * process acknowledged in the very instant its index is dropped (collection kept) can be deleted
- * by the rebuild if duplicates were inserted meanwhile.
+ * by the rebuild if duplicates were inserted meanwhile; and an email changed by `updateUser` while
+ * the index is missing stays changed when the rebuild fails (the update answers SERVICE_UNAVAILABLE,
+ * and a duplicate it made keeps the index down until an operator resolves it).
  */
 import { Long, type IndexDescription } from 'mongodb';
 import { isDuplicateKeyError, isNamespaceNotFound } from '../database/index.js';
