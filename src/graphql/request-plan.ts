@@ -1,12 +1,16 @@
 /**
  * What a whole HTTP request asks for, read before any of it executes: how many users it would
- * create and how many sequence allocations it would make, summed over every alias, fragment and
- * batched operation, and whether any string argument (inline or through a variable) is not
- * well-formed Unicode.
+ * create, how many sequence allocations it would make and how many items its pages could list,
+ * summed over every alias, fragment and batched operation, and whether any string argument (inline
+ * or through a variable) is not well-formed Unicode.
  *
  * Why before execution: batched operations run concurrently and aliases run one after another, so a
  * bound checked field by field lets the first fields through before a later one is refused; the HTTP
- * layer refuses the whole request instead, and nothing is created. The count is an upper bound
+ * layer refuses the whole request instead, and nothing is created. Listed items are bounded for the
+ * event loop's sake: graphql-armor's cost grows with depth, not page size, so 10 batched operations
+ * of aliased 100-item pages (or pages of invitees under pages of users) passed it while answering
+ * tens of thousands of items per request, and `/health` waited behind them. A page's size is its
+ * `first` or `last` (else the default), multiplied through nesting. The counts are upper bounds
  * (`@skip`/`@include` are ignored; without an `operationName` every mutation counts). A document
  * that does not parse is counted as nothing: Apollo then refuses it with its own parse error.
  *
@@ -21,6 +25,7 @@ import {
   parse,
   visit,
   type DocumentNode,
+  type IntValueNode,
   type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
@@ -36,6 +41,8 @@ export interface RequestedOperation {
 export interface RequestPlan {
   usersCreated: number;
   sequenceAllocations: number;
+  /** The most items the request's pages can list: page sizes multiplied through nesting, summed. */
+  listedItems: number;
   /** The argument path of the first string that is not well-formed Unicode, e.g. `input.name`. */
   malformedString: string | null;
 }
@@ -52,6 +59,9 @@ const USER_CREATING_FIELDS: Record<string, (count: (argument: string) => number)
   createUsers: (count) => count('inputs'),
 };
 const ALLOCATING_FIELDS = new Set(['allocateSequence']);
+/** Fields answering a page of a connection; their size is `first` or `last`, else the default. */
+const PAGED_FIELDS = new Set(['users', 'sequences', 'invitees']);
+const DEFAULT_PAGE_SIZE = 20;
 
 type Variables = Record<string, unknown>;
 
@@ -163,13 +173,27 @@ function defaultsOf(operation: OperationDefinitionNode): Variables {
   return defaults;
 }
 
+/** The whole number an Int argument holds (inline, or through a variable or its default). */
+function intValue(node: ValueNode | undefined, variables: Variables, defaults: Variables) {
+  const value =
+    node?.kind === Kind.VARIABLE
+      ? node.name.value in variables
+        ? variables[node.name.value]
+        : defaults[node.name.value]
+      : node;
+  const literal =
+    (value as ValueNode | undefined)?.kind === Kind.INT
+      ? Number((value as IntValueNode).value)
+      : value;
+  return typeof literal === 'number' && Number.isSafeInteger(literal) ? literal : null;
+}
+
 function planOperation(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Variables,
   plan: RequestPlan,
 ): void {
-  if (operation.operation !== 'mutation') return;
   const fragments = new Map(
     document.definitions.flatMap((definition) =>
       definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition]] : [],
@@ -177,36 +201,52 @@ function planOperation(
   );
   const defaults = defaultsOf(operation);
   const seen = new Set<string>();
-  const walk = (selections: SelectionSetNode) => {
+  const atRoot = operation.operation === 'mutation';
+  // `items` is how many times this selection set is answered (the page sizes above it, multiplied).
+  const walk = (selections: SelectionSetNode, items: number, root: boolean) => {
     for (const selection of selections.selections) {
-      if (selection.kind === Kind.INLINE_FRAGMENT) walk(selection.selectionSet);
+      if (selection.kind === Kind.INLINE_FRAGMENT) walk(selection.selectionSet, items, root);
       else if (selection.kind === Kind.FRAGMENT_SPREAD) {
         const fragment = fragments.get(selection.name.value);
-        // A fragment spread twice at the root counts once per spread; a cycle is cut.
+        // A fragment spread twice counts once per spread; a cycle is cut.
         if (fragment !== undefined && !seen.has(fragment.name.value)) {
           seen.add(fragment.name.value);
-          walk(fragment.selectionSet);
+          walk(fragment.selectionSet, items, root);
           seen.delete(fragment.name.value);
         }
       } else {
         const field = selection.name.value;
-        const argument = (name: string) =>
-          listLength(
-            selection.arguments?.find((a) => a.name.value === name)?.value,
-            variables,
-            defaults,
-          );
-        plan.usersCreated += USER_CREATING_FIELDS[field]?.(argument) ?? 0;
-        if (ALLOCATING_FIELDS.has(field)) plan.sequenceAllocations += 1;
+        const argumentNode = (name: string) =>
+          selection.arguments?.find((a) => a.name.value === name)?.value;
+        if (root) {
+          const count = (name: string) => listLength(argumentNode(name), variables, defaults);
+          plan.usersCreated += USER_CREATING_FIELDS[field]?.(count) ?? 0;
+          if (ALLOCATING_FIELDS.has(field)) plan.sequenceAllocations += 1;
+        }
+        let answered = items;
+        if (PAGED_FIELDS.has(field)) {
+          const size =
+            intValue(argumentNode('first'), variables, defaults) ??
+            intValue(argumentNode('last'), variables, defaults) ??
+            DEFAULT_PAGE_SIZE;
+          answered = items * Math.max(size, 0);
+          plan.listedItems += answered;
+        }
+        if (selection.selectionSet !== undefined) walk(selection.selectionSet, answered, false);
       }
     }
   };
-  walk(operation.selectionSet);
+  walk(operation.selectionSet, 1, atRoot);
 }
 
 /** Plans every operation of a request; `maxTokens` bounds parsing as Apollo's parser does. */
 export function planRequest(operations: RequestedOperation[], maxTokens: number): RequestPlan {
-  const plan: RequestPlan = { usersCreated: 0, sequenceAllocations: 0, malformedString: null };
+  const plan: RequestPlan = {
+    usersCreated: 0,
+    sequenceAllocations: 0,
+    listedItems: 0,
+    malformedString: null,
+  };
   for (const operation of operations) {
     if (typeof operation.query !== 'string') continue;
     const variables = variablesOf(operation);

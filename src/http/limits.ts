@@ -10,8 +10,9 @@
  * - what the whole request asks for, over every alias and batched operation (`requestBounds`, read
  *   by src/graphql/request-plan.ts before anything runs): at most `usersPerRequest(caller)` users
  *   created (src/auth: one without a token in production, else 1,000), at most
- *   MAX_ALLOCATIONS_PER_REQUEST `allocateSequence` calls, and no string argument that is not
- *   well-formed Unicode (400 BAD_USER_INPUT naming it).
+ *   MAX_ALLOCATIONS_PER_REQUEST `allocateSequence` calls, at most MAX_LISTED_ITEMS_PER_REQUEST items
+ *   listed by its pages (so `/health` never waits behind one request's serialisation), and no
+ *   string argument that is not well-formed Unicode (400 BAD_USER_INPUT naming it).
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { usersPerRequest } from '../auth/index.js';
@@ -21,6 +22,8 @@ import type { Logger } from '../logger.js';
 
 const MAX_BATCH_OPERATIONS = 10;
 export const MAX_ALLOCATIONS_PER_REQUEST = 10;
+/** Items one request's pages may list in all (a page of 100 users with 10 invitees each: 1,100). */
+export const MAX_LISTED_ITEMS_PER_REQUEST = 2_000;
 
 function sendError(
   res: Response,
@@ -112,6 +115,14 @@ export function requestBounds(maxTokens: number): RequestHandler {
         'BAD_USER_INPUT',
         `One request may create at most ${maxUsers} users in total, over all its aliases and batched operations; this one asks for ${plan.usersCreated}`,
         { field: 'inputs' },
+      );
+    } else if (plan.listedItems > MAX_LISTED_ITEMS_PER_REQUEST) {
+      sendError(
+        res,
+        400,
+        'BAD_USER_INPUT',
+        `One request may list at most ${MAX_LISTED_ITEMS_PER_REQUEST} items over all its pages (page sizes multiplied through nesting, over every alias and batched operation); this one may list ${plan.listedItems}: ask for smaller pages`,
+        { field: 'first' },
       );
     } else if (plan.sequenceAllocations > MAX_ALLOCATIONS_PER_REQUEST) {
       sendError(

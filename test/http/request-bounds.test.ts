@@ -103,6 +103,44 @@ test('more than 10 allocateSequence calls in one request are refused before any 
   expect(allowed.body.errors).toBeUndefined();
 });
 
+describe('items listed per request (finding 4: /health must not wait behind one request)', () => {
+  const sequencesPage = (aliases: number, first: number) =>
+    `{ ${Array.from({ length: aliases }, (_, i) => `l${i}: sequences(first: ${first}) { edges { node { id } } }`).join(' ')} }`;
+
+  test('10 batched operations of 6 aliased 100-item pages are refused whole', async () => {
+    const response = await post(
+      Array.from({ length: 10 }, () => ({ query: sequencesPage(6, 100) })),
+    );
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'first' });
+    expect(response.body.errors[0].message).toMatch(/at most 2000 items.*6000/);
+  });
+
+  test('pages multiply through nesting: 100 users with 100 invitees each are refused, with 10 each allowed', async () => {
+    const nested = (invitees: number) =>
+      `query($first: Int) { users(first: $first) { edges { node { id invitees(first: ${invitees}) { totalCount } } } } }`;
+    const refused = await post({ query: nested(100), variables: { first: 100 } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].message).toMatch(/this one may list 10100/);
+    const allowed = await post({ query: nested(10), variables: { first: 100 } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.errors).toBeUndefined();
+  });
+
+  test('default page sizes count too, and 2,000 items in all are allowed', async () => {
+    const defaults = await post({ query: sequencesPage(1, 20).replace('(first: 20)', '') });
+    expect(defaults.body.errors).toBeUndefined();
+    const atTheBound = await post(
+      Array.from({ length: 4 }, () => ({ query: sequencesPage(5, 100) })),
+    );
+    expect(atTheBound.status).toBe(200);
+    const overTheBound = await post(
+      Array.from({ length: 4 }, (_, i) => ({ query: sequencesPage(5, i === 0 ? 101 : 100) })),
+    );
+    expect(overTheBound.status).toBe(400);
+  });
+});
+
 describe('lone surrogates (finding 6): refused as BAD_USER_INPUT naming the argument', () => {
   const CREATE = 'mutation($input: CreateUserInput!) { createUser(input: $input) { user { id } } }';
   test.each([
