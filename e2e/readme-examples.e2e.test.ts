@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { ID_STRATEGIES } from '../src/users';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../test/support/service';
 
 const DOC = readFileSync(path.resolve(__dirname, '../README.md'), 'utf8');
@@ -55,8 +56,7 @@ test('the document has a curl example for every operation of the API', () => {
   ]) {
     expect(examples).toContain(operation);
   }
-  for (const strategy of ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'])
-    expect(examples).toContain(strategy);
+  for (const strategy of ID_STRATEGIES) expect(examples).toContain(strategy);
 });
 
 test('every curl example, run in order against the service, answers data and no errors', async () => {

@@ -5,6 +5,7 @@
  * lookup by email, update, delete, create payloads with an edge, batches in input order, and ids
  * past 2^31 stored as Int64.
  */
+import { ID_STRATEGIES } from '../../src/users';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../support/service';
 
 interface Page {
@@ -46,8 +47,6 @@ const DELETE = `
     deleteUser(id: $id) { deletedUserId user { id name } error { code message field retryable } }
   }`;
 const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
-
-const STRATEGIES = ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'] as const;
 
 let service: TestService;
 
@@ -115,7 +114,7 @@ test('a user that does not exist reads as null, by id and by email', async () =>
   expect(byEmail.body).toEqual({ data: { userByEmail: null } });
 });
 
-test.each(STRATEGIES)('%s issues consecutive ids to consecutive requests', async (strategy) => {
+test.each(ID_STRATEGIES)('%s issues consecutive ids to consecutive requests', async (strategy) => {
   const ids: number[] = [];
   for (let i = 0; i < 5; i += 1) {
     const created = await createUser({ name: `${strategy} ${i}` }, strategy);
@@ -202,7 +201,7 @@ describe('refused input names its field, comes back as data and consumes no id',
     expect(after.body.data.nextSequence).toBe(before.body.data.nextSequence);
   });
 
-  test.each(STRATEGIES)('a duplicate email under %s is EMAIL_TAKEN', async (strategy) => {
+  test.each(ID_STRATEGIES)('a duplicate email under %s is EMAIL_TAKEN', async (strategy) => {
     const email = `dup-${strategy.toLowerCase()}@example.com`;
     await createUser({ name: 'First', email });
     const response = await service.graphql(CREATE_USER, {

@@ -11,6 +11,7 @@
  */
 import { connect } from 'node:net';
 import type { CommandStartedEvent, CommandSucceededEvent } from 'mongodb';
+import { ID_STRATEGIES } from '../../src/users';
 import type { TestService } from '../support/service';
 import { startServiceOnFaultyDatabase, type FaultyDatabase } from './faulty-database';
 
@@ -77,7 +78,7 @@ function slowPost(body: string, pauseMs: number): Promise<{ status: number; text
 
 describe('slow bodies', () => {
   test('finding 8: half a body, silence past the deadline, then the rest: 503 retryable, nothing stored', async () => {
-    const names = ['slow 0', 'slow 1', 'slow 2'];
+    const names = ID_STRATEGIES.map((strategy) => `slow ${strategy}`);
     const answers = await Promise.all(
       names.map((name, i) =>
         slowPost(
@@ -85,7 +86,7 @@ describe('slow bodies', () => {
             query: CREATE_USER,
             variables: {
               input: { name, idempotencyKey: `slow-key-${i}` },
-              strategy: ['COUNTER', 'BLOCK', 'OPTIMISTIC_LOOP'][i],
+              strategy: ID_STRATEGIES[i],
             },
           }),
           TIMEOUT_MS * 1.5,
