@@ -7,12 +7,12 @@
  * logged and answered with InternalError instead of taking the process down.
  */
 import net from 'node:net';
-import { CursorRegistry } from './commands/cursors';
+import { CursorRegistry } from './state/cursors';
 import { CommandContext, ConnectionInfo, ServerState } from './commands/context';
 import { CommandError } from './engine/errors';
 import { Store } from './engine/store';
 import { Document, isNumeric, numberOf } from './engine/values';
-import { FailPoints, FailureAction } from './commands/fail-points';
+import { FailPoints, FailureAction } from './state/fail-points';
 import { commandNameOf, errorReply, failPointNameOf, runCommand } from './commands/registry';
 import { MessageFramer } from './wire/framer';
 import { CommandRequest, parseMessage, serializeReply } from './wire/messages';

@@ -1,9 +1,9 @@
 /** The command table called directly (no sockets): refusals, fail point slots, cursors. */
 import { Int32, Long } from 'bson';
 import { CommandContext } from '../../src/standin/commands/context';
-import { CursorRegistry } from '../../src/standin/commands/cursors';
+import { CursorRegistry } from '../../src/standin/state/cursors';
 import { Store } from '../../src/standin/engine/store';
-import { FailPoints } from '../../src/standin/commands/fail-points';
+import { FailPoints } from '../../src/standin/state/fail-points';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
 
 function freshContext(database = 'db', appName?: string): CommandContext {

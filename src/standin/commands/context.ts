@@ -5,11 +5,11 @@
  * declares the fields it understands; the registry refuses any other field by name.
  */
 import { Long } from 'bson';
-import { CursorRegistry } from './cursors';
+import { CursorRegistry } from '../state/cursors';
 import { CommandError } from '../engine/errors';
 import { Store } from '../engine/store';
 import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
-import { FailPoints } from './fail-points';
+import { FailPoints } from '../state/fail-points';
 
 export interface ConnectionInfo {
   id: number;
