@@ -1,6 +1,6 @@
 /** `listDatabases` (admin): databases holding at least one collection; sizes are not tracked and reported as 0. */
 import { CommandDefinition } from './context';
-import { CommandError } from '../engine/errors';
+import { CommandError, ErrorCode } from '../engine/errors';
 import { compileFilter } from '../engine/matcher';
 import { Document, isPlainDocument } from '../engine/values';
 
@@ -9,7 +9,10 @@ export const listDatabases: CommandDefinition = {
   fields: ['filter', 'nameOnly', 'authorizedDatabases'],
   run(command, { server, database }) {
     if (database !== 'admin')
-      throw new CommandError(13, 'listDatabases may only be run against the admin database.');
+      throw new CommandError(
+        ErrorCode.Unauthorized,
+        'listDatabases may only be run against the admin database.',
+      );
     const matches = compileFilter(isPlainDocument(command.filter) ? command.filter : undefined);
     const databases: Document[] = server.store
       .databaseNames()

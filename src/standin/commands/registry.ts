@@ -17,7 +17,7 @@ import { dropDatabase } from './drop-database';
 import { dropIndexes } from './drop-indexes';
 import { drop } from './drop';
 import { endSessions } from './end-sessions';
-import { CommandError, unsupported } from '../engine/errors';
+import { CommandError, ErrorCode, unsupported } from '../engine/errors';
 import { Document, isPlainDocument } from '../engine/values';
 import { findAndModify } from './find-and-modify';
 import { find } from './find';
@@ -126,7 +126,7 @@ export function runCommand(command: Document, context: CommandContext): Document
     const definition = TABLE.get(name);
     if (!definition) {
       throw new CommandError(
-        59,
+        ErrorCode.CommandNotFound,
         `no such command: '${name}' (the MongoDB stand-in does not implement it)`,
       );
     }

@@ -7,7 +7,7 @@
  * place (updates replace them), so references handed out stay valid snapshots.
  */
 import { ObjectId } from 'bson';
-import { badValue, CommandError } from './errors';
+import { badValue, CommandError, ErrorCode } from './errors';
 import { Index, IndexSpec, sameSpec } from './indexes';
 import { withIdFirst } from './update';
 import { compareValues, Document, formatDocument, indexKeyOf } from './values';
@@ -146,13 +146,16 @@ export class Collection {
       if (sameSpec(byName.spec, spec)) return false;
       const sameKey = indexKeyOf(byName.spec.key) === indexKeyOf(spec.key);
       throw new CommandError(
-        sameKey ? 85 : 86,
+        sameKey ? ErrorCode.IndexOptionsConflict : ErrorCode.IndexKeySpecsConflict,
         `An existing index has the same name as the requested index. Requested index: ${formatDocument(spec.key)}, existing index: ${formatDocument(byName.spec.key)}`,
       );
     }
     const byKey = this.indexList.find((index) => sameSpec(index.spec, spec));
     if (byKey)
-      throw new CommandError(85, `Index already exists with a different name: ${byKey.name}`);
+      throw new CommandError(
+        ErrorCode.IndexOptionsConflict,
+        `Index already exists with a different name: ${byKey.name}`,
+      );
     const index = new Index(spec, this.namespace);
     if (index.unique) {
       for (const [idKey, doc] of this.documents) {

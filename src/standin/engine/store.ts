@@ -4,7 +4,7 @@
  * implicitly by writes and index creation.
  */
 import { Collection } from './collection';
-import { CommandError } from './errors';
+import { CommandError, ErrorCode } from './errors';
 
 const VALID_COLLECTION = /^[^$\0]+$/;
 
@@ -28,7 +28,7 @@ export class Store {
     const existing = this.get(database, name);
     if (existing) return { collection: existing, created: false };
     if (!VALID_COLLECTION.test(name) || name.length === 0) {
-      throw new CommandError(73, `Invalid collection name: ${name}`);
+      throw new CommandError(ErrorCode.InvalidNamespace, `Invalid collection name: ${name}`);
     }
     let collections = this.databases.get(database);
     if (!collections) {

@@ -6,7 +6,7 @@
  * operators touching overlapping paths are refused (code 40), as in mongod.
  */
 import { Long } from 'bson';
-import { badValue, CommandError, unsupported } from './errors';
+import { badValue, CommandError, ErrorCode, unsupported } from './errors';
 import { addNumbers } from './numbers';
 import { getPath, setPath, unsetPath } from './paths';
 import {
@@ -35,7 +35,7 @@ const FIELD_UPDATES: Record<string, FieldUpdate> = {
   $inc: (doc, path, operand) => {
     if (!isNumeric(operand)) {
       throw new CommandError(
-        14,
+        ErrorCode.TypeMismatch,
         `Cannot increment with non-numeric argument: {${path}: ${JSON.stringify(operand)}}`,
       );
     }
@@ -43,7 +43,7 @@ const FIELD_UPDATES: Record<string, FieldUpdate> = {
     if (current === undefined) return setPath(doc, path, operand);
     if (!isNumeric(current)) {
       throw new CommandError(
-        14,
+        ErrorCode.TypeMismatch,
         `Cannot apply $inc to a value of non-numeric type. {_id: ${String(doc._id)}} has the field '${path}' of non-numeric type ${typeName(current)}`,
       );
     }
@@ -83,7 +83,7 @@ function refuseConflicts(paths: string[]): void {
     const previous = sorted[i - 1];
     if (sorted[i] === previous || sorted[i].startsWith(`${previous}.`)) {
       throw new CommandError(
-        40,
+        ErrorCode.ConflictingUpdateOperators,
         `Updating the path '${sorted[i]}' would create a conflict at '${previous}'`,
       );
     }
@@ -92,7 +92,7 @@ function refuseConflicts(paths: string[]): void {
 
 function immutableIdError(): CommandError {
   return new CommandError(
-    66,
+    ErrorCode.ImmutableField,
     "Performing an update on the path '_id' would modify the immutable field '_id'",
   );
 }
@@ -119,7 +119,7 @@ function applyOperators(original: Document, update: Document, inserting: boolean
     }
     if (!isPlainDocument(fields)) {
       throw new CommandError(
-        9,
+        ErrorCode.FailedToParse,
         `Modifiers operate on fields but we found type ${typeName(fields)} instead. For example: {$mod: {<field>: ...}} not {${operator}: ${JSON.stringify(fields)}}`,
       );
     }
@@ -153,7 +153,10 @@ function applyReplacement(original: Document, replacement: Document): Document {
 export function applyUpdate(original: Document, update: unknown, inserting = false): Document {
   if (Array.isArray(update)) throw unsupported('pipeline-style updates');
   if (!isPlainDocument(update))
-    throw new CommandError(14, 'Update argument must be either an object or an array');
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      'Update argument must be either an object or an array',
+    );
   return isOperatorUpdate(update)
     ? applyOperators(original, update, inserting)
     : applyReplacement(original, update);

@@ -7,7 +7,7 @@
  * (QueryFeatureNotAllowed, 224), whether or not a document matches.
  */
 import { Collection } from './collection';
-import { CommandError } from './errors';
+import { CommandError, ErrorCode } from './errors';
 import { equalityFields } from './matcher';
 import { applyUpdate, upsertSeed } from './update';
 import { Document } from './values';
@@ -25,7 +25,10 @@ export function updateDocument(
 /** Called for every upserting statement before it runs: mongod refuses `$expr` in its query. */
 export function assertUpsertQueryAllowed(filter: Document | undefined): void {
   if (filter && '$expr' in filter) {
-    throw new CommandError(224, '$expr is not allowed in the query predicate for an upsert');
+    throw new CommandError(
+      ErrorCode.QueryFeatureNotAllowed,
+      '$expr is not allowed in the query predicate for an upsert',
+    );
   }
 }
 
