@@ -38,6 +38,7 @@ export const ErrorCode = {
   ShutdownInProgress: 91,
   PrimarySteppedDown: 189,
   QueryFeatureNotAllowed: 224,
+  ExceededMemoryLimit: 146,
   ExceededTimeLimit: 262,
   NotWritablePrimary: 10107,
   DuplicateKey: 11000,
@@ -48,6 +49,19 @@ export const ErrorCode = {
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/**
+ * Codes mongod raises from assertions that have no name of their own; their codeName is
+ * `Location<code>`. The keys here only say what each is for.
+ */
+export const LocationCode = {
+  /** a $regex pattern PCRE2 rejects */
+  InvalidRegex: 51091,
+  /** a $options letter other than i, m, s, x, u */
+  InvalidRegexOption: 51108,
+  /** options given both in a regex literal and in $options */
+  RegexOptionsTwice: 51075,
+} as const;
 
 const CODE_NAMES = new Map<number, string>(
   Object.entries(ErrorCode).map(([name, code]) => [code, name]),

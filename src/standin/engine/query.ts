@@ -1,13 +1,14 @@
 /**
  * Running a filter (+ sort, skip, limit) over one collection, choosing the cheapest way to find
- * candidates: an `_id` equality or `$in` goes to the `_id` map, an equality on all fields of a
- * unique index goes to that index, a sort on `_id` walks the ordered `_id`s and stops at the
+ * candidates: an `_id` equality or `$in` (without regexes) goes to the `_id` map, an equality on
+ * all fields of a unique index goes to that index, a sort on `_id` walks the ordered `_id`s and stops at the
  * limit; anything else scans in natural order. The plan never changes which documents match:
  * every candidate is still checked against the full filter.
  */
 import { Collection } from './collection';
 import { Index } from './indexes';
 import { compileFilter, equalityFields } from './matcher';
+import { isRegexValue } from './regex';
 import { comparatorFor, parseSort } from './sort';
 import { compareValues, Document, indexKeyOf, isPlainDocument } from './values';
 
@@ -29,11 +30,17 @@ function idCandidates(collection: Collection, filter: Document): Document[] | nu
     isPlainDocument(condition) && Object.keys(condition).length === 1 && '$eq' in condition
       ? condition.$eq
       : condition;
+  if (isRegexValue(id)) return null;
   if (isPlainValue(id) && !Array.isArray(id)) {
     const doc = collection.byId(id);
     return doc ? [doc] : [];
   }
-  if (isPlainDocument(id) && Object.keys(id).length === 1 && Array.isArray(id.$in)) {
+  if (
+    isPlainDocument(id) &&
+    Object.keys(id).length === 1 &&
+    Array.isArray(id.$in) &&
+    !id.$in.some(isRegexValue)
+  ) {
     const seen = new Set<string>();
     const docs: Document[] = [];
     for (const value of id.$in) {
