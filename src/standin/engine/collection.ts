@@ -7,7 +7,8 @@
  * place (updates replace them), so references handed out stay valid snapshots.
  */
 import { ObjectId } from 'bson';
-import { badValue, CommandError, ErrorCode } from './errors';
+import { CommandError, ErrorCode } from './errors';
+import { assertStorableId } from './field-names';
 import { Index, IndexSpec, sameSpec } from './indexes';
 import { withIdFirst } from './update';
 import { compareValues, Document, formatDocument, indexKeyOf } from './values';
@@ -72,7 +73,7 @@ export class Collection {
   /** Inserts a document (adding an ObjectId `_id` first when absent); throws E11000 on conflict. */
   insert(input: Document): Document {
     const doc = '_id' in input ? withIdFirst(input) : { _id: new ObjectId(), ...input };
-    if (Array.isArray(doc._id)) throw badValue("can't use an array for _id");
+    assertStorableId(doc._id);
     const idKey = indexKeyOf(doc._id);
     if (this.documents.has(idKey)) throw this.indexList[0].duplicateKeyError(doc);
     const keys = this.uniqueKeys(doc, undefined);

@@ -7,6 +7,7 @@
  */
 import { Long } from 'bson';
 import { badValue, CommandError, ErrorCode, unsupported } from './errors';
+import { assertReplacementNames } from './field-names';
 import { addNumbers } from './numbers';
 import { getPath, setPath, unsetPath } from './paths';
 import {
@@ -72,6 +73,18 @@ const FIELD_UPDATES: Record<string, FieldUpdate> = {
   },
 };
 
+/** MongoDB's update operators the stand-in refuses (any other `$` name is not an operator at all). */
+const UNIMPLEMENTED_OPERATORS = new Set([
+  '$mul',
+  '$rename',
+  '$addToSet',
+  '$pop',
+  '$pull',
+  '$push',
+  '$pullAll',
+  '$bit',
+]);
+
 export function isOperatorUpdate(update: Document): boolean {
   const keys = Object.keys(update);
   return keys.length > 0 && keys[0].startsWith('$');
@@ -110,12 +123,12 @@ function applyOperators(original: Document, update: Document, inserting: boolean
   for (const [operator, fields] of Object.entries(update)) {
     const apply = FIELD_UPDATES[operator];
     if (!apply) {
-      if (!operator.startsWith('$')) {
-        throw badValue(
-          `Unknown modifier: ${operator}. Expected a valid update modifier or pipeline-style update specified as an array`,
-        );
-      }
-      throw unsupported(`the update operator ${operator}`);
+      if (UNIMPLEMENTED_OPERATORS.has(operator))
+        throw unsupported(`the update operator ${operator}`);
+      throw new CommandError(
+        ErrorCode.FailedToParse,
+        `Unknown modifier: ${operator}. Expected a valid update modifier or pipeline-style update specified as an array`,
+      );
     }
     if (!isPlainDocument(fields)) {
       throw new CommandError(
@@ -135,12 +148,7 @@ function applyOperators(original: Document, update: Document, inserting: boolean
 }
 
 function applyReplacement(original: Document, replacement: Document): Document {
-  for (const key of Object.keys(replacement)) {
-    if (key.startsWith('$'))
-      throw badValue(
-        `The dollar ($) prefixed field '${key}' in '${key}' is not allowed in the context of an update's replacement document.`,
-      );
-  }
+  assertReplacementNames(replacement);
   if ('_id' in replacement && '_id' in original && !valuesEqual(replacement._id, original._id)) {
     throw immutableIdError();
   }
