@@ -7,12 +7,14 @@ import {
   optionalNumber,
 } from './context';
 import { badValue, unsupported } from '../engine/errors';
-import { runPipeline } from '../engine/pipeline';
+import { runPipeline, stagesOf } from '../engine/pipeline';
+import { collStatsDocument } from './coll-stats';
 
 export const aggregate: CommandDefinition = {
   name: 'aggregate',
   fields: ['pipeline', 'cursor', 'allowDiskUse', 'hint', 'explain', 'bypassDocumentValidation'],
-  run(command, { server, database }) {
+  run(command, context) {
+    const { server, database } = context;
     if (typeof command.aggregate !== 'string') throw unsupported('database-level aggregate');
     if (command.explain === true) throw unsupported('aggregate explain');
     const cursor = optionalDocument(command, 'cursor');
@@ -22,7 +24,12 @@ export const aggregate: CommandDefinition = {
       );
     const name = collectionNameOf(command, 'aggregate');
     const namespace = `${database}.${name}`;
-    const results = runPipeline(server.store.get(database, name), command.pipeline);
+    const stages = stagesOf(command.pipeline);
+    const collStats =
+      stages[0]?.[0] === '$collStats'
+        ? [collStatsDocument(context, name, stages.shift()![1])]
+        : undefined;
+    const results = runPipeline(server.store.get(database, name), stages, collStats);
     const { batch, id } = server.cursors.openCursor(
       namespace,
       results,

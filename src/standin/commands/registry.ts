@@ -9,10 +9,13 @@ import { aggregate } from './aggregate';
 import { buildInfo } from './build-info';
 import { configureFailPoint } from './configure-fail-point';
 import { CommandContext, CommandDefinition } from './context';
+import { collStats } from './coll-stats';
 import { count } from './count';
 import { createIndexes } from './create-indexes';
+import { dbStats } from './db-stats';
 import { create } from './create';
 import { deleteCommand } from './delete';
+import { distinct } from './distinct';
 import { dropDatabase } from './drop-database';
 import { dropIndexes } from './drop-indexes';
 import { drop } from './drop';
@@ -56,6 +59,9 @@ const DEFINITIONS: CommandDefinition[] = [
   listCollections,
   listDatabases,
   configureFailPoint,
+  distinct,
+  dbStats,
+  collStats,
 ];
 
 /** Fields any command may carry: routing, sessions, concerns, limits, API versioning. */
@@ -96,6 +102,8 @@ const ALIAS_OF: Record<string, string> = {
   findandmodify: 'findAndModify',
   buildinfo: 'buildInfo',
   deleteIndexes: 'dropIndexes',
+  dbstats: 'dbStats',
+  collstats: 'collStats',
 };
 
 /** The name failCommand matches against: mongod's command name, never the alias that was sent. */

@@ -61,6 +61,8 @@ export const LocationCode = {
   InvalidRegexOption: 51108,
   /** options given both in a regex literal and in $options */
   RegexOptionsTwice: 51075,
+  /** a distinct reply above the 16 MB BSON limit */
+  DistinctTooBig: 17217,
 } as const;
 
 const CODE_NAMES = new Map<number, string>(

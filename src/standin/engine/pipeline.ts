@@ -129,10 +129,22 @@ function plannedPrefix(
   return { docs, consumed };
 }
 
-export function runPipeline(collection: Collection | undefined, pipeline: unknown): Document[] {
+/** The stages of a pipeline as [name, argument] pairs; BadValue unless an array of one-field stages. */
+export function stagesOf(pipeline: unknown): Array<[string, unknown]> {
   if (!Array.isArray(pipeline)) throw badValue("'pipeline' option must be specified as an array");
-  const stages = pipeline.map(stageOf);
-  const prefix = plannedPrefix(collection, stages);
+  return pipeline.map(stageOf);
+}
+
+/**
+ * Runs stages over a collection, or over `source` documents when a leading stage that reads no
+ * collection (the command's `$collStats`) produced them.
+ */
+export function runPipeline(
+  collection: Collection | undefined,
+  stages: Array<[string, unknown]>,
+  source?: Document[],
+): Document[] {
+  const prefix = source ? { docs: source, consumed: 0 } : plannedPrefix(collection, stages);
   let docs = prefix.docs;
   for (const [name, argument] of stages.slice(prefix.consumed)) {
     switch (name) {
