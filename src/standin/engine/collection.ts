@@ -4,9 +4,11 @@
  * order so `_id` lookups never scan and `sort({_id: -1}).limit(1)` reads one end. Every method
  * is synchronous: a read-modify-write of a document completes before any other command runs,
  * which is what makes each command atomic per document. Stored documents are never mutated in
- * place (updates replace them), so references handed out stay valid snapshots.
+ * place (updates replace them), so references handed out stay valid snapshots. Each applied
+ * change is reported to `record` (the store's listener, see changes.ts); refused ones are not.
  */
 import { ObjectId } from 'bson';
+import { ChangeListener } from './changes';
 import { CommandError, ErrorCode } from './errors';
 import { assertStorableId } from './field-names';
 import { Index, IndexSpec, sameSpec } from './indexes';
@@ -28,6 +30,7 @@ export class Collection {
   constructor(
     readonly database: string,
     readonly name: string,
+    private readonly record: ChangeListener = () => undefined,
   ) {
     this.indexList = [new Index(ID_INDEX, this.namespace)];
   }
@@ -80,6 +83,7 @@ export class Collection {
     this.documents.set(idKey, doc);
     this.insertId(doc._id, idKey);
     for (const [index, key] of keys) index.owners.set(key, idKey);
+    this.record({ op: 'put', db: this.database, coll: this.name, doc });
     return doc;
   }
 
@@ -93,6 +97,7 @@ export class Collection {
     }
     for (const [index, key] of keys) index.owners.set(key, idKey);
     this.documents.set(idKey, next);
+    this.record({ op: 'put', db: this.database, coll: this.name, doc: next });
   }
 
   remove(doc: Document): void {
@@ -104,6 +109,7 @@ export class Collection {
     }
     const position = this.findIdPosition(doc._id);
     if (this.idsInOrder[position]?.key === idKey) this.idsInOrder.splice(position, 1);
+    this.record({ op: 'remove', db: this.database, coll: this.name, id: doc._id });
   }
 
   /** Unique keys `doc` would take, checked against other documents (`selfKey` may keep its own). */
@@ -167,6 +173,7 @@ export class Collection {
       }
     }
     this.indexList.push(index);
+    this.record({ op: 'createIndex', db: this.database, coll: this.name, spec });
     return true;
   }
 
@@ -174,6 +181,7 @@ export class Collection {
     const position = this.indexList.findIndex((index) => index.name === name);
     if (position <= 0) return false;
     this.indexList.splice(position, 1);
+    this.record({ op: 'dropIndex', db: this.database, coll: this.name, name });
     return true;
   }
 }
