@@ -23,6 +23,7 @@ import { CommandContext, ConnectionInfo, ServerState } from './commands/context'
 import { CommandError, ErrorCode } from './engine/errors';
 import { Store } from './engine/store';
 import { Document, isNumeric, numberOf } from './engine/values';
+import { Activity } from './state/activity';
 import { FailPoints, FailureAction } from './state/fail-points';
 import { commandNameOf, errorReply, failPointNameOf, runCommand } from './commands/registry';
 import { Journal, JournalOptions, RecoveryReport } from './state/journal';
@@ -96,6 +97,7 @@ export class StandinServer {
       store: new Store(),
       cursors: new CursorRegistry(limits.cursors),
       failPoints: new FailPoints(),
+      activity: new Activity(limits.maxConnections),
       startedAt: new Date(),
       port: 0,
     };
@@ -144,6 +146,7 @@ export class StandinServer {
     }
     socket.setNoDelay(true);
     this.sockets.add(socket);
+    this.state.activity.connectionOpened();
     const framer = new MessageFramer(this.limits.maxMessageBytes);
     let queue: Promise<void> = Promise.resolve();
     const closeWith = (reason: string) => {
@@ -152,6 +155,7 @@ export class StandinServer {
       socket.destroy();
     };
     socket.on('data', (chunk) => {
+      this.state.activity.bytesIn(chunk.length);
       let messages: Buffer[];
       // bufferedBytes is the sum of every open connection's framer.buffered ('close' subtracts)
       const before = framer.buffered;
@@ -181,7 +185,9 @@ export class StandinServer {
     });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
-      if (this.sockets.delete(socket)) this.bufferedBytes -= framer.buffered;
+      if (!this.sockets.delete(socket)) return;
+      this.bufferedBytes -= framer.buffered;
+      this.state.activity.connectionClosed();
     });
   }
 
@@ -192,6 +198,7 @@ export class StandinServer {
   ): Promise<void> {
     if (socket.destroyed) return;
     const request = parseMessage(message);
+    this.state.activity.command(commandNameOf(request.command), request.command);
     const name = failPointNameOf(request.command);
     const failure = NEVER_FAILED.has(name)
       ? null
@@ -217,7 +224,10 @@ export class StandinServer {
       );
       if (socket.destroyed) return;
     }
-    if (!request.moreToCome) socket.write(serializeReply(request, reply, this.nextRequestId++));
+    if (request.moreToCome) return;
+    const bytes = serializeReply(request, reply, this.nextRequestId++);
+    this.state.activity.bytesOut(bytes.length);
+    socket.write(bytes);
   }
 
   private execute(request: CommandRequest, context: CommandContext): Document {

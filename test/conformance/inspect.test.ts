@@ -93,3 +93,22 @@ describe('sizes', () => {
     expect((error as MongoServerError).code).toBe(26);
   });
 });
+
+describe('serverStatus', () => {
+  test('reports uptime, connections, network and opcounters that move with the work done', async () => {
+    const admin = shared.client.db('admin');
+    const before = await admin.command({ serverStatus: 1 });
+    expect(before.uptime).toBeGreaterThanOrEqual(0);
+    expect(before.localTime).toBeInstanceOf(Date);
+    expect(before.connections.current).toBeGreaterThanOrEqual(1);
+    expect(before.connections.totalCreated).toBeGreaterThanOrEqual(before.connections.current);
+    await shared.db.collection('counted').insertMany([{ a: 1 }, { a: 2 }, { a: 3 }]);
+    await shared.db.collection('counted').find({}).toArray();
+    const after = await admin.command({ serverStatus: 1 });
+    expect(after.opcounters.insert - before.opcounters.insert).toBeGreaterThanOrEqual(3);
+    expect(after.opcounters.query - before.opcounters.query).toBeGreaterThanOrEqual(1);
+    expect(after.network.numRequests).toBeGreaterThan(before.network.numRequests);
+    expect(after.network.bytesIn).toBeGreaterThan(before.network.bytesIn);
+    expect(after.mem.resident).toBeGreaterThan(0);
+  });
+});

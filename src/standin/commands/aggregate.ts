@@ -9,6 +9,7 @@ import {
 import { badValue, unsupported } from '../engine/errors';
 import { runPipeline, stagesOf } from '../engine/pipeline';
 import { collStatsDocument } from './coll-stats';
+import { explainReply } from './explain';
 
 export const aggregate: CommandDefinition = {
   name: 'aggregate',
@@ -16,7 +17,10 @@ export const aggregate: CommandDefinition = {
   run(command, context) {
     const { server, database } = context;
     if (typeof command.aggregate !== 'string') throw unsupported('database-level aggregate');
-    if (command.explain === true) throw unsupported('aggregate explain');
+    if (command.explain === true) {
+      const { explain: _explain, ...inner } = command;
+      return explainReply(inner, 'queryPlanner', context);
+    }
     const cursor = optionalDocument(command, 'cursor');
     if (!cursor)
       throw badValue(

@@ -9,6 +9,7 @@ import { CursorRegistry } from '../state/cursors';
 import { CommandError, ErrorCode } from '../engine/errors';
 import { Store } from '../engine/store';
 import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
+import { Activity } from '../state/activity';
 import { FailPoints } from '../state/fail-points';
 
 export interface ConnectionInfo {
@@ -20,6 +21,7 @@ export interface ServerState {
   store: Store;
   cursors: CursorRegistry;
   failPoints: FailPoints;
+  activity: Activity;
   startedAt: Date;
   port: number;
 }

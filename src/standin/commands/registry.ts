@@ -20,6 +20,7 @@ import { dropDatabase } from './drop-database';
 import { dropIndexes } from './drop-indexes';
 import { drop } from './drop';
 import { endSessions } from './end-sessions';
+import { explain } from './explain';
 import { CommandError, ErrorCode, unsupported } from '../engine/errors';
 import { Document, isPlainDocument } from '../engine/values';
 import { findAndModify } from './find-and-modify';
@@ -33,6 +34,7 @@ import { listCollections } from './list-collections';
 import { listDatabases } from './list-databases';
 import { listIndexes } from './list-indexes';
 import { ping } from './ping';
+import { serverStatus } from './server-status';
 import { update } from './update';
 
 const DEFINITIONS: CommandDefinition[] = [
@@ -62,6 +64,8 @@ const DEFINITIONS: CommandDefinition[] = [
   distinct,
   dbStats,
   collStats,
+  explain,
+  serverStatus,
 ];
 
 /** Fields any command may carry: routing, sessions, concerns, limits, API versioning. */
@@ -104,6 +108,7 @@ const ALIAS_OF: Record<string, string> = {
   deleteIndexes: 'dropIndexes',
   dbstats: 'dbStats',
   collstats: 'collStats',
+  serverstatus: 'serverStatus',
 };
 
 /** The name failCommand matches against: mongod's command name, never the alias that was sent. */

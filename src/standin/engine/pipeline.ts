@@ -11,7 +11,7 @@ import { evaluate } from './expressions';
 import { compileFilter } from './matcher';
 import { addForExpression } from './numbers';
 import { compileProjection } from './projection';
-import { runQuery } from './query';
+import { executeQuery, QueryExecution, QueryOptions } from './query';
 import { comparatorFor } from './sort';
 import {
   compareValues,
@@ -108,11 +108,20 @@ function nonNegative(name: string, value: unknown): number {
   return numberOf(value);
 }
 
-/** Leading $match [+ $sort] [+ $skip] [+ $limit] run as one planned query; returns the stages consumed. */
-function plannedPrefix(
+/** The leading $match [+ $sort] [+ $skip] [+ $limit] of a pipeline, run as one planned query. */
+export interface PipelinePrefix {
+  filter?: Document;
+  options: QueryOptions;
+  /** how many stages the query stands for */
+  consumed: number;
+  /** what the query did; null when there was nothing to read (no collection, or `$limit: 0`) */
+  execution: QueryExecution | null;
+}
+
+export function runPipelinePrefix(
   collection: Collection | undefined,
   stages: Array<[string, unknown]>,
-): { docs: Document[]; consumed: number } {
+): PipelinePrefix {
   let consumed = 0;
   let filter: Document | undefined;
   let sort: Document | undefined;
@@ -124,9 +133,10 @@ function plannedPrefix(
     sort = stages[consumed++][1] as Document;
   if (stages[consumed]?.[0] === '$skip') skip = nonNegative('$skip', stages[consumed++][1]);
   if (stages[consumed]?.[0] === '$limit') limit = nonNegative('$limit', stages[consumed++][1]);
-  if (limit === 0 && stages[consumed - 1]?.[0] === '$limit') return { docs: [], consumed };
-  const docs = collection ? runQuery(collection, filter, { sort, skip, limit }) : [];
-  return { docs, consumed };
+  const options = { sort, skip, limit };
+  const nothingToRead = limit === 0 && stages[consumed - 1]?.[0] === '$limit';
+  const execution = collection && !nothingToRead ? executeQuery(collection, filter, options) : null;
+  return { filter, options, consumed, execution };
 }
 
 /** The stages of a pipeline as [name, argument] pairs; BadValue unless an array of one-field stages. */
@@ -144,9 +154,14 @@ export function runPipeline(
   stages: Array<[string, unknown]>,
   source?: Document[],
 ): Document[] {
-  const prefix = source ? { docs: source, consumed: 0 } : plannedPrefix(collection, stages);
-  let docs = prefix.docs;
-  for (const [name, argument] of stages.slice(prefix.consumed)) {
+  let docs = source ?? [];
+  let consumed = 0;
+  if (!source) {
+    const prefix = runPipelinePrefix(collection, stages);
+    docs = prefix.execution?.docs ?? [];
+    consumed = prefix.consumed;
+  }
+  for (const [name, argument] of stages.slice(consumed)) {
     switch (name) {
       case '$match':
         docs = docs.filter(compileFilter(argument as Document));
