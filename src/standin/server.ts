@@ -12,7 +12,7 @@
  * No client can exhaust it: connections beyond `maxConnections` are closed at once (as mongod
  * does past maxIncomingConnections); a message above `maxMessageBytes` closes its connection;
  * bytes buffered for incomplete messages are bounded across all connections; above
- * `memoryLimitBytes` of heap, commands that would grow memory (writes, new cursors) are refused
+ * `memoryLimitBytes` of heap, commands that would grow the stored data are refused
  * with ExceededMemoryLimit (146) while everything else keeps working; cursors are bounded by
  * state/cursors.ts.
  */
@@ -47,16 +47,8 @@ const WRITE_COMMANDS = new Set([
   'dropIndexes',
   'dropDatabase',
 ]);
-/** Commands that can make memory grow (refused above the memory limit). */
-const GROWING_COMMANDS = new Set([
-  'insert',
-  'update',
-  'findAndModify',
-  'create',
-  'createIndexes',
-  'find',
-  'aggregate',
-]);
+/** Commands that make stored data grow (refused above the memory limit; cursors have their own bound). */
+const GROWING_COMMANDS = new Set(['insert', 'update', 'findAndModify', 'create', 'createIndexes']);
 
 export interface ServerLimits {
   maxConnections: number;
