@@ -204,8 +204,12 @@ describe('explain reports the plan the engine ran', () => {
     expect(runCommand({ explain: { find: 'c' }, verbosity: 'everything' }, context)).toMatchObject({
       code: 2,
     });
-    expect(runCommand({ explain: { mapReduce: 'c' } }, context)).toMatchObject({
+    expect(runCommand({ explain: { insert: 'c', documents: [] } }, context)).toMatchObject({
       code: 2,
+      errmsg: expect.stringContaining('explain of insert'),
+    });
+    expect(runCommand({ explain: { mapReduce: 'c' } }, context)).toMatchObject({
+      code: 59,
       errmsg: expect.stringContaining('mapReduce'),
     });
   });

@@ -86,6 +86,13 @@ describe('regular expressions keep PCRE2 meaning or are refused', () => {
 });
 
 describe('updates', () => {
+  test('the positional $ is refused, not written to a field or element of its own', () => {
+    // Before, 'grades.$' set a property named NaN on the array: a silent no-op.
+    expect(() => applyUpdate({ _id: 1, grades: [80, 85] }, { $set: { 'grades.$': 82 } })).toThrow(
+      /positional \$ operator/,
+    );
+  });
+
   test('the original document is never mutated (images stay snapshots)', () => {
     const original = { _id: 1, nested: { n: new Int32(1) } };
     const updated = applyUpdate(original, { $inc: { 'nested.n': new Int32(1) } });

@@ -8,7 +8,7 @@ import { BSON } from 'bson';
 import { collectionNameOf, CommandDefinition, optionalDocument } from './context';
 import { CommandError, ErrorCode, LocationCode } from '../engine/errors';
 import { valuesAtPath } from '../engine/paths';
-import { runQuery } from '../engine/query';
+import { assertHintUsable, runQuery } from '../engine/query';
 import { compareValues, indexKeyOf } from '../engine/values';
 import { MAX_BSON_OBJECT_SIZE } from './hello';
 
@@ -25,6 +25,7 @@ export const distinct: CommandDefinition = {
     }
     const segments = command.key.split('.');
     const collection = server.store.get(database, name);
+    assertHintUsable(collection, command.hint);
     const found = collection ? runQuery(collection, optionalDocument(command, 'query')) : [];
     const seen = new Map<string, unknown>();
     for (const doc of found) {

@@ -7,6 +7,7 @@
  * considers one plan, so rejectedPlans and allPlansExecution are empty.
  */
 import { performance } from 'node:perf_hooks';
+import { parseArrayFilters } from '../engine/array-filters';
 import { badValue, unsupported } from '../engine/errors';
 import { executionStats, PlanInput, planStages, queryPlanner } from '../engine/explain';
 import { runPipelinePrefix, stagesOf } from '../engine/pipeline';
@@ -20,20 +21,20 @@ import {
   optionalDocument,
   optionalNumber,
 } from './context';
+import { definitionFor } from './registry';
 
 const VERBOSITIES = new Set(['queryPlanner', 'executionStats', 'allPlansExecution']);
 
-/** Fields each explained command may carry (besides its name and the generic ones). */
-const EXPLAINABLE: Record<string, ReadonlySet<string>> = {
-  find: new Set(['filter', 'sort', 'projection', 'skip', 'limit', 'batchSize', 'singleBatch']),
-  count: new Set(['query', 'skip', 'limit']),
-  distinct: new Set(['key', 'query']),
-  aggregate: new Set(['pipeline', 'cursor', 'allowDiskUse']),
-  update: new Set(['updates', 'ordered']),
-  delete: new Set(['deletes', 'ordered']),
-  findAndModify: new Set(['query', 'sort', 'update', 'remove', 'new', 'upsert', 'fields']),
-};
-const GENERIC = new Set(['$db', 'lsid', '$readPreference', 'readConcern', 'comment', 'maxTimeMS']);
+/** The commands explain understands, by the definition that runs each. */
+const EXPLAINABLE = new Set([
+  'find',
+  'count',
+  'distinct',
+  'aggregate',
+  'update',
+  'delete',
+  'findAndModify',
+]);
 
 interface Explained {
   plan: PlanInput;
@@ -68,9 +69,17 @@ function onlyStatement(command: Document, field: string): Document {
 }
 
 /** An UPDATE stage over the query: what it would match, change (on copies) and upsert. */
-function updating(plan: PlanInput, update: unknown, upsert: boolean): Explained {
+function updating(
+  plan: PlanInput,
+  update: unknown,
+  upsert: boolean,
+  rawArrayFilters: unknown,
+): Explained {
   const found = plan.execution.docs;
-  const nWouldModify = found.filter((doc) => !sameBson(applyUpdate(doc, update), doc)).length;
+  const arrayFilters = parseArrayFilters(rawArrayFilters);
+  const nWouldModify = found.filter(
+    (doc) => !sameBson(applyUpdate(doc, update, false, arrayFilters), doc),
+  ).length;
   const stage = {
     stage: 'UPDATE',
     nMatched: found.length,
@@ -132,7 +141,7 @@ function explainOne(
       const statement = onlyStatement(command, 'updates');
       const limit = statement.multi === true ? 0 : 1;
       const plan = query(context, name, statement.q as Document, { limit });
-      return updating(plan, statement.u, statement.upsert === true);
+      return updating(plan, statement.u, statement.upsert === true, statement.arrayFilters);
     }
     case 'delete': {
       const statement = onlyStatement(command, 'deletes');
@@ -146,7 +155,7 @@ function explainOne(
       });
       return command.remove === true
         ? deleting(plan)
-        : updating(plan, command.update, command.upsert === true);
+        : updating(plan, command.update, command.upsert === true, command.arrayFilters);
     }
     default:
       throw unsupported(`explain of ${kind}`);
@@ -205,13 +214,8 @@ export function explainReply(
   verbosity: string,
   context: CommandContext,
 ): Document {
-  const kind = Object.keys(inner)[0] === 'findandmodify' ? 'findAndModify' : Object.keys(inner)[0];
-  const allowed = EXPLAINABLE[kind];
-  if (!allowed) throw unsupported(`explain of ${kind ?? 'an empty command'}`);
-  for (const field of Object.keys(inner).slice(1)) {
-    if (!allowed.has(field) && !GENERIC.has(field))
-      throw unsupported(`the field '${field}' of an explained ${kind}`);
-  }
+  const kind = definitionFor(inner).name;
+  if (!EXPLAINABLE.has(kind)) throw unsupported(`explain of ${kind}`);
   const withStats = verbosity !== 'queryPlanner';
   const common = { command: inner, serverInfo: serverInfo(context), ok: 1 };
   if (kind === 'aggregate')

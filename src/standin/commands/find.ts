@@ -11,7 +11,7 @@ import {
   optionalNumber,
 } from './context';
 import { compileProjection } from '../engine/projection';
-import { runQuery } from '../engine/query';
+import { assertHintUsable, runQuery } from '../engine/query';
 
 export const find: CommandDefinition = {
   name: 'find',
@@ -34,6 +34,7 @@ export const find: CommandDefinition = {
     const namespace = `${database}.${name}`;
     const limit = optionalNumber(command, 'limit') ?? 0;
     const collection = server.store.get(database, name);
+    assertHintUsable(collection, command.hint);
     const projection = compileProjection(optionalDocument(command, 'projection'));
     const results = collection
       ? runQuery(collection, optionalDocument(command, 'filter'), {

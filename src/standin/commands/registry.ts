@@ -130,30 +130,39 @@ function refuseUnsupportedGenerics(command: Document): void {
 }
 
 /**
+ * The definition that runs `command`, after refusing what it does not implement: an unknown
+ * name, transactions, undeclared fields, unsupported generic options. Also used by explain for
+ * the command it explains.
+ */
+export function definitionFor(command: Document): CommandDefinition {
+  const name = commandNameOf(command);
+  const definition = TABLE.get(name);
+  if (!definition) {
+    throw new CommandError(
+      ErrorCode.CommandNotFound,
+      `no such command: '${name}' (the MongoDB stand-in does not implement it)`,
+    );
+  }
+  if (command.startTransaction !== undefined || command.autocommit !== undefined)
+    throw unsupported('transactions');
+  const allowed = ALLOWED_FIELDS.get(definition);
+  if (allowed) {
+    for (const field of Object.keys(command).slice(1)) {
+      if (!GENERIC_FIELDS.has(field) && !allowed.has(field))
+        throw unsupported(`the field '${field}' of ${name}`);
+    }
+  }
+  refuseUnsupportedGenerics(command);
+  return definition;
+}
+
+/**
  * Runs a command synchronously and returns the reply (ok: 1 or MongoDB's error shape). Anything
  * thrown that is not a CommandError is a stand-in bug: it propagates for the server to log.
  */
 export function runCommand(command: Document, context: CommandContext): Document {
-  const name = commandNameOf(command);
   try {
-    const definition = TABLE.get(name);
-    if (!definition) {
-      throw new CommandError(
-        ErrorCode.CommandNotFound,
-        `no such command: '${name}' (the MongoDB stand-in does not implement it)`,
-      );
-    }
-    if (command.startTransaction !== undefined || command.autocommit !== undefined)
-      throw unsupported('transactions');
-    const allowed = ALLOWED_FIELDS.get(definition);
-    if (allowed) {
-      for (const field of Object.keys(command).slice(1)) {
-        if (!GENERIC_FIELDS.has(field) && !allowed.has(field))
-          throw unsupported(`the field '${field}' of ${name}`);
-      }
-    }
-    refuseUnsupportedGenerics(command);
-    return definition.run(command, context);
+    return definitionFor(command).run(command, context);
   } catch (error) {
     if (error instanceof CommandError) return errorReply(error);
     throw error;

@@ -5,20 +5,14 @@
  */
 import { collectionNameOf, CommandDefinition, documentsOf } from './context';
 import { unsupported } from '../engine/errors';
-import { runQuery } from '../engine/query';
+import { parseArrayFilters } from '../engine/array-filters';
+import { assertHintUsable, runQuery } from '../engine/query';
 import { Document, sameBson } from '../engine/values';
 import { assertUpsertQueryAllowed, updateDocument, upsertDocument } from '../engine/writes';
 import { WriteErrors } from './write-errors';
 
-const STATEMENT_FIELDS = new Set([
-  'q',
-  'u',
-  'upsert',
-  'multi',
-  'hint',
-  'collation',
-  'arrayFilters',
-]);
+/** Statement fields; `collation` is refused by name. */
+const STATEMENT_FIELDS = new Set(['q', 'u', 'upsert', 'multi', 'hint', 'arrayFilters']);
 
 export const update: CommandDefinition = {
   name: 'update',
@@ -34,20 +28,21 @@ export const update: CommandDefinition = {
       const statement = statements[index];
       try {
         for (const field of Object.keys(statement)) {
-          if (!STATEMENT_FIELDS.has(field) || field === 'collation' || field === 'arrayFilters') {
-            throw unsupported(`update statement field '${field}'`);
-          }
+          if (!STATEMENT_FIELDS.has(field)) throw unsupported(`update statement field '${field}'`);
         }
+        assertHintUsable(collection, statement.hint);
+        const arrayFilters = parseArrayFilters(statement.arrayFilters);
         const filter = statement.q as Document | undefined;
         if (statement.upsert === true) assertUpsertQueryAllowed(filter);
         const found = runQuery(collection, filter, { limit: statement.multi === true ? 0 : 1 });
         for (const doc of found) {
-          const next = updateDocument(collection, doc, statement.u);
+          const next = updateDocument(collection, doc, statement.u, arrayFilters);
           matched++;
           if (!sameBson(next, doc)) modified++;
         }
         if (found.length === 0 && statement.upsert === true) {
-          upserted.push({ index, _id: upsertDocument(collection, filter, statement.u)._id });
+          const inserted = upsertDocument(collection, filter, statement.u, arrayFilters);
+          upserted.push({ index, _id: inserted._id });
         }
       } catch (error) {
         if (!errors.record(error, index)) break;

@@ -7,6 +7,7 @@
  * it went and what it examined, which is all explain reports.
  */
 import { Collection } from './collection';
+import { badValue } from './errors';
 import { Index } from './indexes';
 import { compileFilter, equalityFields } from './matcher';
 import { isRegexValue } from './regex';
@@ -127,6 +128,26 @@ export interface QueryExecution {
   matched: number;
   /** whether the results were sorted in memory (no index gave the order) */
   sortedInMemory: boolean;
+}
+
+/**
+ * Refuses a `hint` naming no index of the collection, as mongod does (a missing collection
+ * ignores it). The stand-in then plans as it always does: a hint never changes which documents
+ * match, only the plan mongod would pick.
+ */
+export function assertHintUsable(collection: Collection | undefined, hint: unknown): void {
+  if (hint === undefined || hint === null || !collection) return;
+  if (isPlainDocument(hint) && Object.keys(hint).length === 0) return;
+  if (isPlainDocument(hint) && '$natural' in hint) return;
+  const exists =
+    typeof hint === 'string'
+      ? collection.indexes.some((index) => index.name === hint)
+      : isPlainDocument(hint) &&
+        collection.indexes.some((index) => indexKeyOf(index.spec.key) === indexKeyOf(hint));
+  if (!exists)
+    throw badValue(
+      'error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index',
+    );
 }
 
 /** The execution of a query on a collection that does not exist. */

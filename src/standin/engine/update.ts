@@ -2,11 +2,13 @@
  * Applying an update document to a stored document, copy-on-write: the input is never mutated,
  * so an image already handed out (findAndModify's pre- or post-image) can never change later.
  * Supports replacement documents and $set, $unset, $inc (MongoDB's numeric promotion), $max,
- * $min, $setOnInsert (only when the update inserts), $currentDate. `_id` is immutable, and two
- * operators touching overlapping paths are refused (code 40), as in mongod.
+ * $min, $setOnInsert (only when the update inserts), $currentDate, on paths that may hold `$[]`
+ * and `$[<identifier>]` segments (array-filters.ts). `_id` is immutable, and two operators
+ * touching overlapping paths are refused (code 40), as in mongod.
  */
 import { Long } from 'bson';
 import { badValue, CommandError, ErrorCode, unsupported } from './errors';
+import { ArrayFilters, assertFiltersUsed, concretePaths } from './array-filters';
 import { assertReplacementNames } from './field-names';
 import { addNumbers } from './numbers';
 import { getPath, setPath, unsetPath } from './paths';
@@ -20,6 +22,8 @@ import {
 } from './values';
 
 type FieldUpdate = (doc: Document, path: string, operand: unknown) => void;
+
+const NO_ARRAY_FILTERS: ArrayFilters = new Map();
 
 function typeName(value: unknown): string {
   if (typeof value === 'string') return 'string';
@@ -117,7 +121,12 @@ export function withIdFirst(doc: Document): Document {
   return { _id, ...rest };
 }
 
-function applyOperators(original: Document, update: Document, inserting: boolean): Document {
+function applyOperators(
+  original: Document,
+  update: Document,
+  inserting: boolean,
+  arrayFilters: ArrayFilters,
+): Document {
   const doc = cloneValue(original);
   const touched: string[] = [];
   for (const [operator, fields] of Object.entries(update)) {
@@ -136,10 +145,14 @@ function applyOperators(original: Document, update: Document, inserting: boolean
         `Modifiers operate on fields but we found type ${typeName(fields)} instead. For example: {$mod: {<field>: ...}} not {${operator}: ${JSON.stringify(fields)}}`,
       );
     }
-    for (const [path, operand] of Object.entries(fields)) {
-      touched.push(path);
-      if (operator === '$setOnInsert' && !inserting) continue;
-      apply(doc, path, operand);
+    touched.push(...Object.keys(fields));
+  }
+  assertFiltersUsed(touched, arrayFilters, update);
+  for (const [operator, fields] of Object.entries(update)) {
+    if (operator === '$setOnInsert' && !inserting) continue;
+    for (const [path, operand] of Object.entries(fields as Document)) {
+      for (const concrete of concretePaths(original, path, arrayFilters))
+        FIELD_UPDATES[operator](doc, concrete, operand);
     }
   }
   refuseConflicts(touched);
@@ -157,17 +170,26 @@ function applyReplacement(original: Document, replacement: Document): Document {
   return withIdFirst(doc);
 }
 
-/** The document after `update`; `inserting` is true when building an upserted document. */
-export function applyUpdate(original: Document, update: unknown, inserting = false): Document {
+/**
+ * The document after `update`; `inserting` is true when building an upserted document;
+ * `arrayFilters` serve the `$[<identifier>]` segments of operator paths.
+ */
+export function applyUpdate(
+  original: Document,
+  update: unknown,
+  inserting = false,
+  arrayFilters: ArrayFilters = NO_ARRAY_FILTERS,
+): Document {
   if (Array.isArray(update)) throw unsupported('pipeline-style updates');
   if (!isPlainDocument(update))
     throw new CommandError(
       ErrorCode.TypeMismatch,
       'Update argument must be either an object or an array',
     );
-  return isOperatorUpdate(update)
-    ? applyOperators(original, update, inserting)
-    : applyReplacement(original, update);
+  if (isOperatorUpdate(update)) return applyOperators(original, update, inserting, arrayFilters);
+  if (arrayFilters.size > 0)
+    throw badValue('arrayFilters may only be specified with update operators');
+  return applyReplacement(original, update);
 }
 
 /** The seed of an upserted document: the query's equality fields (dotted paths nested). */

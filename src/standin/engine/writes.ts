@@ -6,6 +6,7 @@
  * Like mongod, an upsert whose query uses `$expr` is refused when the command is parsed
  * (QueryFeatureNotAllowed, 224), whether or not a document matches.
  */
+import { ArrayFilters } from './array-filters';
 import { Collection } from './collection';
 import { CommandError, ErrorCode } from './errors';
 import { equalityFields } from './matcher';
@@ -16,8 +17,9 @@ export function updateDocument(
   collection: Collection,
   current: Document,
   update: unknown,
+  arrayFilters?: ArrayFilters,
 ): Document {
-  const next = applyUpdate(current, update);
+  const next = applyUpdate(current, update, false, arrayFilters);
   collection.replace(current, next);
   return next;
 }
@@ -36,7 +38,8 @@ export function upsertDocument(
   collection: Collection,
   filter: Document | undefined,
   update: unknown,
+  arrayFilters?: ArrayFilters,
 ): Document {
   const seed = upsertSeed(equalityFields(filter));
-  return collection.insert(applyUpdate(seed, update, true));
+  return collection.insert(applyUpdate(seed, update, true, arrayFilters));
 }
