@@ -14,8 +14,9 @@
  * the snapshot is written in the background (snapshot.ts: temp, fsync, rename); only then are
  * the older generations deleted. A crash anywhere in between leaves a snapshot plus every
  * journal generation it does not contain. Recovery loads the snapshot, replays those
- * generations in order, truncates a torn last record (record-file.ts), and starts a new
- * generation. A write or fsync that fails leaves the journal failed: the commands waiting are
+ * generations in order, truncates a torn last record (record-file.ts), starts a new
+ * generation and, when it replayed anything, snapshots in the background at once: a restart
+ * reads one snapshot and at most about `snapshotAfterBytes` of journal. A write or fsync that fails leaves the journal failed: the commands waiting are
  * answered with an error and the server refuses later writes (their durability can no longer be
  * promised), while reads still work. `standin.lock` (the owner's pid) keeps a second live
  * process off the directory; a lock left by a dead process is taken over.
@@ -37,7 +38,7 @@ import { Document } from '../engine/values';
 import { decodeRecords, encodeRecord } from './record-file';
 import { captureStore, loadSnapshot, syncDirectory, writeSnapshot } from './snapshot';
 
-export const DEFAULT_SNAPSHOT_AFTER_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_SNAPSHOT_AFTER_BYTES = 8 * 1024 * 1024;
 const LOCK_FILE = 'standin.lock';
 const JOURNAL_PATTERN = /^journal\.(\d+)$/;
 
@@ -95,6 +96,7 @@ export class Journal {
   private snapshotting: Promise<void> | null = null;
   private failure: Error | null = null;
   private bytesSinceSnapshot: number;
+  private snapshotRequested = false;
 
   private constructor(
     private readonly dir: string,
@@ -155,6 +157,8 @@ export class Journal {
       snapshotAfterBytes: options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES,
       log: options.log,
     });
+    // what was replayed goes into a snapshot now, in the background: the next start reads it
+    if (journalRecords > 0) journal.requestSnapshot();
     return {
       journal,
       recovery: {
@@ -192,6 +196,12 @@ export class Journal {
     await rm(this.lock, { force: true });
   }
 
+  /** Takes a snapshot as soon as the journal is idle (between group commits). */
+  requestSnapshot(): void {
+    this.snapshotRequested = true;
+    this.flushing ??= this.flush();
+  }
+
   private append(change: Change): void {
     this.tail.push(encodeRecord(change as unknown as Document));
     this.appended++;
@@ -199,22 +209,31 @@ export class Journal {
 
   private async flush(): Promise<void> {
     try {
-      while (this.written < this.appended) {
+      for (;;) {
+        if (this.snapshotDue()) {
+          await this.rotate();
+          continue;
+        }
+        if (this.written >= this.appended) break;
         const records = this.tail;
         const upTo = this.appended;
         this.tail = [];
         await this.writeAndSync(records);
         this.written = upTo;
         this.settle();
-        if (this.bytesSinceSnapshot >= this.options.snapshotAfterBytes && !this.snapshotting) {
-          await this.rotate();
-        }
       }
     } catch (error) {
       this.fail(error as Error);
     } finally {
       this.flushing = null;
     }
+  }
+
+  private snapshotDue(): boolean {
+    return (
+      !this.snapshotting &&
+      (this.snapshotRequested || this.bytesSinceSnapshot >= this.options.snapshotAfterBytes)
+    );
   }
 
   private async writeAndSync(records: Buffer[]): Promise<void> {
@@ -236,6 +255,7 @@ export class Journal {
     this.tail = [];
     this.generation++;
     this.bytesSinceSnapshot = 0;
+    this.snapshotRequested = false;
     await oldFile.writev(oldRecords);
     await oldFile.datasync();
     await oldFile.close();
