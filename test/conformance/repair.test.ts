@@ -109,3 +109,80 @@ describe('hint on writes', () => {
     expect(await coll.find({}).toArray()).toEqual([{ _id: 2, x: 22 }]);
   });
 });
+
+describe('pipeline-style updates and let', () => {
+  beforeEach(async () => {
+    const coll = shared.db.collection('orders');
+    await coll.deleteMany({});
+    await coll.insertMany([
+      { _id: 1 as never, name: 'ada', a: 2, b: 3, meta: { y: 2 } },
+      { _id: 2 as never, name: 'bob', a: 5, b: null },
+    ]);
+  });
+
+  test('$set computes from the document, merges embedded documents, $unset removes', async () => {
+    const coll = shared.db.collection('orders');
+    const result = await coll.updateMany({}, [
+      { $set: { total: { $add: ['$a', '$b'] }, meta: { fixed: true }, at: '$$NOW' } },
+      { $unset: ['b'] },
+    ]);
+    expect(result).toMatchObject({ matchedCount: 2, modifiedCount: 2 });
+    const docs = await coll.find({}).sort({ _id: 1 }).toArray();
+    expect(docs.map(({ at: _at, ...rest }) => rest)).toEqual([
+      { _id: 1, name: 'ada', a: 2, meta: { y: 2, fixed: true }, total: 5 },
+      { _id: 2, name: 'bob', a: 5, total: null, meta: { fixed: true } },
+    ]);
+    expect(docs.every((doc) => doc.at instanceof Date)).toBe(true);
+    expect(docs[0].at).toEqual(docs[1].at);
+  });
+
+  test('$replaceWith and $project reshape the document and keep its _id', async () => {
+    const coll = shared.db.collection('orders');
+    await coll.updateOne({ _id: 1 as never }, [
+      { $replaceWith: { _id: '$_id', who: '$name', sum: { $add: ['$a', 10] } } },
+    ]);
+    await coll.updateOne({ _id: 2 as never }, [{ $project: { name: 1 } }]);
+    expect(await coll.find({}).sort({ _id: 1 }).toArray()).toEqual([
+      { _id: 1, who: 'ada', sum: 12 },
+      { _id: 2, name: 'bob' },
+    ]);
+  });
+
+  test('let variables reach $expr in find, aggregate, update and delete, and pipeline updates', async () => {
+    const coll = shared.db.collection('orders');
+    const found = await coll.find({ $expr: { $eq: ['$name', '$$who'] } }, { let: { who: 'ada' } });
+    expect((await found.toArray()).map((doc) => doc._id)).toEqual([1]);
+    const aggregated = await coll
+      .aggregate([{ $match: { $expr: { $gt: ['$a', '$$min'] } } }], { let: { min: 3 } })
+      .toArray();
+    expect(aggregated.map((doc) => doc._id)).toEqual([2]);
+    await coll.updateOne({ $expr: { $eq: ['$_id', '$$id'] } }, [{ $set: { tag: '$$label' } }], {
+      let: { id: 1, label: 'checked' },
+    });
+    expect(await coll.findOne({ _id: 1 as never })).toMatchObject({ tag: 'checked' });
+    await coll.deleteMany({ $expr: { $eq: ['$name', '$$gone'] } }, { let: { gone: 'bob' } });
+    expect(await coll.countDocuments({})).toBe(1);
+  });
+
+  async function pipelineError(pipeline: object[], options = {}): Promise<number> {
+    const error = await shared.db
+      .collection('orders')
+      .updateOne({ _id: 1 as never }, pipeline, options)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MongoServerError);
+    return (error as MongoServerError).code as number;
+  }
+
+  test('stages an update may not use, undefined variables and a changed _id are refused', async () => {
+    expect(await pipelineError([{ $match: { a: 1 } }])).toBe(72);
+    expect(await pipelineError([{ $set: { x: '$$nope' } }])).toBe(17276);
+    expect(await pipelineError([{ $set: { _id: 9 } }])).toBe(66);
+    expect(await shared.db.collection('orders').findOne({ _id: 1 as never })).toEqual({
+      _id: 1,
+      name: 'ada',
+      a: 2,
+      b: 3,
+      meta: { y: 2 },
+    });
+  });
+});

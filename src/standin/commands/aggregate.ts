@@ -7,13 +7,22 @@ import {
   optionalNumber,
 } from './context';
 import { badValue, unsupported } from '../engine/errors';
+import { commandVariables } from '../engine/expressions';
 import { runPipeline, stagesOf } from '../engine/pipeline';
 import { collStatsDocument } from './coll-stats';
 import { explainReply } from './explain';
 
 export const aggregate: CommandDefinition = {
   name: 'aggregate',
-  fields: ['pipeline', 'cursor', 'allowDiskUse', 'hint', 'explain', 'bypassDocumentValidation'],
+  fields: [
+    'pipeline',
+    'cursor',
+    'allowDiskUse',
+    'hint',
+    'explain',
+    'bypassDocumentValidation',
+    'let',
+  ],
   run(command, context) {
     const { server, database } = context;
     if (typeof command.aggregate !== 'string') throw unsupported('database-level aggregate');
@@ -33,7 +42,8 @@ export const aggregate: CommandDefinition = {
       stages[0]?.[0] === '$collStats'
         ? [collStatsDocument(context, name, stages.shift()![1])]
         : undefined;
-    const results = runPipeline(server.store.get(database, name), stages, collStats);
+    const variables = commandVariables(command.let);
+    const results = runPipeline(server.store.get(database, name), stages, variables, collStats);
     const { batch, id } = server.cursors.openCursor(
       namespace,
       results,

@@ -1,6 +1,7 @@
 /** `delete`: statements `{ q, limit, hint }` (limit 0 = all matches, 1 = the first). */
 import { collectionNameOf, CommandDefinition, documentsOf } from './context';
 import { badValue, unsupported } from '../engine/errors';
+import { commandVariables } from '../engine/expressions';
 import { assertHintUsable, runQuery } from '../engine/query';
 import { Document, numberOf } from '../engine/values';
 import { WriteErrors } from './write-errors';
@@ -10,11 +11,12 @@ const STATEMENT_FIELDS = new Set(['q', 'limit', 'hint']);
 
 export const deleteCommand: CommandDefinition = {
   name: 'delete',
-  fields: ['deletes', 'ordered'],
+  fields: ['deletes', 'ordered', 'let'],
   run(command, { server, database }) {
     const statements = documentsOf(command, 'deletes');
     const collection = server.store.get(database, collectionNameOf(command, 'delete'));
     const errors = new WriteErrors(command.ordered !== false);
+    const variables = commandVariables(command.let);
     let removed = 0;
     for (let index = 0; index < statements.length; index++) {
       const statement = statements[index];
@@ -25,7 +27,9 @@ export const deleteCommand: CommandDefinition = {
         assertHintUsable(collection, statement.hint);
         const limit = numberOf(statement.limit ?? 0);
         if (limit !== 0 && limit !== 1) throw badValue('delete limit must be 0 or 1');
-        const found = collection ? runQuery(collection, statement.q as Document, { limit }) : [];
+        const found = collection
+          ? runQuery(collection, statement.q as Document, { limit, variables })
+          : [];
         for (const doc of found) collection!.remove(doc);
         removed += found.length;
       } catch (error) {

@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArrayFilters } from '../engine/array-filters';
 import { badValue, unsupported } from '../engine/errors';
+import { commandVariables, Variables } from '../engine/expressions';
 import { executionStats, PlanInput, planStages, queryPlanner } from '../engine/explain';
 import { runPipelinePrefix, stagesOf } from '../engine/pipeline';
 import { emptyExecution, executeQuery, QueryOptions } from '../engine/query';
@@ -74,11 +75,12 @@ function updating(
   update: unknown,
   upsert: boolean,
   rawArrayFilters: unknown,
+  variables: Variables,
 ): Explained {
   const found = plan.execution.docs;
-  const arrayFilters = parseArrayFilters(rawArrayFilters);
+  const context = { arrayFilters: parseArrayFilters(rawArrayFilters), variables };
   const nWouldModify = found.filter(
-    (doc) => !sameBson(applyUpdate(doc, update, false, arrayFilters), doc),
+    (doc) => !sameBson(applyUpdate(doc, update, context), doc),
   ).length;
   const stage = {
     stage: 'UPDATE',
@@ -105,12 +107,13 @@ function explainOne(
   context: CommandContext,
   name: string,
 ): Explained {
+  const variables = commandVariables(command.let);
+  const read = (filter: Document | undefined, options: QueryOptions, projection?: Document) =>
+    query(context, name, filter, { ...options, variables }, projection);
   switch (kind) {
     case 'find': {
       const limit = optionalNumber(command, 'limit') ?? 0;
-      const plan = query(
-        context,
-        name,
+      const plan = read(
         optionalDocument(command, 'filter'),
         {
           sort: optionalDocument(command, 'sort'),
@@ -123,7 +126,7 @@ function explainOne(
     }
     case 'count': {
       const filter = optionalDocument(command, 'query');
-      const plan = query(context, name, filter, {
+      const plan = read(filter, {
         skip: optionalNumber(command, 'skip'),
         limit: Math.abs(optionalNumber(command, 'limit') ?? 0),
       });
@@ -134,28 +137,34 @@ function explainOne(
       };
     }
     case 'distinct': {
-      const plan = query(context, name, optionalDocument(command, 'query'), {});
+      const plan = read(optionalDocument(command, 'query'), {});
       return { plan, nReturned: plan.execution.docs.length };
     }
     case 'update': {
       const statement = onlyStatement(command, 'updates');
       const limit = statement.multi === true ? 0 : 1;
-      const plan = query(context, name, statement.q as Document, { limit });
-      return updating(plan, statement.u, statement.upsert === true, statement.arrayFilters);
+      const plan = read(statement.q as Document, { limit });
+      return updating(
+        plan,
+        statement.u,
+        statement.upsert === true,
+        statement.arrayFilters,
+        variables,
+      );
     }
     case 'delete': {
       const statement = onlyStatement(command, 'deletes');
       const limit = numberOf(statement.limit ?? 0);
-      return deleting(query(context, name, statement.q as Document, { limit }));
+      return deleting(read(statement.q as Document, { limit }));
     }
     case 'findAndModify': {
-      const plan = query(context, name, optionalDocument(command, 'query'), {
+      const plan = read(optionalDocument(command, 'query'), {
         sort: optionalDocument(command, 'sort'),
         limit: 1,
       });
       return command.remove === true
         ? deleting(plan)
-        : updating(plan, command.update, command.upsert === true, command.arrayFilters);
+        : updating(plan, command.update, command.upsert === true, command.arrayFilters, variables);
     }
     default:
       throw unsupported(`explain of ${kind}`);
@@ -197,7 +206,8 @@ function explainAggregate(
   const stages = stagesOf(command.pipeline);
   if (stages.some(([stage]) => stage === '$collStats')) throw unsupported('explain of $collStats');
   const collection = context.server.store.get(context.database, name);
-  const { value: prefix, millis } = timed(() => runPipelinePrefix(collection, stages));
+  const variables = commandVariables(command.let);
+  const { value: prefix, millis } = timed(() => runPipelinePrefix(collection, stages, variables));
   const plan: PlanInput = {
     filter: prefix.filter,
     options: prefix.options,

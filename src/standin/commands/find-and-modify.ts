@@ -8,6 +8,7 @@ import { collectionNameOf, CommandDefinition, optionalDocument } from './context
 import { badValue } from '../engine/errors';
 import { compileProjection } from '../engine/projection';
 import { parseArrayFilters } from '../engine/array-filters';
+import { commandVariables } from '../engine/expressions';
 import { assertHintUsable, runQuery } from '../engine/query';
 import { Document } from '../engine/values';
 import { assertUpsertQueryAllowed, updateDocument, upsertDocument } from '../engine/writes';
@@ -26,6 +27,7 @@ export const findAndModify: CommandDefinition = {
     'bypassDocumentValidation',
     'hint',
     'arrayFilters',
+    'let',
   ],
   run(command, { server, database }) {
     const name = collectionNameOf(command, Object.keys(command)[0]);
@@ -46,9 +48,14 @@ export const findAndModify: CommandDefinition = {
       ? server.store.obtain(database, name).collection
       : server.store.get(database, name);
     assertHintUsable(collection, command.hint);
-    const arrayFilters = parseArrayFilters(command.arrayFilters);
+    const variables = commandVariables(command.let);
+    const context = { arrayFilters: parseArrayFilters(command.arrayFilters), variables };
     const [found] = collection
-      ? runQuery(collection, query, { sort: optionalDocument(command, 'sort'), limit: 1 })
+      ? runQuery(collection, query, {
+          sort: optionalDocument(command, 'sort'),
+          limit: 1,
+          variables,
+        })
       : [];
     const reply = (lastErrorObject: Document, value: Document | null): Document => ({
       lastErrorObject,
@@ -61,11 +68,11 @@ export const findAndModify: CommandDefinition = {
       return reply({ n: found ? 1 : 0 }, found ?? null);
     }
     if (found) {
-      const updated = updateDocument(collection, found, command.update, arrayFilters);
+      const updated = updateDocument(collection, found, command.update, context);
       return reply({ n: 1, updatedExisting: true }, returnNew ? updated : found);
     }
     if (!upsert) return reply({ n: 0, updatedExisting: false }, null);
-    const inserted = upsertDocument(collection, query, command.update, arrayFilters);
+    const inserted = upsertDocument(collection, query, command.update, context);
     return reply(
       { n: 1, updatedExisting: false, upserted: inserted._id },
       returnNew ? inserted : null,

@@ -10,6 +10,7 @@ import {
   optionalDocument,
   optionalNumber,
 } from './context';
+import { commandVariables } from '../engine/expressions';
 import { compileProjection } from '../engine/projection';
 import { assertHintUsable, runQuery } from '../engine/query';
 
@@ -28,6 +29,7 @@ export const find: CommandDefinition = {
     'allowPartialResults',
     'returnKey',
     'showRecordId',
+    'let',
   ],
   run(command, { server, database }) {
     const name = collectionNameOf(command, 'find');
@@ -41,6 +43,7 @@ export const find: CommandDefinition = {
           sort: optionalDocument(command, 'sort'),
           skip: optionalNumber(command, 'skip'),
           limit: Math.abs(limit),
+          variables: commandVariables(command.let),
         }).map(projection)
       : [];
     const single = command.singleBatch === true || limit < 0;

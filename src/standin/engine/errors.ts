@@ -63,6 +63,18 @@ export const LocationCode = {
   RegexOptionsTwice: 51075,
   /** a distinct reply above the 16 MB BSON limit */
   DistinctTooBig: 17217,
+  /** `$$name` with no such variable */
+  UndefinedVariable: 17276,
+  /** $replaceRoot/$replaceWith to something that is no document */
+  ReplacementNotDocument: 40228,
+  /** $replaceRoot without newRoot */
+  MissingNewRoot: 40231,
+  /** $set/$addFields with a specification that is no document */
+  AddFieldsNotDocument: 40272,
+  /** $project with a specification that is no document */
+  ProjectNotDocument: 15969,
+  /** $unset with something other than field names */
+  UnsetNotFieldNames: 31002,
 } as const;
 
 const CODE_NAMES = new Map<number, string>(

@@ -10,7 +10,7 @@
  */
 import { BSONRegExp, BSONSymbol, Double, Int32, Long } from 'bson';
 import { badValue, CommandError, LocationCode, unsupported } from './errors';
-import { evaluate, isTruthy } from './expressions';
+import { evaluate, isTruthy, Variables } from './expressions';
 import { valuesAtPath } from './paths';
 import { compileRegex, isRegexValue, RegexValue, regexParts } from './regex';
 import { compareValues, Document, isPlainDocument, typeRank } from './values';
@@ -214,25 +214,30 @@ function allOf(predicates: Predicate[]): Predicate {
   return (doc) => predicates.every((predicate) => predicate(doc));
 }
 
-function compileClauses(operator: string, clauses: unknown): Predicate[] {
+function compileClauses(operator: string, clauses: unknown, variables: Variables): Predicate[] {
   if (!Array.isArray(clauses) || clauses.length === 0 || !clauses.every(isPlainDocument)) {
     throw badValue(`${operator} must be a nonempty array`);
   }
-  return clauses.map((clause) => compileFilter(clause));
+  return clauses.map((clause) => compileFilter(clause, variables));
 }
 
-export function compileFilter(filter: Document | undefined | null): Predicate {
+/** A filter as a predicate; `variables` (a command's `let`, `$$NOW`) serve its `$expr`. */
+export function compileFilter(
+  filter: Document | undefined | null,
+  variables: Variables = {},
+): Predicate {
   if (!filter) return () => true;
   const predicates: Predicate[] = [];
   for (const [key, condition] of Object.entries(filter)) {
-    if (key === '$and') predicates.push(allOf(compileClauses(key, condition)));
+    if (key === '$and') predicates.push(allOf(compileClauses(key, condition, variables)));
     else if (key === '$or') {
-      const clauses = compileClauses(key, condition);
+      const clauses = compileClauses(key, condition, variables);
       predicates.push((doc) => clauses.some((clause) => clause(doc)));
     } else if (key === '$nor') {
-      const clauses = compileClauses(key, condition);
+      const clauses = compileClauses(key, condition, variables);
       predicates.push((doc) => !clauses.some((clause) => clause(doc)));
-    } else if (key === '$expr') predicates.push((doc) => isTruthy(evaluate(condition, doc)));
+    } else if (key === '$expr')
+      predicates.push((doc) => isTruthy(evaluate(condition, doc, variables)));
     else if (key === '$comment') continue;
     else if (key.startsWith('$')) throw unsupported(`the top-level query operator ${key}`);
     else predicates.push(compileField(key.split('.'), condition));

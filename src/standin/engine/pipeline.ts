@@ -7,7 +7,7 @@
 import { Int32 } from 'bson';
 import { Collection } from './collection';
 import { badValue, unsupported } from './errors';
-import { evaluate } from './expressions';
+import { evaluate, Variables } from './expressions';
 import { compileFilter } from './matcher';
 import { addForExpression } from './numbers';
 import { compileProjection } from './projection';
@@ -67,7 +67,7 @@ function extreme(better: (order: number) => boolean): Accumulator {
   };
 }
 
-function group(docs: Document[], spec: Document): Document[] {
+function group(docs: Document[], spec: Document, variables: Variables): Document[] {
   if (!('_id' in spec)) throw badValue('a group specification must include an _id');
   const fields = Object.entries(spec).filter(([field]) => field !== '_id');
   const parsed = fields.map(([field, accumulator]) => {
@@ -80,14 +80,16 @@ function group(docs: Document[], spec: Document): Document[] {
   });
   const groups = new Map<string, { id: unknown; accumulators: Accumulator[] }>();
   for (const doc of docs) {
-    const id = evaluate(spec._id, doc) ?? null;
+    const id = evaluate(spec._id, doc, variables) ?? null;
     const key = indexKeyOf(id);
     let entry = groups.get(key);
     if (!entry) {
       entry = { id, accumulators: parsed.map(({ operator }) => ACCUMULATORS[operator]()) };
       groups.set(key, entry);
     }
-    parsed.forEach(({ expression }, i) => entry!.accumulators[i].add(evaluate(expression, doc)));
+    parsed.forEach(({ expression }, i) =>
+      entry!.accumulators[i].add(evaluate(expression, doc, variables)),
+    );
   }
   return [...groups.values()].map(({ id, accumulators }) => {
     const result: Document = { _id: id };
@@ -121,6 +123,7 @@ export interface PipelinePrefix {
 export function runPipelinePrefix(
   collection: Collection | undefined,
   stages: Array<[string, unknown]>,
+  variables: Variables,
 ): PipelinePrefix {
   let consumed = 0;
   let filter: Document | undefined;
@@ -133,7 +136,7 @@ export function runPipelinePrefix(
     sort = stages[consumed++][1] as Document;
   if (stages[consumed]?.[0] === '$skip') skip = nonNegative('$skip', stages[consumed++][1]);
   if (stages[consumed]?.[0] === '$limit') limit = nonNegative('$limit', stages[consumed++][1]);
-  const options = { sort, skip, limit };
+  const options = { sort, skip, limit, variables };
   const nothingToRead = limit === 0 && stages[consumed - 1]?.[0] === '$limit';
   const execution = collection && !nothingToRead ? executeQuery(collection, filter, options) : null;
   return { filter, options, consumed, execution };
@@ -152,19 +155,20 @@ export function stagesOf(pipeline: unknown): Array<[string, unknown]> {
 export function runPipeline(
   collection: Collection | undefined,
   stages: Array<[string, unknown]>,
+  variables: Variables,
   source?: Document[],
 ): Document[] {
   let docs = source ?? [];
   let consumed = 0;
   if (!source) {
-    const prefix = runPipelinePrefix(collection, stages);
+    const prefix = runPipelinePrefix(collection, stages, variables);
     docs = prefix.execution?.docs ?? [];
     consumed = prefix.consumed;
   }
   for (const [name, argument] of stages.slice(consumed)) {
     switch (name) {
       case '$match':
-        docs = docs.filter(compileFilter(argument as Document));
+        docs = docs.filter(compileFilter(argument as Document, variables));
         break;
       case '$sort':
         docs = [...docs].sort(comparatorFor(argument as Document));
@@ -179,7 +183,7 @@ export function runPipeline(
         docs = docs.map(compileProjection(argument as Document));
         break;
       case '$group':
-        docs = group(docs, argument as Document);
+        docs = group(docs, argument as Document, variables);
         break;
       case '$count':
         if (typeof argument !== 'string' || argument.length === 0)

@@ -7,6 +7,7 @@
  * it went and what it examined, which is all explain reports.
  */
 import { Collection } from './collection';
+import { Variables } from './expressions';
 import { badValue } from './errors';
 import { Index } from './indexes';
 import { compileFilter, equalityFields } from './matcher';
@@ -19,6 +20,8 @@ export interface QueryOptions {
   skip?: number;
   /** 0 or absent: no limit */
   limit?: number;
+  /** the command's `let` and `$$NOW`, for `$expr` */
+  variables?: Variables;
 }
 
 function isPlainValue(value: unknown): boolean {
@@ -167,7 +170,7 @@ export function executeQuery(
   filter: Document | undefined | null,
   options: QueryOptions = {},
 ): QueryExecution {
-  const matches = compileFilter(filter);
+  const matches = compileFilter(filter, options.variables);
   const skip = options.skip ?? 0;
   const limit = options.limit ?? 0;
   const sortKeys = options.sort ? parseSort(options.sort) : [];

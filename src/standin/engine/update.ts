@@ -1,7 +1,7 @@
 /**
  * Applying an update document to a stored document, copy-on-write: the input is never mutated,
  * so an image already handed out (findAndModify's pre- or post-image) can never change later.
- * Supports replacement documents and $set, $unset, $inc (MongoDB's numeric promotion), $max,
+ * Supports replacement documents, pipelines of update stages (pipeline-update.ts), and $set, $unset, $inc (MongoDB's numeric promotion), $max,
  * $min, $setOnInsert (only when the update inserts), $currentDate, on paths that may hold `$[]`
  * and `$[<identifier>]` segments (array-filters.ts). `_id` is immutable, and two operators
  * touching overlapping paths are refused (code 40), as in mongod.
@@ -9,9 +9,12 @@
 import { Long } from 'bson';
 import { badValue, CommandError, ErrorCode, unsupported } from './errors';
 import { ArrayFilters, assertFiltersUsed, concretePaths } from './array-filters';
+import { Variables } from './expressions';
 import { assertReplacementNames } from './field-names';
 import { addNumbers } from './numbers';
 import { getPath, setPath, unsetPath } from './paths';
+import { stagesOf } from './pipeline';
+import { applyPipelineUpdate } from './pipeline-update';
 import {
   cloneValue,
   compareValues,
@@ -170,17 +173,32 @@ function applyReplacement(original: Document, replacement: Document): Document {
   return withIdFirst(doc);
 }
 
-/**
- * The document after `update`; `inserting` is true when building an upserted document;
- * `arrayFilters` serve the `$[<identifier>]` segments of operator paths.
- */
+/** What an update runs with besides the document: see applyUpdate. */
+export interface UpdateContext {
+  /** building an upserted document ($setOnInsert applies) */
+  inserting?: boolean;
+  /** for the `$[<identifier>]` segments of operator paths */
+  arrayFilters?: ArrayFilters;
+  /** the command's `let` and `$$NOW`, for pipeline-style updates */
+  variables?: Variables;
+}
+
+/** The document after `update`: operators, a replacement, or a pipeline of update stages. */
 export function applyUpdate(
   original: Document,
   update: unknown,
-  inserting = false,
-  arrayFilters: ArrayFilters = NO_ARRAY_FILTERS,
+  { inserting = false, arrayFilters = NO_ARRAY_FILTERS, variables = {} }: UpdateContext = {},
 ): Document {
-  if (Array.isArray(update)) throw unsupported('pipeline-style updates');
+  if (Array.isArray(update)) {
+    if (arrayFilters.size > 0)
+      throw new CommandError(
+        ErrorCode.FailedToParse,
+        'arrayFilters may not be specified for pipeline-style updates',
+      );
+    const next = applyPipelineUpdate(original, stagesOf(update), variables);
+    if ('_id' in original && !valuesEqual(next._id, original._id)) throw immutableIdError();
+    return withIdFirst(next);
+  }
   if (!isPlainDocument(update))
     throw new CommandError(
       ErrorCode.TypeMismatch,

@@ -6,20 +6,19 @@
  * Like mongod, an upsert whose query uses `$expr` is refused when the command is parsed
  * (QueryFeatureNotAllowed, 224), whether or not a document matches.
  */
-import { ArrayFilters } from './array-filters';
 import { Collection } from './collection';
 import { CommandError, ErrorCode } from './errors';
 import { equalityFields } from './matcher';
-import { applyUpdate, upsertSeed } from './update';
+import { applyUpdate, UpdateContext, upsertSeed } from './update';
 import { Document } from './values';
 
 export function updateDocument(
   collection: Collection,
   current: Document,
   update: unknown,
-  arrayFilters?: ArrayFilters,
+  context: UpdateContext = {},
 ): Document {
-  const next = applyUpdate(current, update, false, arrayFilters);
+  const next = applyUpdate(current, update, context);
   collection.replace(current, next);
   return next;
 }
@@ -38,8 +37,8 @@ export function upsertDocument(
   collection: Collection,
   filter: Document | undefined,
   update: unknown,
-  arrayFilters?: ArrayFilters,
+  context: UpdateContext = {},
 ): Document {
   const seed = upsertSeed(equalityFields(filter));
-  return collection.insert(applyUpdate(seed, update, true, arrayFilters));
+  return collection.insert(applyUpdate(seed, update, { ...context, inserting: true }));
 }
