@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const where =
     dataDir === undefined
       ? 'data in memory, lost on exit'
-      : `data kept in ${dataDir}, ${standin.recovery!.documents} documents recovered in ${standin.recovery!.milliseconds} ms`;
+      : `data kept in ${dataDir}, ${standin.recovery!.documents} documents recovered in ${standin.recovery!.milliseconds} ms (${standin.recovery!.cpuMilliseconds} ms CPU)`;
   process.stdout.write(`MongoDB stand-in (not MongoDB; ${where}) listening at ${standin.uri}\n`);
   const shutdown = (signal: NodeJS.Signals) => {
     process.stdout.write(`MongoDB stand-in: ${signal}, stopping\n`);

@@ -53,6 +53,8 @@ export interface RecoveryReport {
   journalRecords: number;
   tornBytes: number;
   milliseconds: number;
+  /** CPU time of this process during recovery (wall time also counts what else runs) */
+  cpuMilliseconds: number;
 }
 
 function journalName(generation: number): string {
@@ -118,6 +120,7 @@ export class Journal {
     options: JournalOptions,
   ): Promise<{ journal: Journal; recovery: RecoveryReport }> {
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     await mkdir(dir, { recursive: true });
     const lock = await takeLock(dir);
     const journalFrom = await loadSnapshot(dir, store);
@@ -150,6 +153,7 @@ export class Journal {
     const generation = Math.max(journalFrom, (generations[generations.length - 1] ?? 0) + 1);
     const file = await open(path.join(dir, journalName(generation)), 'a');
     await syncDirectory(dir);
+    const cpu = process.cpuUsage(cpuBefore);
     let documents = 0;
     for (const db of store.databaseNames())
       for (const collection of store.collections(db)) documents += collection.size;
@@ -166,6 +170,7 @@ export class Journal {
         journalRecords,
         tornBytes,
         milliseconds: Math.round(performance.now() - started),
+        cpuMilliseconds: Math.round((cpu.user + cpu.system) / 1000),
       },
     };
   }
