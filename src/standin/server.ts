@@ -246,8 +246,9 @@ export class StandinServer {
     if (journalFailure && WRITE_COMMANDS.has(name)) {
       return new CommandError(ErrorCode.InternalError, journalFailure.message);
     }
+    if (!GROWING_COMMANDS.has(name)) return null;
     const heap = getHeapStatistics().used_heap_size;
-    if (GROWING_COMMANDS.has(name) && heap > this.limits.memoryLimitBytes) {
+    if (heap > this.limits.memoryLimitBytes) {
       return new CommandError(
         ErrorCode.ExceededMemoryLimit,
         `the MongoDB stand-in uses ${Math.round(heap / 2 ** 20)} MB of heap, above its limit of ${Math.round(this.limits.memoryLimitBytes / 2 ** 20)} MB: ${name} refused (reads, deletes and drops still work)`,
