@@ -88,10 +88,13 @@ async function startMongod(binary: string | undefined): Promise<EmbeddedDatabase
 
 async function startStandinDatabase(): Promise<EmbeddedDatabase> {
   const { startStandin } = await import('../standin/index.js');
-  const standin = await startStandin({
-    port: await preferredPort(),
-    dataDir: path.join(DATA_ROOT, 'standin'),
-  });
+  const dataDir = path.join(DATA_ROOT, 'standin');
+  const standin = await startStandin({ port: await preferredPort(), dataDir }).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') throw error;
+      return startStandin({ port: 0, dataDir }); // the preferred port was taken since the probe
+    },
+  );
   return { uri: standin.uri, kind: 'standin', stop: () => standin.stop() };
 }
 
