@@ -164,6 +164,30 @@ describe('pipeline-style updates and let', () => {
     expect(await coll.countDocuments({})).toBe(1);
   });
 
+  test('$replaceRoot keeps the _id; $setField and $getField name fields holding dots and $', async () => {
+    const coll = shared.db.collection('orders');
+    await coll.updateOne({ _id: 1 as never }, [{ $replaceRoot: { newRoot: '$meta' } }]);
+    await coll.updateOne({ _id: 2 as never }, [
+      {
+        $replaceWith: {
+          $setField: { field: { $literal: '$price.usd' }, value: '$a', input: '$$ROOT' },
+        },
+      },
+    ]);
+    expect(await coll.find({}).sort({ _id: 1 }).toArray()).toEqual([
+      { _id: 1, y: 2 },
+      { _id: 2, name: 'bob', a: 5, b: null, '$price.usd': 5 },
+    ]);
+    const [read] = await coll
+      .aggregate([
+        { $match: { _id: 2 } },
+        { $set: { price: { $getField: { $literal: '$price.usd' } } } },
+        { $project: { price: 1 } },
+      ])
+      .toArray();
+    expect(read).toEqual({ _id: 2, price: 5 });
+  });
+
   async function pipelineError(pipeline: object[], options = {}): Promise<number> {
     const error = await shared.db
       .collection('orders')

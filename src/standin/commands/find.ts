@@ -30,6 +30,7 @@ export const find: CommandDefinition = {
     'returnKey',
     'showRecordId',
     'let',
+    'allowDiskUse',
   ],
   run(command, { server, database }) {
     const name = collectionNameOf(command, 'find');

@@ -2,9 +2,10 @@
  * Aggregation expressions, as far as `$expr` filters, `$group`, pipeline-style updates and
  * this service need them: field paths ('$a.b'), variables (`$$ROOT`, `$$NOW`, `$$REMOVE`, a
  * command's `let`), literals, `$literal`, `$add`, `$ifNull`, the six comparisons (full BSON
- * order across types, as in aggregation), `$and`, `$or`, `$not`, `$cond`. Object expressions
- * drop fields that evaluate to missing, as mongod does. Anything else is refused by name rather
- * than evaluated wrongly.
+ * order across types, as in aggregation), `$and`, `$or`, `$not`, `$cond`, and `$getField`,
+ * `$setField`, `$unsetField` (a field named literally: dots and `$` are part of the name).
+ * Object expressions drop fields that evaluate to missing, as mongod does. Anything else is
+ * refused by name rather than evaluated wrongly.
  */
 import { badValue, CommandError, LocationCode, unsupported } from './errors';
 import { addForExpression } from './numbers';
@@ -85,6 +86,61 @@ const OPERATORS: Record<string, Operator> = {
 
 const NO_VARIABLES: Variables = {};
 
+/** The literal field name of $getField/$setField/$unsetField (a string, never a path). */
+function fieldNameOf(name: string, spec: unknown, doc: Document, variables: Variables): string {
+  // The full form names `field`; the short form ($getField only) is the field expression itself.
+  const full = isPlainDocument(spec) && 'field' in spec;
+  const field = evaluate(full ? spec.field : spec, doc, variables);
+  if (typeof field !== 'string')
+    throw badValue(`${name} requires 'field' to evaluate to type String`);
+  return field;
+}
+
+/** The object $setField/$unsetField changes: a document, or null when missing or null. */
+function fieldInputOf(name: string, spec: Document, doc: Document, variables: Variables) {
+  const input = evaluate(spec.input, doc, variables);
+  if (input === undefined || input === null) return null;
+  if (!isPlainDocument(input))
+    throw badValue(`${name} requires 'input' to evaluate to type Object`);
+  return input;
+}
+
+function withField(input: Document, field: string, value: unknown): Document {
+  const result = { ...input };
+  if (value === undefined) delete result[field];
+  else result[field] = value;
+  return result;
+}
+
+/** Operators on one field named literally (dots and `$` are part of the name, not a path). */
+const FIELD_OPERATORS: Record<
+  string,
+  (spec: unknown, doc: Document, variables: Variables) => unknown
+> = {
+  $getField: (spec, doc, variables) => {
+    const field = fieldNameOf('$getField', spec, doc, variables);
+    const input =
+      isPlainDocument(spec) && 'input' in spec ? evaluate(spec.input, doc, variables) : doc;
+    return isPlainDocument(input)
+      ? input[field]
+      : input === undefined || input === null
+        ? null
+        : undefined;
+  },
+  $setField: (spec, doc, variables) => {
+    if (!isPlainDocument(spec) || !('value' in spec))
+      throw badValue("$setField requires 'field', 'input' and 'value'");
+    const field = fieldNameOf('$setField', spec, doc, variables);
+    const input = fieldInputOf('$setField', spec, doc, variables);
+    return input && withField(input, field, evaluate(spec.value, doc, variables));
+  },
+  $unsetField: (spec, doc, variables) => {
+    if (!isPlainDocument(spec)) throw badValue("$unsetField requires 'field' and 'input'");
+    const input = fieldInputOf('$unsetField', spec, doc, variables);
+    return input && withField(input, fieldNameOf('$unsetField', spec, doc, variables), undefined);
+  },
+};
+
 export function evaluate(
   expression: unknown,
   doc: Document,
@@ -108,6 +164,8 @@ export function evaluate(
         variables,
       );
     }
+    const fieldOperator = FIELD_OPERATORS[name];
+    if (fieldOperator) return fieldOperator(expression[name], doc, variables);
     const operator = OPERATORS[name];
     if (!operator) throw unsupported(`the expression operator ${name}`);
     return operator(evaluateArgs(expression[name], doc, variables), doc);

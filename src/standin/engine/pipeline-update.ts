@@ -59,7 +59,11 @@ function newRoot(value: unknown): Document {
   return cloneValue(value);
 }
 
-function applyStage(doc: Document, name: string, argument: unknown, vars: Variables): Document {
+/**
+ * One document through one of the reshaping stages (also the aggregation pipeline's
+ * `$addFields`/`$set`, `$unset`, `$replaceRoot`/`$replaceWith`).
+ */
+export function reshape(doc: Document, name: string, argument: unknown, vars: Variables): Document {
   switch (name) {
     case '$addFields':
     case '$set': {
@@ -116,7 +120,7 @@ export function applyPipelineUpdate(
         `${name} is not allowed to be used within an update`,
       );
     }
-    doc = applyStage(doc, name, argument, variables);
+    doc = reshape(doc, name, argument, variables);
   }
   return doc;
 }

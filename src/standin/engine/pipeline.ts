@@ -1,8 +1,10 @@
 /**
- * Aggregation pipelines as far as countDocuments and this service use them: $match, $sort,
- * $skip, $limit, $project (inclusion/exclusion), $count, and $group with $sum, $min, $max,
- * $first, $last. The first $match (and a following $sort/$limit) is planned through runQuery so
- * indexes apply. Unknown stages and accumulators are refused by name.
+ * Aggregation pipelines as far as countDocuments, this service and data repair use them:
+ * $match, $sort, $skip, $limit, $project (inclusion/exclusion), $count, $group with $sum, $min,
+ * $max, $first, $last, and the reshaping stages shared with pipeline-style updates ($addFields/
+ * $set, $unset, $replaceRoot/$replaceWith, see pipeline-update.ts). The first $match (and a
+ * following $sort/$skip/$limit) is planned through executeQuery so indexes apply. Unknown stages
+ * and accumulators are refused by name.
  */
 import { Int32 } from 'bson';
 import { Collection } from './collection';
@@ -10,6 +12,7 @@ import { badValue, unsupported } from './errors';
 import { evaluate, Variables } from './expressions';
 import { compileFilter } from './matcher';
 import { addForExpression } from './numbers';
+import { reshape } from './pipeline-update';
 import { compileProjection } from './projection';
 import { executeQuery, QueryExecution, QueryOptions } from './query';
 import { comparatorFor } from './sort';
@@ -181,6 +184,13 @@ export function runPipeline(
         break;
       case '$project':
         docs = docs.map(compileProjection(argument as Document));
+        break;
+      case '$addFields':
+      case '$set':
+      case '$unset':
+      case '$replaceRoot':
+      case '$replaceWith':
+        docs = docs.map((doc) => reshape(doc, name, argument, variables));
         break;
       case '$group':
         docs = group(docs, argument as Document, variables);

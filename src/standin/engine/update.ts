@@ -196,7 +196,10 @@ export function applyUpdate(
         'arrayFilters may not be specified for pipeline-style updates',
       );
     const next = applyPipelineUpdate(original, stagesOf(update), variables);
-    if ('_id' in original && !valuesEqual(next._id, original._id)) throw immutableIdError();
+    if (!('_id' in original)) return next;
+    // A pipeline whose result has no _id (e.g. $replaceRoot) keeps the document's, as in mongod.
+    if (!('_id' in next)) return { _id: original._id, ...next };
+    if (!valuesEqual(next._id, original._id)) throw immutableIdError();
     return withIdFirst(next);
   }
   if (!isPlainDocument(update))
