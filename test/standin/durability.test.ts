@@ -133,18 +133,24 @@ async function journalFiles(): Promise<string[]> {
   return (await readdir(dir)).filter((name) => name.startsWith('journal.')).sort();
 }
 
-test('a torn last journal record is dropped; everything acknowledged before it is kept', async () => {
-  const standin = await startStandin({ dataDir: dir, log: () => undefined });
-  const client = await MongoClient.connect(standin.uri);
-  await client
-    .db('t')
-    .collection<User>('users')
-    .insertMany([1, 2, 3].map((id) => ({ _id: id, email: `${id}@x` })));
+/** Three users written through the CLI, which is then SIGKILLed: they are only in the journal. */
+async function crashAfterThreeUsers(): Promise<string> {
+  const { child, uri } = await startCli(dir);
+  const client = await MongoClient.connect(uri);
+  for (const id of [1, 2, 3])
+    await client
+      .db('t')
+      .collection<User>('users')
+      .insertOne({ _id: id, email: `${id}@x` });
   await client.close();
-  await standin.stop();
-  const newest = path.join(dir, (await journalFiles()).pop()!);
-  const whole = await readFile(newest);
-  await appendFile(newest, whole.subarray(0, Math.floor(whole.length / 2)));
+  await killed(child);
+  return path.join(dir, (await journalFiles()).pop()!);
+}
+
+test('a torn last journal record is dropped; everything acknowledged before it is kept', async () => {
+  const journal = await crashAfterThreeUsers();
+  const whole = await readFile(journal);
+  await appendFile(journal, whole.subarray(0, Math.floor(whole.length / 2)));
 
   const reopened = await startStandin({ dataDir: dir, log: () => undefined });
   expect(reopened.recovery!.tornBytes).toBeGreaterThan(0);
@@ -155,19 +161,10 @@ test('a torn last journal record is dropped; everything acknowledged before it i
 });
 
 test('a corrupt record that is not the last one stops recovery with an error naming the file', async () => {
-  const standin = await startStandin({ dataDir: dir, log: () => undefined });
-  const client = await MongoClient.connect(standin.uri);
-  for (const id of [1, 2, 3])
-    await client
-      .db('t')
-      .collection<User>('users')
-      .insertOne({ _id: id, email: `${id}@x` });
-  await client.close();
-  await standin.stop();
-  const newest = path.join(dir, (await journalFiles()).pop()!);
-  const bytes = await readFile(newest);
+  const journal = await crashAfterThreeUsers();
+  const bytes = await readFile(journal);
   bytes[12] ^= 0xff; // inside the first record's payload
-  await writeFile(newest, bytes);
+  await writeFile(journal, bytes);
   await expect(startStandin({ dataDir: dir, log: () => undefined })).rejects.toThrow(
     /journal\.\d+: record at byte 0 fails its checksum/,
   );
@@ -199,6 +196,7 @@ test('snapshots bound the journal; concurrent writes across rotations all surviv
   expect((await journalFiles()).length).toBeLessThanOrEqual(2);
 
   const reopened = await startStandin({ dataDir: dir, log: () => undefined });
+  expect(reopened.recovery).toMatchObject({ documents: 1_999, journalRecords: 0 }); // a clean stop snapshots
   const reader = await MongoClient.connect(reopened.uri);
   const again = reader.db('t').collection<User>('users');
   await expect(again.countDocuments()).resolves.toBe(1_999);

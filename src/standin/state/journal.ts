@@ -16,7 +16,8 @@
  * journal generation it does not contain. Recovery loads the snapshot, replays those
  * generations in order, truncates a torn last record (record-file.ts), starts a new
  * generation and, when it replayed anything, snapshots in the background at once: a restart
- * reads one snapshot and at most about `snapshotAfterBytes` of journal. A write or fsync that fails leaves the journal failed: the commands waiting are
+ * reads one snapshot and at most about `snapshotAfterBytes` of journal (none after a clean
+ * stop, which snapshots what the journal holds). A write or fsync that fails leaves the journal failed: the commands waiting are
  * answered with an error and the server refuses later writes (their durability can no longer be
  * promised), while reads still work. `standin.lock` (the owner's pid) keeps a second live
  * process off the directory; a lock left by a dead process is taken over.
@@ -191,10 +192,18 @@ export class Journal {
     });
   }
 
-  /** Writes what is pending, waits for a snapshot in progress, closes the file and the lock. */
+  /**
+   * Writes what is pending and, when the journal holds anything since the last snapshot, a
+   * snapshot (as mongod checkpoints at shutdown), so the next start replays no journal; then
+   * closes the file and the lock.
+   */
   async close(): Promise<void> {
     this.store.observe(() => undefined);
-    if (!this.failure) await this.durable().catch(() => undefined);
+    if (!this.failure) {
+      await this.durable().catch(() => undefined);
+      await this.snapshotting;
+      if (this.bytesSinceSnapshot > 0) this.requestSnapshot();
+    }
     await this.flushing;
     await this.snapshotting;
     await this.file.close();
