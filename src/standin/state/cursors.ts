@@ -3,8 +3,9 @@
  * (a snapshot: later writes do not change what getMore returns). Ids are Int64, never 0
  * (0 means "exhausted" on the wire).
  *
- * No client can make cursors exhaust the server. A cursor holds references to its remaining
- * documents, so what cursors pin is counted in documents held, and bounded in total
+ * No client can make cursors exhaust the server. A cursor holds its remaining documents
+ * (references to stored ones; projected and aggregated results are copies, hence a modest
+ * budget), so what cursors pin is counted in documents held, and bounded in total
  * (`maxHeldDocuments`) and in number (`maxCursors`). A cursor is dropped when drained, killed,
  * left idle for `idleTimeoutMs` (mongod's cursorTimeoutMillis, 10 minutes by default), or, when
  * a new cursor would pass a bound, as the least recently used one: its owner's next getMore
@@ -25,7 +26,7 @@ export interface CursorLimits {
 export const DEFAULT_CURSOR_LIMITS: CursorLimits = {
   idleTimeoutMs: 10 * 60 * 1000,
   maxCursors: 10_000,
-  maxHeldDocuments: 4_000_000,
+  maxHeldDocuments: 1_000_000,
 };
 
 interface OpenCursor {
