@@ -48,6 +48,21 @@ describe('arrayFilters', () => {
     ]);
   });
 
+  test('the positional $ updates the first element the query matched', async () => {
+    const coll = shared.db.collection('grades');
+    await coll.updateOne({ _id: 1 as never, scores: { $lt: 90 } }, { $set: { 'scores.$': 90 } });
+    await coll.updateOne({ 'items.q': 9 }, { $inc: { 'items.$.q': 1 } });
+    await coll.updateMany({ scores: { $gte: 100 } }, { $set: { 'scores.$': 100 } });
+    expect(await coll.find({}).sort({ _id: 1 }).toArray()).toEqual([
+      { _id: 1, scores: [95, 90, 100], items: [{ q: 1, tags: ['a'] }, { q: 5 }] },
+      { _id: 2, scores: [70, 100], items: [{ q: 10, tags: ['b', 'a'] }] },
+    ]);
+    const error = await coll
+      .updateOne({ _id: 1 as never }, { $set: { 'scores.$': 0 } })
+      .catch((e: unknown) => e);
+    expect((error as MongoServerError).code).toBe(2);
+  });
+
   test('findOneAndUpdate takes arrayFilters too', async () => {
     const updated = await shared.db
       .collection('grades')

@@ -86,11 +86,15 @@ describe('regular expressions keep PCRE2 meaning or are refused', () => {
 });
 
 describe('updates', () => {
-  test('the positional $ is refused, not written to a field or element of its own', () => {
+  test('the positional $ takes the element the query matched, or is refused when that is ambiguous', () => {
     // Before, 'grades.$' set a property named NaN on the array: a silent no-op.
-    expect(() => applyUpdate({ _id: 1, grades: [80, 85] }, { $set: { 'grades.$': 82 } })).toThrow(
-      /positional \$ operator/,
+    const doc = { _id: 1, grades: [80, 85, 90] };
+    const set = { $set: { 'grades.$': 0 } };
+    expect(applyUpdate(doc, set, { query: { grades: { $gte: 85 } } }).grades).toEqual([80, 0, 90]);
+    expect(() => applyUpdate(doc, set, { query: { grades: { $gt: 80, $lt: 90 } } })).toThrow(
+      /more than one condition/,
     );
+    expect(() => applyUpdate(doc, set, { query: { _id: 1 } })).toThrow(/did not find the match/);
   });
 
   test('the original document is never mutated (images stay snapshots)', () => {

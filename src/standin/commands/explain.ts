@@ -78,7 +78,8 @@ function updating(
   variables: Variables,
 ): Explained {
   const found = plan.execution.docs;
-  const context = { arrayFilters: parseArrayFilters(rawArrayFilters), variables };
+  const arrayFilters = parseArrayFilters(rawArrayFilters);
+  const context = { arrayFilters, variables, query: plan.filter ?? undefined };
   const nWouldModify = found.filter(
     (doc) => !sameBson(applyUpdate(doc, update, context), doc),
   ).length;

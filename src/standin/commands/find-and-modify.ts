@@ -49,7 +49,8 @@ export const findAndModify: CommandDefinition = {
       : server.store.get(database, name);
     assertHintUsable(collection, command.hint);
     const variables = commandVariables(command.let);
-    const context = { arrayFilters: parseArrayFilters(command.arrayFilters), variables };
+    const arrayFilters = parseArrayFilters(command.arrayFilters);
+    const context = { arrayFilters, variables, query };
     const [found] = collection
       ? runQuery(collection, query, {
           sort: optionalDocument(command, 'sort'),

@@ -33,8 +33,9 @@ export const update: CommandDefinition = {
           if (!STATEMENT_FIELDS.has(field)) throw unsupported(`update statement field '${field}'`);
         }
         assertHintUsable(collection, statement.hint);
-        const context = { arrayFilters: parseArrayFilters(statement.arrayFilters), variables };
         const filter = statement.q as Document | undefined;
+        const arrayFilters = parseArrayFilters(statement.arrayFilters);
+        const context = { arrayFilters, variables, query: filter };
         if (statement.upsert === true) assertUpsertQueryAllowed(filter);
         const limit = statement.multi === true ? 0 : 1;
         const found = runQuery(collection, filter, { limit, variables });

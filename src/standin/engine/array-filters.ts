@@ -3,11 +3,11 @@
  * element of an array, `$[<identifier>]` the elements its filter matches (the filter reads the
  * element under the identifier's name: `{ 'i.b': { $gt: 1 } }` tests element.b). An update path
  * is expanded into the concrete paths it reaches in the current document before the operator
- * is applied. The legacy positional `$` (the element the query matched) is refused: the matcher
- * does not report which element matched, and guessing would update the wrong one.
+ * is applied, after the positional `$` (the element the query matched, positional.ts).
  */
-import { badValue, CommandError, ErrorCode, unsupported } from './errors';
+import { badValue, CommandError, ErrorCode } from './errors';
 import { compileFilter, Predicate } from './matcher';
+import { resolvePositional } from './positional';
 import { Document, isPlainDocument } from './values';
 
 export type ArrayFilters = ReadonlyMap<string, Predicate>;
@@ -69,14 +69,20 @@ export function assertFiltersUsed(paths: string[], filters: ArrayFilters, update
   }
 }
 
-/** The concrete paths an update path reaches in `doc` (itself when it has no `$[…]` segment). */
-export function concretePaths(doc: Document, path: string, filters: ArrayFilters): string[] {
+/**
+ * The concrete paths an update path reaches in `doc` (itself when it has no `$[…]` segment);
+ * a positional `$` is resolved against the update's query first (positional.ts).
+ */
+export function concretePaths(
+  doc: Document,
+  updatePath: string,
+  filters: ArrayFilters,
+  query: Document | undefined,
+): string[] {
+  const path = updatePath.split('.').includes('$')
+    ? resolvePositional(doc, updatePath, query)
+    : updatePath;
   const segments = path.split('.');
-  if (segments.includes('$')) {
-    throw unsupported(
-      `the positional $ operator in '${path}' (use $[] or $[<identifier>] with arrayFilters)`,
-    );
-  }
   if (!segments.some((segment) => FILTERED.test(segment))) return [path];
   const paths: string[] = [];
   const expand = (value: unknown, at: number, prefix: string[]): void => {

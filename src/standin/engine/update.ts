@@ -127,8 +127,7 @@ export function withIdFirst(doc: Document): Document {
 function applyOperators(
   original: Document,
   update: Document,
-  inserting: boolean,
-  arrayFilters: ArrayFilters,
+  { inserting = false, arrayFilters = NO_ARRAY_FILTERS, query }: UpdateContext,
 ): Document {
   const doc = cloneValue(original);
   const touched: string[] = [];
@@ -154,7 +153,7 @@ function applyOperators(
   for (const [operator, fields] of Object.entries(update)) {
     if (operator === '$setOnInsert' && !inserting) continue;
     for (const [path, operand] of Object.entries(fields as Document)) {
-      for (const concrete of concretePaths(original, path, arrayFilters))
+      for (const concrete of concretePaths(original, path, arrayFilters, query))
         FIELD_UPDATES[operator](doc, concrete, operand);
     }
   }
@@ -181,14 +180,17 @@ export interface UpdateContext {
   arrayFilters?: ArrayFilters;
   /** the command's `let` and `$$NOW`, for pipeline-style updates */
   variables?: Variables;
+  /** the query that selected the document, for the positional `$` */
+  query?: Document;
 }
 
 /** The document after `update`: operators, a replacement, or a pipeline of update stages. */
 export function applyUpdate(
   original: Document,
   update: unknown,
-  { inserting = false, arrayFilters = NO_ARRAY_FILTERS, variables = {} }: UpdateContext = {},
+  context: UpdateContext = {},
 ): Document {
+  const { arrayFilters = NO_ARRAY_FILTERS, variables = {} } = context;
   if (Array.isArray(update)) {
     if (arrayFilters.size > 0)
       throw new CommandError(
@@ -207,7 +209,7 @@ export function applyUpdate(
       ErrorCode.TypeMismatch,
       'Update argument must be either an object or an array',
     );
-  if (isOperatorUpdate(update)) return applyOperators(original, update, inserting, arrayFilters);
+  if (isOperatorUpdate(update)) return applyOperators(original, update, context);
   if (arrayFilters.size > 0)
     throw badValue('arrayFilters may only be specified with update operators');
   return applyReplacement(original, update);
