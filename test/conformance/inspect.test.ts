@@ -112,3 +112,18 @@ describe('serverStatus', () => {
     expect(after.mem.resident).toBeGreaterThan(0);
   });
 });
+
+describe('$currentOp', () => {
+  test('lists the operation asking, with its command', async () => {
+    const marker = `currentOp-${Date.now()}`;
+    const operations = await shared.client
+      .db('admin')
+      .aggregate([{ $currentOp: { allUsers: true } }, { $match: { 'command.comment': marker } }], {
+        comment: marker,
+      })
+      .toArray();
+    expect(operations).toHaveLength(1);
+    expect(operations[0]).toMatchObject({ active: true, op: 'command', type: 'op' });
+    expect(operations[0].command).toMatchObject({ aggregate: 1, comment: marker });
+  });
+});

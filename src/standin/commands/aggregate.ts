@@ -1,6 +1,12 @@
-/** `aggregate` on a collection (see engine/pipeline.ts for the supported stages); results via a cursor. */
+/**
+ * `aggregate` on a collection (see engine/pipeline.ts for the supported stages), `$collStats`,
+ * and `$currentOp` on `{ aggregate: 1 }`; results via a cursor. Other database-level pipelines
+ * are refused.
+ */
+import { Collection } from '../engine/collection';
 import {
   collectionNameOf,
+  CommandContext,
   CommandDefinition,
   cursorReply,
   optionalDocument,
@@ -9,8 +15,41 @@ import {
 import { badValue, unsupported } from '../engine/errors';
 import { commandVariables } from '../engine/expressions';
 import { runPipeline, stagesOf } from '../engine/pipeline';
+import { Document, isNumeric, numberOf } from '../engine/values';
 import { collStatsDocument } from './coll-stats';
+import { currentOpDocuments } from './current-op';
 import { explainReply } from './explain';
+
+type RunStages = (collection: Collection | undefined, source?: Document[]) => Document[];
+
+/**
+ * Where the pipeline reads from: a collection, the document of a leading `$collStats`, or (on
+ * `{ aggregate: 1 }`) the operations of a leading `$currentOp`; those leading stages are taken
+ * off `stages` before the rest runs.
+ */
+function readSource(
+  command: Document,
+  context: CommandContext,
+  stages: Array<[string, unknown]>,
+  run: RunStages,
+): { namespace: string; results: Document[] } {
+  const { server, database } = context;
+  const databaseLevel = isNumeric(command.aggregate) && numberOf(command.aggregate) === 1;
+  if (databaseLevel && stages[0]?.[0] === '$currentOp') {
+    const operations = currentOpDocuments(command, context, stages.shift()![1]);
+    return { namespace: `${database}.$cmd.aggregate`, results: run(undefined, operations) };
+  }
+  if (typeof command.aggregate !== 'string') throw unsupported('database-level aggregate');
+  const name = collectionNameOf(command, 'aggregate');
+  const collStats =
+    stages[0]?.[0] === '$collStats'
+      ? [collStatsDocument(context, name, stages.shift()![1])]
+      : undefined;
+  return {
+    namespace: `${database}.${name}`,
+    results: run(server.store.get(database, name), collStats),
+  };
+}
 
 export const aggregate: CommandDefinition = {
   name: 'aggregate',
@@ -24,8 +63,6 @@ export const aggregate: CommandDefinition = {
     'let',
   ],
   run(command, context) {
-    const { server, database } = context;
-    if (typeof command.aggregate !== 'string') throw unsupported('database-level aggregate');
     if (command.explain === true) {
       const { explain: _explain, ...inner } = command;
       return explainReply(inner, 'queryPlanner', context);
@@ -35,16 +72,12 @@ export const aggregate: CommandDefinition = {
       throw badValue(
         "The 'cursor' option is required, except for aggregate with the explain argument",
       );
-    const name = collectionNameOf(command, 'aggregate');
-    const namespace = `${database}.${name}`;
     const stages = stagesOf(command.pipeline);
-    const collStats =
-      stages[0]?.[0] === '$collStats'
-        ? [collStatsDocument(context, name, stages.shift()![1])]
-        : undefined;
     const variables = commandVariables(command.let);
-    const results = runPipeline(server.store.get(database, name), stages, variables, collStats);
-    const { batch, id } = server.cursors.openCursor(
+    const { namespace, results } = readSource(command, context, stages, (collection, source) =>
+      runPipeline(collection, stages, variables, source),
+    );
+    const { batch, id } = context.server.cursors.openCursor(
       namespace,
       results,
       optionalNumber(cursor, 'batchSize'),
