@@ -2,10 +2,12 @@
  * A stand-in with a data directory keeps what it acknowledged: a child process (the CLI, as
  * `npm run standin -- --data-dir` starts it) is SIGKILLed under 32 concurrent clients of the real
  * driver, and restarted on the same directory; torn and corrupt journal records, snapshot
- * rotation, and a crash while a snapshot is written are covered in-process.
+ * rotation, a crash while a snapshot is written, and a journal that cannot write are covered
+ * in-process.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { closeSync, openSync } from 'node:fs';
+import { appendFile, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Long, MongoClient } from 'mongodb';
@@ -233,4 +235,44 @@ test('a second live process cannot open the same data directory', async () => {
   expect(other).toBeInstanceOf(Error);
   expect((other as Error).message).toMatch(/in use by process/);
   await standin.stop();
+});
+
+/** The descriptor this process holds open on `file` (from /proc/self/fd). */
+async function descriptorOf(file: string): Promise<number> {
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (target === file) return Number(fd);
+  }
+  throw new Error(`${file} is not open`);
+}
+
+test('a journal that cannot write (disk full) fails the write it holds and every command after it; a restart has what was acknowledged', async () => {
+  const logged: string[] = [];
+  const standin = await startStandin({ dataDir: dir, log: (line) => logged.push(line) });
+  const client = await MongoClient.connect(standin.uri);
+  const users = client.db('t').collection<User>('users');
+  await users.insertOne({ _id: 1, email: '1@x' });
+  // The journal's descriptor now points at /dev/full: the next write fails with ENOSPC.
+  const fd = await descriptorOf(path.join(dir, (await journalFiles()).pop()!));
+  closeSync(fd);
+  expect(openSync('/dev/full', 'w')).toBe(fd);
+
+  await expect(users.insertOne({ _id: 2, email: '2@x' })).rejects.toMatchObject({
+    code: 1,
+    message: expect.stringMatching(/journal failed/),
+  });
+  await expect(users.insertOne({ _id: 3, email: '3@x' })).rejects.toMatchObject({ code: 1 });
+  // document 2 is in memory but not on disk: no reply may show it
+  await expect(users.findOne({ _id: 2 })).rejects.toMatchObject({ code: 1 });
+  expect(logged.join('\n')).toMatch(/every command fails until restart/);
+  await client.close();
+  await standin.stop();
+
+  const reopened = await startStandin({ dataDir: dir, log: () => undefined });
+  const reader = await MongoClient.connect(reopened.uri);
+  await expect(reader.db('t').collection('users').find({}).toArray()).resolves.toEqual([
+    { _id: 1, email: '1@x' },
+  ]);
+  await reader.close();
+  await reopened.stop();
 });

@@ -17,9 +17,10 @@
  * generations in order, truncates a torn last record (record-file.ts), starts a new
  * generation and, when it replayed anything, snapshots in the background at once: a restart
  * reads one snapshot and at most about `snapshotAfterBytes` of journal (none after a clean
- * stop, which snapshots what the journal holds). A write or fsync that fails leaves the journal failed: the commands waiting are
- * answered with an error and the server refuses later writes (their durability can no longer be
- * promised), while reads still work. `standin.lock` (the owner's pid) keeps a second live
+ * stop, which snapshots what the journal holds). A write or fsync that fails (a full disk) leaves
+ * the journal failed: from then on every command is answered with that error (InternalError),
+ * writes without running, since memory may hold changes the disk does not and no reply may show
+ * them; a restart recovers what was acknowledged. `standin.lock` (the owner's pid) keeps a second live
  * process off the directory; a lock left by a dead process is taken over.
  */
 import {
@@ -305,7 +306,9 @@ export class Journal {
 
   private fail(error: Error): void {
     this.failure = new Error(`the stand-in's journal failed: ${error.message}`);
-    this.options.log(`MongoDB stand-in: ${this.failure.message}; writes are refused until restart`);
+    this.options.log(
+      `MongoDB stand-in: ${this.failure.message}; every command fails until restart`,
+    );
     for (const waiter of this.waiters) waiter.reject(this.failure);
     this.waiters = [];
   }
