@@ -6,8 +6,9 @@
  */
 /**
  * MongoDB's error codes by their codeName (src/mongo/base/error_codes.yml), the one place the
- * stand-in spells a code as a number. Codes mongod only raises as assertions without a name are
- * named `Location<code>`, as mongod reports them.
+ * stand-in spells a code as a number: the codes it raises, and those tests make a failCommand
+ * fail point return (network, shutdown and primary-change errors), so replies carry their
+ * codeName. Codes mongod raises only as unnamed assertions are in LocationCode below.
  */
 export const ErrorCode = {
   InternalError: 1,
@@ -16,7 +17,6 @@ export const ErrorCode = {
   FailedToParse: 9,
   Unauthorized: 13,
   TypeMismatch: 14,
-  InvalidLength: 16,
   NamespaceNotFound: 26,
   IndexNotFound: 27,
   PathNotViable: 28,
@@ -25,8 +25,6 @@ export const ErrorCode = {
   NamespaceExists: 48,
   MaxTimeMSExpired: 50,
   DollarPrefixedFieldName: 52,
-  EmptyFieldName: 56,
-  DottedFieldName: 57,
   CommandNotFound: 59,
   ImmutableField: 66,
   CannotCreateIndex: 67,
