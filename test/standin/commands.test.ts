@@ -198,6 +198,22 @@ describe('explain reports the plan the engine ran', () => {
     expect(explained.executionStats).toMatchObject({ nReturned: 1, totalDocsExamined: 10 });
   });
 
+  test('count without a query reads no document; with one it counts over the scan', () => {
+    const fast = runCommand({ explain: { count: 'c' }, verbosity: 'executionStats' }, context);
+    expect(fast).toMatchObject({
+      queryPlanner: { winningPlan: { stage: 'RECORD_STORE_FAST_COUNT' } },
+      executionStats: { totalDocsExamined: 0 },
+    });
+    const counted = runCommand(
+      { explain: { count: 'c', query: { n: 1 } }, verbosity: 'executionStats' },
+      context,
+    );
+    expect(counted).toMatchObject({
+      queryPlanner: { winningPlan: { stage: 'COUNT', inputStage: { stage: 'COLLSCAN' } } },
+      executionStats: { totalDocsExamined: 10 },
+    });
+  });
+
   test('a missing collection is EOF; unknown verbosities and commands are refused', () => {
     const missing = runCommand({ explain: { find: 'nope' }, verbosity: 'queryPlanner' }, context);
     expect(missing).toMatchObject({ queryPlanner: { winningPlan: { stage: 'EOF' } } });

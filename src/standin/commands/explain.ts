@@ -127,6 +127,14 @@ function explainOne(
     }
     case 'count': {
       const filter = optionalDocument(command, 'query');
+      if (!filter || Object.keys(filter).length === 0) {
+        // The count command answers an empty query from the collection's size, reading nothing.
+        return {
+          plan: { filter, options: {}, execution: emptyExecution() },
+          wrap: () => ({ stage: 'RECORD_STORE_FAST_COUNT' }),
+          nReturned: 0,
+        };
+      }
       const plan = read(filter, {
         skip: optionalNumber(command, 'skip'),
         limit: Math.abs(optionalNumber(command, 'limit') ?? 0),
