@@ -35,6 +35,9 @@ const environmentSchema = z.object({
       message: 'MONGODB_URI must start with mongodb:// or mongodb+srv://',
     },
   ),
+  EMBEDDED_DB: z
+    .enum(['mongod', 'standin'], { error: 'EMBEDDED_DB must be mongod or standin' })
+    .optional(),
   MONGODB_DB: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,63}$/, 'MONGODB_DB must be 1 to 63 letters, digits, _ or -')
