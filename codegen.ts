@@ -8,8 +8,8 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
 const config: CodegenConfig = {
   schema: 'schema.graphql',
   generates: {
-    // Server resolver types: parent values are the MongoDB-side shapes the components return,
-    // so resolvers map documents to the API and the compiler checks every field.
+    // Server resolver types: parent values are the plain domain objects the components return
+    // (never a MongoDB document), so the compiler checks every field resolvers hand over.
     'src/graphql/generated/resolvers-types.ts': {
       plugins: ['typescript', 'typescript-resolvers'],
       config: {
@@ -18,7 +18,8 @@ const config: CodegenConfig = {
         enumsAsTypes: true,
         contextType: '../context.js#GraphQLContext',
         mappers: {
-          User: '../../users/index.js#UserDocument',
+          User: '../../users/index.js#User as UserModel',
+          UserConnection: '../connections.js#UserConnectionSource',
           Sequence: '../../sequences/index.js#SequenceState',
         },
         scalars: { Long: 'number', DateTime: 'Date', ID: 'string' },

@@ -2,6 +2,17 @@
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import graphql from '@graphql-eslint/eslint-plugin';
+
+/** Every kind of schema element that must carry a description (the issue: all of them). */
+const DESCRIBED = {
+  types: true,
+  rootField: true,
+  FieldDefinition: true,
+  InputValueDefinition: true,
+  EnumValueDefinition: true,
+  DirectiveDefinition: true,
+};
 
 export default tseslint.config(
   {
@@ -46,4 +57,58 @@ export default tseslint.config(
       ],
     },
   })),
+  // src/graphql wires the schema to plain domain objects; driver types stay in src/database and
+  // the components (issue 12: resolvers never see a bson Long or a MongoDB document).
+  {
+    files: ['src/graphql/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'mongodb', message: 'src/graphql imports nothing from the driver.' },
+            { name: 'bson', message: 'src/graphql imports nothing from bson.' },
+          ],
+          patterns: [
+            {
+              group: ['mongodb/*', 'bson/*'],
+              message: 'src/graphql imports nothing from the driver.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // The schema: graphql-eslint's recommended and Relay rules. Only the options below differ.
+  {
+    files: ['schema.graphql'],
+    languageOptions: {
+      parser: graphql.parser,
+      parserOptions: { graphQLConfig: { schema: 'schema.graphql' } },
+    },
+    plugins: { '@graphql-eslint': graphql },
+    rules: {
+      ...graphql.configs['flat/schema-recommended'].rules,
+      ...graphql.configs['flat/schema-relay'].rules,
+      '@graphql-eslint/require-description': ['error', DESCRIBED],
+      // Payloads, connections, edges, errors and value objects are not entities: they have no id.
+      '@graphql-eslint/strict-id-in-types': [
+        'error',
+        {
+          exceptions: {
+            types: ['PageInfo', 'MutationError', 'SequenceRange', 'StrategyStats'],
+            suffixes: ['Payload', 'Connection', 'Edge', 'Result'],
+          },
+        },
+      ],
+      // Sequences page forward only (name, then scope); users page both ways.
+      '@graphql-eslint/relay-arguments': ['error', { includeBoth: false }],
+      // Users and sequences are fetched by id or name, not through a global `node(id:)` field; and
+      // bounded lists that are never paged (three strategies, one result per batch input) stay lists.
+      '@graphql-eslint/relay-edge-types': [
+        'error',
+        { shouldImplementNode: false, listTypeCanWrapOnlyEdgeType: false },
+      ],
+    },
+  },
 );

@@ -15,7 +15,7 @@ import { buildPage, servePage, type PageServer } from './support/page-server';
 
 const SCREENSHOT_DIR = path.resolve(__dirname, '../test-output/e2e');
 
-type PageClient = 'fetch' | 'urql';
+type PageClient = 'fetch' | 'urql' | 'apollo';
 
 let browser: Browser;
 let allowedSite: PageServer;
@@ -160,8 +160,8 @@ test('a page on an allowed origin creates users through fetch and through urql, 
   await screenshot(page, 'signup-created-users');
 });
 
-test.each<PageClient>(['fetch', 'urql'])(
-  'a duplicate email sent through %s is shown beside the email field with code BAD_USER_INPUT',
+test.each<PageClient>(['fetch', 'urql', 'apollo'])(
+  'a duplicate email sent through %s is shown beside the email field with code EMAIL_TAKEN',
   async (client) => {
     const email = `taken-${client}@example.test`;
     const first = await service.graphql(
@@ -176,7 +176,7 @@ test.each<PageClient>(['fetch', 'urql'])(
     expect(outcome.state).toBe('error');
     const emailError = page.locator('#email-error');
     await expect(emailError.textContent()).resolves.toMatch(/email/i);
-    await expect(emailError.getAttribute('data-code')).resolves.toBe('BAD_USER_INPUT');
+    await expect(emailError.getAttribute('data-code')).resolves.toBe('EMAIL_TAKEN');
     await expect(page.locator('#email').getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(page.locator('#name-error').textContent()).resolves.toBe('');
     await expect(page.locator('#name').getAttribute('aria-invalid')).resolves.toBeNull();
@@ -191,6 +191,83 @@ test.each<PageClient>(['fetch', 'urql'])(
     await screenshot(page, `signup-duplicate-email-${client}`);
   },
 );
+
+/** The operation names of the page's API requests, as they are sent. */
+function recordOperations(page: Page): string[] {
+  const names: string[] = [];
+  page.on('request', (request) => {
+    if (request.url() !== graphqlUrl || request.method() !== 'POST') return;
+    const body = JSON.parse(request.postData() ?? '{}') as {
+      operationName?: string;
+      query?: string;
+    };
+    names.push(body.operationName ?? /^\s*\w+\s+(\w+)/.exec(body.query ?? '')?.[1] ?? '?');
+  });
+  return names;
+}
+
+async function apolloListed(page: Page): Promise<string[]> {
+  return page.$$eval('#apollo-users li', (items) => items.map((item) => item.textContent ?? ''));
+}
+
+test('Apollo Client: a created user appears in the cached newest-first list without a refetch', async () => {
+  await service.graphql('mutation { createUser(input: { name: "Already here" }) { user { id } } }');
+  const { page } = await openPage(allowedSite);
+  const operations = recordOperations(page);
+  await page.waitForSelector('#apollo-users[data-ready="true"] li');
+  const before = await apolloListed(page);
+
+  const outcome = await submitSignUp(page, { name: 'Barbara Liskov', client: 'apollo' });
+  expect(outcome.state).toBe('ok');
+  await page.waitForFunction(
+    (count) => document.querySelectorAll('#apollo-users li').length === count,
+    before.length + 1,
+  );
+
+  const after = await apolloListed(page);
+  expect(after[0]).toMatch(/^#\d+ Barbara Liskov \(COUNTER\)$/);
+  expect(after.slice(1)).toEqual(before);
+  const ids = await page.$$eval('#apollo-users li', (items) =>
+    items.map((item) => Number((item as HTMLElement).dataset.id)),
+  );
+  expect(ids).toEqual([...ids].sort((a, b) => b - a));
+  // The only request after the page had loaded was the mutation: the list came from the cache.
+  expect(operations).toEqual(['CreateUser']);
+  expect((await storedUsers()).map((user) => user.name)).toContain('Barbara Liskov');
+  await screenshot(page, 'signup-apollo-cached-list');
+});
+
+test('Apollo Client: one valid and one invalid create in one document show the first user and the second error beside its field', async () => {
+  await service.graphql(
+    'mutation { createUser(input: { name: "Owner", email: "pair-taken@example.test" }) { user { id } } }',
+  );
+  const { page } = await openPage(allowedSite);
+  const operations = recordOperations(page);
+  await page.waitForSelector('#apollo-users[data-ready="true"]');
+
+  await page.fill('#first-name', 'Frances Allen');
+  await page.fill('#first-email', 'frances@example.test');
+  await page.fill('#second-name', 'Copycat');
+  await page.fill('#second-email', 'pair-taken@example.test');
+  await page.click('#pair button[type="submit"]');
+  await page.waitForSelector('#pair-status[data-state="error"]');
+
+  const secondError = page.locator('#second-email-error');
+  await expect(secondError.getAttribute('data-code')).resolves.toBe('EMAIL_TAKEN');
+  await expect(secondError.textContent()).resolves.toMatch(/email/i);
+  await expect(page.locator('#second-email').getAttribute('aria-invalid')).resolves.toBe('true');
+  await expect(page.locator('#first-email-error').textContent()).resolves.toBe('');
+  await page.waitForFunction(() =>
+    Array.from(document.querySelectorAll('#apollo-users li')).some((item) =>
+      item.textContent?.includes('Frances Allen'),
+    ),
+  );
+  expect(operations).toEqual(['CreateUserPair']);
+  const stored = await storedUsers();
+  expect(stored.filter((user) => user.email === 'frances@example.test')).toHaveLength(1);
+  expect(stored.filter((user) => user.name === 'Copycat')).toEqual([]);
+  await screenshot(page, 'signup-apollo-pair');
+});
 
 test('a page on an origin not in CORS_ORIGINS is refused by the browser and creates nobody', async () => {
   const { page, consoleMessages } = await openPage(refusedSite);
@@ -214,7 +291,7 @@ test('from an allowed origin, a GET query passes CSRF prevention only with apoll
   const { page } = await openPage(allowedSite);
 
   const answers = await page.evaluate(async (url) => {
-    const query = `${url}?query=${encodeURIComponent('{ nextSequence(name: "userid") }')}`;
+    const query = `${url}?query=${encodeURIComponent('{ strategyStats { strategy } }')}`;
     const ask = async (headers: Record<string, string>) => {
       const response = await fetch(query, { headers });
       return { status: response.status, body: await response.text() };
@@ -226,7 +303,7 @@ test('from an allowed origin, a GET query passes CSRF prevention only with apoll
   expect(answers.plain.body).toContain('Cross-Site Request Forgery');
   expect(answers.preflighted.status).toBe(200);
   expect(JSON.parse(answers.preflighted.body)).toEqual({
-    data: { nextSequence: expect.any(Number) },
+    data: { strategyStats: expect.arrayContaining([{ strategy: 'COUNTER' }]) },
   });
 });
 

@@ -1,13 +1,15 @@
 /**
  * The composition root: the service's components over one database, wired as ARCHITECTURE.md
- * describes: one Sequences, one StrategyStats and one Users (with its BLOCK allocator) per service
- * process. Several processes (or service instances in one test) on one database each build their own.
+ * describes: one Sequences engine, one StrategyStats and one Users (with its BLOCK allocator) per
+ * service process, and the SequenceCatalog over the engine, through which callers reach sequences
+ * (ownership, and `userid` reserved to Users). Several processes (or service instances in one test)
+ * on one database each build their own.
  */
 import type { Db } from 'mongodb';
 import type { Config } from './config.js';
 import { writeConcernOf } from './database/index.js';
 import type { ServiceComponents } from './graphql/context.js';
-import { Sequences } from './sequences/index.js';
+import { SequenceCatalog, Sequences } from './sequences/index.js';
 import { StrategyStats } from './stats/index.js';
 import { Users } from './users/index.js';
 
@@ -23,19 +25,21 @@ export type ComponentsConfig = Pick<
 export function createComponents(db: Db, config: ComponentsConfig): ServiceComponents {
   const writeConcern = writeConcernOf(config);
   const stats = new StrategyStats();
-  const sequences = new Sequences(db, {
+  const counters = new Sequences(db, {
     writeConcern,
     maxTimeMS: config.DB_TIMEOUT_MS,
     onCounterWrite: (key) => stats.recordCounterWrite(key.name),
   });
   const users = new Users({
     db,
-    sequences,
+    sequences: counters,
     stats,
     blockSize: config.ID_BLOCK_SIZE,
     blockSizeMax: config.ID_BLOCK_SIZE_MAX,
     writeConcern,
+    maxTimeMS: config.DB_TIMEOUT_MS,
     optimisticMaxAttempts: config.OPTIMISTIC_MAX_ATTEMPTS,
   });
+  const sequences = new SequenceCatalog(counters, [users.idSequence]);
   return { users, sequences, stats };
 }

@@ -6,6 +6,7 @@
  * safe choice (write concern `majority`, bounded database calls).
  */
 import { z } from 'zod';
+import { parseClientTokens, tokenProblem } from './auth/index.js';
 
 const positiveInt = (name: string, fallback: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce
@@ -34,6 +35,9 @@ const environmentSchema = z.object({
       message: 'MONGODB_URI must start with mongodb:// or mongodb+srv://',
     },
   ),
+  EMBEDDED_DB: z
+    .enum(['mongod', 'standin'], { error: 'EMBEDDED_DB must be mongod or standin' })
+    .optional(),
   MONGODB_DB: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,63}$/, 'MONGODB_DB must be 1 to 63 letters, digits, _ or -')
@@ -61,9 +65,25 @@ const environmentSchema = z.object({
       error: 'LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent',
     })
     .default('info'),
-  ADMIN_TOKEN: optionalText.refine((token) => token === undefined || token.length >= 16, {
-    message: 'ADMIN_TOKEN must be at least 16 characters',
-  }),
+  // Not trimmed: a token is taken exactly as given, and a space in it is refused (src/auth/tokens.ts).
+  ADMIN_TOKEN: z
+    .string()
+    .optional()
+    .transform((token) => (token === '' ? undefined : token))
+    .superRefine((token, ctx) => {
+      const problem = token === undefined ? null : tokenProblem(token);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: `ADMIN_TOKEN ${problem}` });
+    }),
+  CLIENT_TOKENS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const { clients, problems } = parseClientTokens(text);
+      for (const problem of problems) {
+        ctx.addIssue({ code: 'custom', message: `CLIENT_TOKENS: ${problem}` });
+      }
+      return clients;
+    }),
   ID_BLOCK_SIZE: positiveInt('ID_BLOCK_SIZE', 100, 10_000),
   ID_BLOCK_SIZE_MAX: positiveInt('ID_BLOCK_SIZE_MAX', 10_000, 10_000),
   WRITE_CONCERN: z
@@ -87,6 +107,14 @@ const configSchema = environmentSchema.refine((env) => env.ID_BLOCK_SIZE_MAX >= 
 
 export type Config = z.output<typeof configSchema>;
 
+/** A client token equal to the admin token would make that client an admin: refused. */
+function sharedTokenProblem(config: Config): string | null {
+  const shared = config.CLIENT_TOKENS.find(({ token }) => token === config.ADMIN_TOKEN);
+  return shared === undefined
+    ? null
+    : `  CLIENT_TOKENS: the token of client ${shared.client} is also ADMIN_TOKEN`;
+}
+
 /** Thrown for a bad environment; its message lists every problem, one per line. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -94,7 +122,11 @@ export class ConfigError extends Error {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(env);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    const shared = sharedTokenProblem(parsed.data);
+    if (shared === null) return parsed.data;
+    throw new ConfigError(`Invalid configuration:\n${shared}`);
+  }
   const problems = parsed.error.issues.map(
     (issue) => `  ${issue.path.join('.')}: ${issue.message}`,
   );

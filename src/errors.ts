@@ -25,6 +25,11 @@ export class BadUserInputError extends DomainError {
   readonly code = 'BAD_USER_INPUT';
 }
 
+/** The caller's role does not allow this operation (e.g. a client touching `userid`). */
+export class ForbiddenError extends DomainError {
+  readonly code = 'FORBIDDEN';
+}
+
 /**
  * Concurrent writers kept taking what this request needed (an id, a counter update) until its
  * bounded retries ran out. Nothing was stored; the same request may simply be sent again.

@@ -19,7 +19,10 @@ async function databaseUri(
       'MONGODB_URI is required when NODE_ENV=production (no embedded database in production)',
     );
   }
-  const embedded = await startEmbeddedDatabase(logger);
+  const embedded = await startEmbeddedDatabase(logger, {
+    force: config.EMBEDDED_DB,
+    dbName: config.MONGODB_DB,
+  });
   return { uri: embedded.uri, embedded };
 }
 

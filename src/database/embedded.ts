@@ -1,44 +1,85 @@
 /**
- * The database `npm start` uses when MONGODB_URI is unset, so the service runs out of the box.
+ * The database `npm start` uses when MONGODB_URI is unset, so the service runs out of the box
+ * and keeps its data across restarts. Production never gets here.
  *
- * Order: a real `mongod` through mongodb-memory-server, data kept in `./.data` across restarts,
- * when a binary is already on this machine (MONGOMS_SYSTEM_BINARY or memory-server's cache;
- * nothing is downloaded here, so an offline start never waits on the network); otherwise the
- * project's wire-protocol stand-in, loaded lazily so production code never loads it, with a loud
- * warning that the data lives in memory and this is not MongoDB. Production never gets here.
+ * Order: a real `mongod` through mongodb-memory-server, with its data in `./.data/mongod`, when
+ * a binary is on this machine (MONGOMS_SYSTEM_BINARY or memory-server's cache) or its download
+ * host answers a short probe (memory-server then downloads it, printing its progress); otherwise,
+ * or when that fails, the project's wire-protocol stand-in with its data in `./.data/standin`
+ * (journaled: what it acknowledged survives a crash), loaded lazily so production code never
+ * loads it. `EMBEDDED_DB=mongod|standin` forces one (a forced mongod that cannot start is an
+ * error, not a fallback). Either listens on 127.0.0.1:27018 when that port is free, else on a
+ * free port, and the start-up line names the database with a URI to paste into mongosh.
  */
 import { mkdir } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
 
+export type EmbeddedKind = 'mongod' | 'standin';
+
 export interface EmbeddedDatabase {
   uri: string;
-  kind: 'memory-server' | 'standin';
+  kind: EmbeddedKind;
   stop(): Promise<void>;
 }
 
-const EMBEDDED_DATA_DIR = path.resolve('.data');
+export interface EmbeddedOptions {
+  /** EMBEDDED_DB: skip the pick */
+  force?: EmbeddedKind;
+  /** the service's database, for the mongosh URI */
+  dbName: string;
+}
 
-async function locateMongod(logger: Logger): Promise<string | undefined> {
+/** The port the embedded database prefers, beside mongod's default so both can run. */
+export const EMBEDDED_PORT = 27018;
+const DATA_ROOT = path.resolve('.data');
+const DOWNLOAD_PROBE_MS = 1_500;
+
+/** A `mongod` already on this machine (MONGOMS_SYSTEM_BINARY or memory-server's cache). */
+export async function localMongod(
+  onUnusable: (err: unknown) => void = () => undefined,
+): Promise<string | undefined> {
   const { DryMongoBinary } = await import('mongodb-memory-server');
   try {
     return await DryMongoBinary.locateBinary(DryMongoBinary.getEnsuredOptions());
   } catch (err) {
-    logger.warn({ err }, 'MONGOMS_SYSTEM_BINARY does not name a usable mongod');
+    onUnusable(err);
     return undefined;
   }
 }
 
-async function startMemoryServer(binary: string): Promise<EmbeddedDatabase> {
+/** One HEAD request to memory-server's download mirror: can a download possibly succeed? */
+export async function downloadHostAnswers(): Promise<boolean> {
+  const mirror = process.env.MONGOMS_DOWNLOAD_MIRROR ?? 'https://fastdl.mongodb.org';
+  try {
+    await fetch(mirror, { method: 'HEAD', signal: AbortSignal.timeout(DOWNLOAD_PROBE_MS) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** EMBEDDED_PORT when nothing listens there, else 0 (any free port). */
+async function preferredPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(0));
+    probe.listen(EMBEDDED_PORT, '127.0.0.1', () => probe.close(() => resolve(EMBEDDED_PORT)));
+  });
+}
+
+async function startMongod(binary: string | undefined): Promise<EmbeddedDatabase> {
   const { MongoMemoryServer } = await import('mongodb-memory-server');
-  await mkdir(EMBEDDED_DATA_DIR, { recursive: true });
+  const dbPath = path.join(DATA_ROOT, 'mongod');
+  await mkdir(dbPath, { recursive: true });
   const server = await MongoMemoryServer.create({
-    binary: { systemBinary: binary },
-    instance: { dbPath: EMBEDDED_DATA_DIR, storageEngine: 'wiredTiger' },
+    ...(binary ? { binary: { systemBinary: binary } } : {}),
+    instance: { dbPath, storageEngine: 'wiredTiger', port: await preferredPort() },
   });
   return {
     uri: server.getUri(),
-    kind: 'memory-server',
+    kind: 'mongod',
     stop: async () => {
       await server.stop({ doCleanup: false });
     },
@@ -47,28 +88,55 @@ async function startMemoryServer(binary: string): Promise<EmbeddedDatabase> {
 
 async function startStandinDatabase(): Promise<EmbeddedDatabase> {
   const { startStandin } = await import('../standin/index.js');
-  const standin = await startStandin();
+  const dataDir = path.join(DATA_ROOT, 'standin');
+  const standin = await startStandin({ port: await preferredPort(), dataDir }).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') throw error;
+      return startStandin({ port: 0, dataDir }); // the preferred port was taken since the probe
+    },
+  );
   return { uri: standin.uri, kind: 'standin', stop: () => standin.stop() };
 }
 
-export async function startEmbeddedDatabase(logger: Logger): Promise<EmbeddedDatabase> {
-  const binary = await locateMongod(logger);
-  if (binary !== undefined) {
-    const database = await startMemoryServer(binary);
-    logger.info(
-      { binary, dbPath: EMBEDDED_DATA_DIR },
-      'embedded MongoDB (mongodb-memory-server) started',
-    );
-    return database;
-  }
-  const database = await startStandinDatabase();
-  logger.warn(
-    '\n' +
-      '  *****************************************************************************\n' +
-      '  *  No MONGODB_URI and no mongod binary: running on the built-in STAND-IN.   *\n' +
-      '  *  This is NOT MongoDB. Data lives in memory and is LOST when the process   *\n' +
-      '  *  stops. Set MONGODB_URI to use a real MongoDB.                            *\n' +
-      '  *****************************************************************************',
+async function pickMongod(logger: Logger): Promise<EmbeddedDatabase | undefined> {
+  const binary = await localMongod((err) =>
+    logger.warn({ err }, 'MONGOMS_SYSTEM_BINARY does not name a usable mongod'),
   );
+  if (binary === undefined && !(await downloadHostAnswers())) return undefined;
+  try {
+    return await startMongod(binary);
+  } catch (err) {
+    logger.warn({ err }, 'mongodb-memory-server could not start a mongod; using the stand-in');
+    return undefined;
+  }
+}
+
+const STANDIN_WARNING = [
+  '  *******************************************************************************',
+  '  *  No MONGODB_URI and no mongod to be had: running on the built-in STAND-IN.  *',
+  '  *  This is NOT MongoDB: it implements what this service uses and refuses the  *',
+  '  *  rest. Set MONGODB_URI (or EMBEDDED_DB=mongod) to use a real MongoDB.       *',
+  '  *******************************************************************************',
+].join('\n');
+
+export async function startEmbeddedDatabase(
+  logger: Logger,
+  options: EmbeddedOptions,
+): Promise<EmbeddedDatabase> {
+  const mongod =
+    options.force === 'standin'
+      ? undefined
+      : options.force === 'mongod'
+        ? await startMongod(await localMongod())
+        : await pickMongod(logger);
+  const database = mongod ?? (await startStandinDatabase());
+  const what =
+    database.kind === 'mongod'
+      ? 'MongoDB (mongod via mongodb-memory-server)'
+      : 'the MongoDB stand-in (not MongoDB)';
+  logger.info(
+    `embedded database: ${what}, data in ${path.join(DATA_ROOT, database.kind)}; mongosh ${database.uri}${options.dbName}`,
+  );
+  if (database.kind === 'standin') logger.warn(`\n${STANDIN_WARNING}`);
   return database;
 }

@@ -1,6 +1,13 @@
-/** Connecting to MongoDB: client options, the embedded database, duplicate-key recognition. */
+/**
+ * Connecting to MongoDB and everything that knows the driver: client options, the embedded
+ * database, duplicate-key recognition, transient-error classification.
+ */
 export { connectDatabase, pingDatabase, clientOptions, writeConcernOf } from './connect.js';
 export type { DatabaseConfig } from './connect.js';
 export { startEmbeddedDatabase } from './embedded.js';
 export type { EmbeddedDatabase } from './embedded.js';
 export { isDuplicateKeyError, duplicateKeyFields, DUPLICATE_KEY } from './duplicate-key.js';
+export { isTransientDatabaseError, TRANSIENT_SERVER_CODES } from './transient.js';
+export { beforeWrite, type WriteOptions } from './write-options.js';
+export { isNamespaceNotFound, NAMESPACE_NOT_FOUND } from './namespace.js';
+export { boundedCollection, type BoundedCollection } from './command-options.js';

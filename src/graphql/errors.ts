@@ -1,77 +1,55 @@
 /**
- * The one place errors become what clients see (`extensions.code`, `field`, `retryable`).
+ * The one place errors become what clients see: `MutationError` data for expected failures, and
+ * top-level errors (`extensions.code`, `field`, `retryable`) for everything request-level.
  *
  * - DomainError (src/errors.ts and its subclasses): its code, field and retryable, its message.
- * - The database unreachable, timing out, stepping down or failing a write concern:
- *   SERVICE_UNAVAILABLE, retryable, with a generic message (the outcome of a write is unknown, so
- *   clients retry with an idempotency key).
+ * - A transient database condition (`isTransientDatabaseError`, src/database: unreachable, timing
+ *   out, stepping down, failing a write concern, ...): SERVICE_UNAVAILABLE, retryable, with a
+ *   generic message (the outcome of a write is unknown, so clients retry with an idempotency key).
  * - A scalar refusing its input: BAD_USER_INPUT, also when graphql-js reports it as a validation
  *   failure of a literal.
- * - Apollo's own errors (parse, validation, BAD_REQUEST...): unchanged.
+ * - Apollo's own errors (parse, validation, BAD_REQUEST...): unchanged, except those it leaves
+ *   without a code though they are the client's (`clientCodeOf`): BAD_REQUEST or BAD_USER_INPUT.
  * - Anything else is a bug: INTERNAL_SERVER_ERROR with a generic message; the detail goes to the log
  *   only. Stack traces are added by Apollo outside production and never in it.
  */
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { ApolloServerErrorCode } from '@apollo/server/errors';
 import {
-  MongoBulkWriteError,
-  MongoError,
-  MongoNetworkError,
-  MongoNotConnectedError,
-  MongoOperationTimeoutError,
-  MongoServerClosedError,
-  MongoServerSelectionError,
-  MongoTopologyClosedError,
-  MongoWriteConcernError,
-} from 'mongodb';
+  GraphQLEnumType,
+  GraphQLError,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
+import { ApolloServerErrorCode } from '@apollo/server/errors';
+import { isTransientDatabaseError } from '../database/index.js';
 import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { ErrorCode, MutationError } from './generated/resolvers-types.js';
 import { ScalarInputError } from './scalars.js';
-
-/** Refused because the request lacks the admin bearer token. */
-export class ForbiddenError extends DomainError {
-  readonly code = 'FORBIDDEN';
-}
 
 const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
 const UNAVAILABLE_MESSAGE =
   'The database is unavailable right now; retry the request (with its idempotency key).';
 const INTERNAL_MESSAGE = 'Internal server error';
 
-/** Server error codes that mean "not now" rather than "never": shutdown, stepdown, time limits. */
-const TRANSIENT_SERVER_CODES = new Set([
-  6, 7, 50, 64, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436,
-]);
+/**
+ * graphql-js stops coercing variables after 50 errors with this error, which carries no code (so
+ * Apollo would call it internal); it is the client's input, like the 50 errors before it.
+ */
+const TOO_MANY_VARIABLE_ERRORS = 'Too many errors processing variables';
 
 /**
- * Pool errors the driver does not export as classes: no connection free within waitQueueTimeoutMS,
- * or the pool closed under the request (shutdown, failover).
+ * The client's mistake, though Apollo gives it no code: an error raised before execution (no
+ * path) that Apollo itself answers with a 4xx (a persisted-query hash that does not match its
+ * query, an unsupported persisted-query version), or graphql-js giving up on bad variables.
  */
-const UNAVAILABLE_DRIVER_ERROR_NAMES = new Set([
-  'MongoWaitQueueTimeoutError',
-  'MongoPoolClosedError',
-]);
-
-/** True when the error says the database could not be used in time, not that the request was wrong. */
-function isDatabaseUnavailable(err: unknown): boolean {
-  if (!(err instanceof MongoError)) return false;
-  if (
-    UNAVAILABLE_DRIVER_ERROR_NAMES.has(err.name) ||
-    err instanceof MongoNetworkError ||
-    err instanceof MongoServerSelectionError ||
-    err instanceof MongoOperationTimeoutError ||
-    err instanceof MongoNotConnectedError ||
-    err instanceof MongoTopologyClosedError ||
-    err instanceof MongoServerClosedError ||
-    err instanceof MongoWriteConcernError
-  ) {
-    return true;
-  }
-  // An unordered insert whose writes were applied but whose write concern was not satisfied.
-  if (err instanceof MongoBulkWriteError && err.result?.getWriteConcernError()) return true;
-  if (err.hasErrorLabel('RetryableWriteError') || err.hasErrorLabel('TransientTransactionError'))
-    return true;
-  return typeof err.code === 'number' && TRANSIENT_SERVER_CODES.has(err.code);
+function clientCodeOf(error: GraphQLError): string | null {
+  if (error.path !== undefined) return null;
+  if (error.message.startsWith(TOO_MANY_VARIABLE_ERRORS))
+    return ApolloServerErrorCode.BAD_USER_INPUT;
+  const status = (error.extensions.http as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500
+    ? ApolloServerErrorCode.BAD_REQUEST
+    : null;
 }
 
 /** The errors a GraphQLError wraps, outermost first (resolver errors, validation of literals). */
@@ -109,7 +87,7 @@ export function createErrorFormatter(logger: Logger) {
           ...(cause.retryable === undefined ? {} : { retryable: cause.retryable }),
         });
       }
-      if (isDatabaseUnavailable(cause)) {
+      if (isTransientDatabaseError(cause)) {
         logger.warn({ err: cause, path: formatted.path }, 'database unavailable');
         return withExtensions(formatted, UNAVAILABLE_MESSAGE, {
           code: SERVICE_UNAVAILABLE,
@@ -124,11 +102,11 @@ export function createErrorFormatter(logger: Logger) {
       }
     }
     const original = [...causes(error)].at(-1);
-    if (
-      original instanceof GraphQLError ||
-      formatted.extensions?.code !== ApolloServerErrorCode.INTERNAL_SERVER_ERROR
-    ) {
+    if (formatted.extensions?.code !== ApolloServerErrorCode.INTERNAL_SERVER_ERROR)
       return formatted;
+    if (original instanceof GraphQLError) {
+      const code = clientCodeOf(original);
+      return code === null ? formatted : withExtensions(formatted, formatted.message, { code });
     }
     logger.error({ err: original, path: formatted.path }, 'unexpected error in a GraphQL request');
     return withExtensions(formatted, INTERNAL_MESSAGE, {
@@ -137,11 +115,37 @@ export function createErrorFormatter(logger: Logger) {
   };
 }
 
-/** The shape an item error of `createUsers` takes: the same code and field as a top-level error. */
-export function itemErrorOf(error: DomainError): {
-  code: string;
-  message: string;
-  field: string | null;
-} {
-  return { code: error.code, message: error.message, field: error.field ?? null };
+/**
+ * Errors as data (issue 12): a DomainError whose code is a value of the schema's `ErrorCode` enum is
+ * an expected failure, returned in its payload's `error` (or a `createUsers` item's). Any other error
+ * (authentication, a deadline, the database unavailable, a bug) is request-level and rethrown, so
+ * it becomes a top-level error through `formatError`. The enum in schema.graphql is the one list.
+ */
+export function mutationErrorOf(error: unknown, schema: GraphQLSchema): MutationError {
+  const codes = schema.getType('ErrorCode');
+  if (
+    !(error instanceof DomainError) ||
+    !(codes instanceof GraphQLEnumType) ||
+    codes.getValue(error.code) === undefined
+  ) {
+    throw error;
+  }
+  return {
+    code: error.code as ErrorCode,
+    message: error.message,
+    field: error.field ?? null,
+    retryable: error.retryable ?? false,
+  };
+}
+
+/** Runs `work`; an expected failure comes back as `{ error }`, anything else is thrown. */
+export async function orMutationError<T>(
+  work: () => Promise<T>,
+  schema: GraphQLSchema,
+): Promise<{ value: T; error?: undefined } | { error: MutationError }> {
+  try {
+    return { value: await work() };
+  } catch (error) {
+    return { error: mutationErrorOf(error, schema) };
+  }
 }

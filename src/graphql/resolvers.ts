@@ -3,121 +3,232 @@
  *
  * No MongoDB access, no business rule and no input validation lives here: components own all three
  * (names, counts, page sizes and user input are checked where they are used, with the GraphQL
- * argument as `field`, and `users.assertIdIsFree` guards moving the `userid` counter); the only
- * rule here is who may call `setSequence`. Numbers leave as JS
- * numbers (the Long scalar refuses anything it cannot send exactly); user ids leave as decimal
- * strings of the Int64 `_id`.
+ * argument as `field`; the sequence catalog owns ownership and the `userid` rules) and hand over
+ * plain domain objects (`User`, `SequenceState`). Who may call each root field is decided by
+ * src/auth (`authorized` asks it before every root field runs, and refuses to start one after the
+ * request's deadline). Expected failures of mutations become data (`orMutationError`, one model for
+ * every mutation and every `createUsers` item); everything else stays a top-level error. Every
+ * write gets the request's signal.
  */
+import type { GraphQLResolveInfo } from 'graphql';
+import { authorize, requiredRole, sequenceAccess } from '../auth/index.js';
 import type { SequenceKey } from '../sequences/index.js';
-import type { UserDocument } from '../users/index.js';
-import { ForbiddenError, itemErrorOf } from './errors.js';
-import type { Resolvers } from './generated/resolvers-types.js';
-import { DateTimeScalar, LongScalar } from './scalars.js';
-
-/** The counter that feeds `users._id`; only it has a drift. */
-const USER_ID_SEQUENCE = 'userid';
+import type { UserOrder as DomainUserOrder } from '../users/index.js';
+import { sequenceConnection, userConnection, userEdge } from './connections.js';
+import type { GraphQLContext } from './context.js';
+import { mutationErrorOf, orMutationError } from './errors.js';
+import type { Resolvers, UserOrder } from './generated/resolvers-types.js';
 
 const sequenceKey = (name: string, scope: string | null | undefined): SequenceKey => ({
   name,
   scope: scope ?? null,
 });
 
-const isUserIdCounter = (key: SequenceKey) =>
-  key.name === USER_ID_SEQUENCE && (key.scope ?? null) === null;
+const ORDER: Record<UserOrder, DomainUserOrder> = { ID_ASC: 'ASC', ID_DESC: 'DESC' };
 
-const userId = (user: UserDocument) => user._id.toString();
+/** The page arguments of `users` and `invitees`, as the users component takes them. */
+interface PageArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+  order: UserOrder;
+}
+
+const pageRequest = ({ first, after, last, before, order }: PageArgs) => ({
+  first,
+  after,
+  last,
+  before,
+  order: ORDER[order],
+});
+
+type RootResolver = (
+  parent: unknown,
+  args: unknown,
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+) => unknown;
+
+/**
+ * Every field of `fields` (root fields, and the fields that lead to other users), checked against
+ * the authorization table and the request's deadline before it runs.
+ */
+function authorized<Fields extends object>(
+  type: 'Query' | 'Mutation' | 'User',
+  fields: Fields,
+): Fields {
+  return Object.fromEntries(
+    Object.entries(fields as Record<string, RootResolver>).map(([field, resolve]) => [
+      field,
+      ((parent, args, context, info) => {
+        context.budget.signal.throwIfAborted();
+        authorize(context.caller, requiredRole(type, field), field);
+        return resolve(parent, args, context, info);
+      }) satisfies RootResolver,
+    ]),
+  ) as Fields;
+}
 
 export const resolvers: Resolvers = {
-  Long: LongScalar,
-  DateTime: DateTimeScalar,
+  Query: authorized('Query', {
+    user: (_parent, { id }, { userLoader }) => userLoader.load(id),
 
-  Query: {
-    user: (_parent, { id }, { users }) => users.findById(id),
+    userByEmail: (_parent, { email }, { users }) => users.findByEmail(email),
 
-    users: async (_parent, { first, after }, { users }) => {
-      const page = await users.page(first ?? 20, after);
-      return {
-        edges: page.users.map((user) => ({ cursor: userId(user), node: user })),
-        pageInfo: {
-          hasNextPage: page.hasNextPage,
-          endCursor: page.users.length === 0 ? null : userId(page.users[page.users.length - 1]),
-        },
-      };
-    },
+    users: async (_parent, { filter, ...args }, { users }) =>
+      userConnection(
+        await users.page({
+          ...pageRequest(args),
+          filter: {
+            createdWith: filter?.createdWith ?? undefined,
+            invitedById: filter?.invitedById ?? undefined,
+          },
+        }),
+      ),
 
-    nextSequence: (_parent, { name, scope }, { sequences }) =>
-      sequences.peekNext(sequenceKey(name, scope)),
+    sequence: (_parent, { name, scope }, { sequences, caller }) =>
+      sequences.get(sequenceKey(name, scope), sequenceAccess(caller)),
 
-    sequences: (_parent, { scope }, { sequences }) =>
-      sequences.list(scope === undefined ? {} : { scope }),
+    sequences: async (_parent, { first, after, scope }, { sequences, caller }) =>
+      sequenceConnection(
+        await sequences.list(
+          { first, after, ...(scope === undefined ? {} : { scope }) },
+          sequenceAccess(caller),
+        ),
+        after,
+      ),
+
+    nextSequence: (_parent, { name, scope }, { sequences, caller }) =>
+      sequences.peekNext(sequenceKey(name, scope), sequenceAccess(caller)),
 
     strategyStats: (_parent, _args, { stats }) => stats.snapshot(),
-  },
+  } satisfies Resolvers['Query']),
 
-  Mutation: {
-    createUser: async (_parent, { input, strategy }, { users }) => {
-      const created = await users.createUser(input, strategy);
-      return {
-        user: created.user,
-        strategy,
-        attempts: created.attempts,
-        replayed: created.replayed,
-      };
+  Mutation: authorized('Mutation', {
+    createUser: async (_parent, { input, strategy }, { users, budget }, info) => {
+      const created = await orMutationError(
+        () => users.createUser(input, strategy, { signal: budget.signal }),
+        info.schema,
+      );
+      if (created.error !== undefined) return { strategy, error: created.error };
+      const { user, attempts, replayed } = created.value;
+      return { strategy, user, userEdge: userEdge(user), attempts, replayed, error: null };
     },
 
-    createUsers: async (_parent, { inputs, strategy }, { users }) => {
-      const outcomes = await users.createUsers(inputs, strategy);
-      const results = outcomes.map((outcome, index) =>
+    createUsers: async (_parent, { inputs, strategy }, { users, budget }, info) => {
+      const batch = await orMutationError(
+        () => users.createUsers(inputs, strategy, { signal: budget.signal }),
+        info.schema,
+      );
+      if (batch.error !== undefined) {
+        return { strategy, results: [], created: 0, failed: 0, error: batch.error };
+      }
+      const results = batch.value.map((outcome, index) =>
         'user' in outcome
-          ? { index, user: outcome.user, error: null }
-          : { index, user: null, error: itemErrorOf(outcome.error) },
+          ? { index, user: outcome.user, userEdge: userEdge(outcome.user), error: null }
+          : {
+              index,
+              user: null,
+              userEdge: null,
+              error: mutationErrorOf(outcome.error, info.schema),
+            },
       );
       const created = results.filter((result) => result.user !== null).length;
-      return { strategy, results, created, failed: results.length - created };
+      return { strategy, results, created, failed: results.length - created, error: null };
     },
 
-    createSequence: (_parent, { input }, { sequences }) => {
-      const key = sequenceKey(input.name, input.scope);
-      return sequences.create({
-        ...key,
-        ...(input.start === null || input.start === undefined ? {} : { start: input.start }),
-        ...(input.step === null || input.step === undefined ? {} : { step: input.step }),
-        ...(input.max === null || input.max === undefined ? {} : { max: input.max }),
-      });
-    },
-
-    allocateSequence: async (_parent, { name, count, scope }, { sequences }) => {
-      const key = sequenceKey(name, scope);
-      const range = await sequences.allocate(key, count ?? 1);
-      return { name: key.name, scope: key.scope ?? null, ...range };
-    },
-
-    setSequence: (_parent, { name, value, scope }, context) => {
-      if (!context.isAdmin) {
-        throw new ForbiddenError(
-          'setSequence needs the admin token (Authorization: Bearer <ADMIN_TOKEN>)',
-        );
-      }
-      const key = sequenceKey(name, scope);
-      return context.sequences.setValue(
-        key,
-        value,
-        isUserIdCounter(key) ? (next) => context.users.assertIdIsFree(next) : undefined,
+    updateUser: async (_parent, { id, input }, { users, budget }, info) => {
+      const updated = await orMutationError(
+        () =>
+          users.updateUser(
+            id,
+            {
+              ...(input.name === undefined || input.name === null ? {} : { name: input.name }),
+              ...(input.email === undefined ? {} : { email: input.email }),
+            },
+            { signal: budget.signal },
+          ),
+        info.schema,
       );
+      return updated.error !== undefined
+        ? { user: null, error: updated.error }
+        : { user: updated.value, error: null };
     },
+
+    deleteUser: async (_parent, { id }, { users, budget }, info) => {
+      const deleted = await orMutationError(
+        () => users.deleteUser(id, { signal: budget.signal }),
+        info.schema,
+      );
+      return deleted.error !== undefined
+        ? { deletedUserId: null, user: null, error: deleted.error }
+        : { deletedUserId: deleted.value.id, user: deleted.value, error: null };
+    },
+
+    createSequence: async (_parent, { input }, { sequences, caller, budget }, info) => {
+      const created = await orMutationError(
+        () =>
+          sequences.create(
+            {
+              ...sequenceKey(input.name, input.scope),
+              ...(input.start === null || input.start === undefined ? {} : { start: input.start }),
+              ...(input.step === null || input.step === undefined ? {} : { step: input.step }),
+              ...(input.max === null || input.max === undefined ? {} : { max: input.max }),
+            },
+            sequenceAccess(caller),
+            { signal: budget.signal },
+          ),
+        info.schema,
+      );
+      return created.error !== undefined
+        ? { sequence: null, error: created.error }
+        : { sequence: created.value, error: null };
+    },
+
+    allocateSequence: async (_parent, { name, count, scope }, context, info) => {
+      const allocated = await orMutationError(
+        () =>
+          context.sequences.allocate(
+            sequenceKey(name, scope),
+            count ?? 1,
+            sequenceAccess(context.caller),
+            { signal: context.budget.signal },
+          ),
+        info.schema,
+      );
+      return allocated.error !== undefined
+        ? { range: null, sequence: null, error: allocated.error }
+        : { ...allocated.value, error: null };
+    },
+
+    setSequence: async (_parent, { name, value, scope }, context, info) => {
+      const set = await orMutationError(
+        () =>
+          context.sequences.setValue(
+            sequenceKey(name, scope),
+            value,
+            sequenceAccess(context.caller),
+            {
+              signal: context.budget.signal,
+            },
+          ),
+        info.schema,
+      );
+      return set.error !== undefined
+        ? { sequence: null, error: set.error }
+        : { sequence: set.value, error: null };
+    },
+  } satisfies Resolvers['Mutation']),
+
+  UserConnection: {
+    totalCount: (connection) => connection.totalCount(),
   },
 
-  Sequence: {
-    drift: async (sequence, _args, { users }) =>
-      isUserIdCounter(sequence) ? sequence.value - (await users.maxId()) : null,
-  },
-
-  User: {
-    id: (user) => userId(user),
-    email: (user) => user.email ?? null,
+  User: authorized('User', {
     invitedBy: (user, _args, { userLoader }) =>
-      user.invitedById === undefined || user.invitedById === null
-        ? null
-        : userLoader.load(user.invitedById.toNumber()),
-  },
+      user.invitedById === null ? null : userLoader.load(user.invitedById),
+    invitees: async (user, args, { inviteesLoader }) =>
+      userConnection(await inviteesLoader.load({ ...pageRequest(args), inviterId: user.id })),
+  } satisfies Resolvers['User']),
 };

@@ -7,8 +7,13 @@
  * rounds: a value the service cannot send exactly is an internal error, not a wrong number.
  *
  * `DateTime`: an instant as an ISO-8601 UTC string.
+ *
+ * Only coercion lives here; names, descriptions and `@specifiedBy` live in schema.graphql, the one
+ * source. So these are not `GraphQLScalarType`s: graphql-tools copies every own property of a
+ * resolver scalar over the SDL's type, an undefined `description` and `specifiedByURL` included,
+ * and introspection then lost both. The `__`-prefixed functions set only the coercion.
  */
-import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { GraphQLError, Kind, type ValueNode } from 'graphql';
 
 /** An input the client must correct, raised while coercing a scalar (variables or literals). */
 export class ScalarInputError extends GraphQLError {
@@ -56,16 +61,15 @@ function longFromOutput(value: unknown): number {
   throw new GraphQLError(`Long cannot represent ${String(value)} exactly`);
 }
 
-export const LongScalar = new GraphQLScalarType<number, number>({
-  name: 'Long',
-  serialize: longFromOutput,
-  parseValue: longFromInput,
-  parseLiteral(ast: ValueNode) {
+const longCoercion = {
+  __serialize: longFromOutput,
+  __parseValue: longFromInput,
+  __parseLiteral(ast: ValueNode): number {
     if (ast.kind === Kind.INT || ast.kind === Kind.STRING) return longFromInput(ast.value);
     if (ast.kind === Kind.FLOAT) throw new ScalarInputError('Long must be a whole number');
     throw new ScalarInputError('Long must be a whole number or a string of digits');
   },
-});
+};
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -79,17 +83,19 @@ function dateFromInput(value: unknown): Date {
   );
 }
 
-export const DateTimeScalar = new GraphQLScalarType<Date, string>({
-  name: 'DateTime',
-  serialize(value) {
+const dateTimeCoercion = {
+  __serialize(value: unknown): string {
     const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : null;
     if (date === null || Number.isNaN(date.getTime())) {
       throw new GraphQLError(`DateTime cannot represent ${String(value)}`);
     }
     return date.toISOString();
   },
-  parseValue: dateFromInput,
-  parseLiteral(ast: ValueNode) {
+  __parseValue: dateFromInput,
+  __parseLiteral(ast: ValueNode): Date {
     return dateFromInput(ast.kind === Kind.STRING ? ast.value : undefined);
   },
-});
+};
+
+/** The custom scalars' coercion, as resolvers beside the typed ones (src/graphql/server.ts). */
+export const scalarResolvers = { Long: longCoercion, DateTime: dateTimeCoercion };

@@ -20,9 +20,13 @@ import type { Logger } from '../logger.js';
 import type { GraphQLContext } from './context.js';
 import { createErrorFormatter } from './errors.js';
 import { resolvers } from './resolvers.js';
+import { scalarResolvers } from './scalars.js';
 import { loadTypeDefs } from './schema.js';
 
-/** The operation the Sandbox opens with, so a first visit can create a user with one click. */
+/**
+ * The operation the Sandbox opens with, so a first visit can create a user with one click (and sees
+ * where an expected failure comes back: the payload's `error`).
+ */
 const EXAMPLE_OPERATION = `# Create a user; its id comes from the chosen strategy (COUNTER, OPTIMISTIC_LOOP or BLOCK).
 mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {
   createUser(input: $input, strategy: $strategy) {
@@ -35,6 +39,11 @@ mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {
     }
     attempts
     replayed
+    error {
+      code
+      message
+      field
+    }
   }
 }
 `;
@@ -44,7 +53,7 @@ mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {
  * field and two levels of inviters costs about 11,600, three levels about 18,800. The limit lets
  * the first through and refuses the second (each level is one batched lookup, so two is plenty).
  */
-const GRAPHQL_LIMITS = {
+export const GRAPHQL_LIMITS = {
   maxDepth: 10,
   maxCost: 15_000,
   maxAliases: 15,
@@ -81,7 +90,7 @@ export function createApolloServer(
       });
   return new ApolloServer<GraphQLContext>({
     typeDefs: loadTypeDefs(),
-    resolvers,
+    resolvers: [resolvers, scalarResolvers],
     validationRules: armor.validationRules,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     plugins: [...armor.plugins, ApolloServerPluginDrainHttpServer({ httpServer }), landingPage],

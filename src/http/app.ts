@@ -4,7 +4,8 @@
  *
  * `/health` answers 200 while the process runs, whatever the database does (a liveness probe must
  * not restart a healthy process during a database outage); `/ready` pings the database with a short
- * timeout and answers 503 while it cannot be reached. Outside production `GET /` leads to the
+ * timeout and answers 503 while it cannot be reached or while the users' unique indexes are missing
+ * (a database swapped for an empty one, a dropped collection) and being rebuilt. Outside production `GET /` leads to the
  * Apollo Sandbox landing page served at `/graphql`.
  */
 import type { ApolloServer } from '@apollo/server';
@@ -12,6 +13,13 @@ import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
 import express, { type Express } from 'express';
 import type { MongoClient } from 'mongodb';
+import {
+  authorize,
+  createAuthenticator,
+  ENDPOINT_ACCESS,
+  openAccessWarning,
+  UnauthenticatedError,
+} from '../auth/index.js';
 import type { Config } from '../config.js';
 import { pingDatabase } from '../database/index.js';
 import {
@@ -19,16 +27,23 @@ import {
   type GraphQLContext,
   type ServiceComponents,
 } from '../graphql/context.js';
+import { GRAPHQL_LIMITS } from '../graphql/server.js';
 import type { Logger } from '../logger.js';
 import { corsOptions } from './cors.js';
-import { batchLimit, jsonErrorHandler, requestTimeout } from './limits.js';
+import { batchLimit, jsonErrorHandler, requestBounds, requestTimeout } from './limits.js';
+import './request-locals.js';
 
 /** How long `/ready` waits for the database's answer to a ping. */
 const READY_PING_TIMEOUT_MS = 2_000;
 
 export type AppConfig = Pick<
   Config,
-  'NODE_ENV' | 'CORS_ORIGINS' | 'ADMIN_TOKEN' | 'BODY_LIMIT' | 'REQUEST_TIMEOUT_MS'
+  | 'NODE_ENV'
+  | 'CORS_ORIGINS'
+  | 'ADMIN_TOKEN'
+  | 'CLIENT_TOKENS'
+  | 'BODY_LIMIT'
+  | 'REQUEST_TIMEOUT_MS'
 >;
 
 export interface AppDeps {
@@ -43,19 +58,37 @@ export function createApp({ config, apollo, client, components, logger }: AppDep
   const app = express();
   app.disable('x-powered-by');
   app.set('env', config.NODE_ENV);
+  const openAccess = openAccessWarning(config);
+  if (openAccess !== null) logger.warn(openAccess);
 
+  // First, before anything that reads headers or bodies: a liveness probe costs nothing.
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
 
   app.get('/ready', async (_req, res) => {
     const reachable = await pingDatabase(client, READY_PING_TIMEOUT_MS);
-    res
-      .status(reachable ? 200 : 503)
-      .json({ status: reachable ? 'ready' : 'database unreachable' });
+    // Only ready once the unique indexes writes depend on exist (asking starts their rebuild).
+    const indexed = reachable && (await components.users.indexesReady());
+    const status = !reachable ? 'database unreachable' : indexed ? 'ready' : 'indexes rebuilding';
+    res.status(indexed ? 200 : 503).json({ status });
+  });
+
+  const authenticate = createAuthenticator(config);
+  app.use((req, res, next) => {
+    res.locals.caller = authenticate(req.headers.authorization);
+    next();
   });
 
   app.get('/metrics', async (_req, res) => {
+    try {
+      authorize(res.locals.caller, ENDPOINT_ACCESS['GET /metrics'], 'GET /metrics');
+    } catch (err) {
+      const unauthenticated = err instanceof UnauthenticatedError;
+      if (unauthenticated) res.set('www-authenticate', 'Bearer');
+      res.status(unauthenticated ? 401 : 403).json({ error: (err as Error).message });
+      return;
+    }
     res.type(components.stats.contentType).send(await components.stats.metrics());
   });
 
@@ -65,6 +98,7 @@ export function createApp({ config, apollo, client, components, logger }: AppDep
     });
   }
 
+  const buildContext = createContextFactory(components);
   app.use(
     '/graphql',
     cors(corsOptions(config)),
@@ -77,7 +111,8 @@ export function createApp({ config, apollo, client, components, logger }: AppDep
       next();
     },
     batchLimit,
-    expressMiddleware(apollo, { context: createContextFactory(components, config.ADMIN_TOKEN) }),
+    requestBounds(GRAPHQL_LIMITS.maxTokens),
+    expressMiddleware(apollo, { context: ({ res }) => buildContext(res.locals) }),
   );
 
   app.use(jsonErrorHandler(logger));

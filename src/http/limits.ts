@@ -3,16 +3,36 @@
  * GraphQL-shaped error body, never a 500:
  * - at most MAX_BATCH_OPERATIONS operations in one batched (array) request: 400 BAD_REQUEST;
  * - the body size limit of `express.json` (BODY_LIMIT): 413 PAYLOAD_TOO_LARGE; malformed JSON: 400;
- * - a request that has not been answered within REQUEST_TIMEOUT_MS: 503 SERVICE_UNAVAILABLE, so no
- *   client waits past the limit even when a request chains several bounded database calls.
+ * - the whole request, body upload included, bounded by REQUEST_TIMEOUT_MS (`requestTimeout`): at
+ *   the deadline the request's budget aborts (domain writes and root fields check it) and the client
+ *   gets 503 SERVICE_UNAVAILABLE with `retryable: true`; a request whose body arrives after that is
+ *   never executed;
+ * - what the whole request asks for, over every alias and batched operation (`requestBounds`, read
+ *   by src/graphql/request-plan.ts before anything runs): at most `usersPerRequest(caller)` users
+ *   created (src/auth: one without a token in production, else 1,000), at most
+ *   MAX_ALLOCATIONS_PER_REQUEST `allocateSequence` calls, at most MAX_LISTED_ITEMS_PER_REQUEST items
+ *   listed by its pages (so `/health` never waits behind one request's serialisation), and no
+ *   string argument that is not well-formed Unicode (400 BAD_USER_INPUT naming it).
  */
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { usersPerRequest } from '../auth/index.js';
+import { startRequestBudget } from '../graphql/budget.js';
+import { planRequest, type RequestedOperation } from '../graphql/request-plan.js';
 import type { Logger } from '../logger.js';
 
 const MAX_BATCH_OPERATIONS = 10;
+export const MAX_ALLOCATIONS_PER_REQUEST = 10;
+/** Items one request's pages may list in all (a page of 100 users with 10 invitees each: 1,100). */
+export const MAX_LISTED_ITEMS_PER_REQUEST = 2_000;
 
-function sendError(res: Response, status: number, code: string, message: string): void {
-  res.status(status).json({ errors: [{ message, extensions: { code } }] });
+function sendError(
+  res: Response,
+  status: number,
+  code: string,
+  message: string,
+  extensions: Record<string, unknown> = {},
+): void {
+  res.status(status).json({ errors: [{ message, extensions: { code, ...extensions } }] });
 }
 
 export const batchLimit: RequestHandler = (req, res, next) => {
@@ -28,22 +48,91 @@ export const batchLimit: RequestHandler = (req, res, next) => {
   next();
 };
 
+/** Starts the request's budget (`res.locals.budget`); placed before the body is read. */
 export function requestTimeout(timeoutMs: number): RequestHandler {
   return (_req, res, next) => {
-    const timer = setTimeout(() => {
+    const budget = startRequestBudget(timeoutMs);
+    res.locals.budget = budget;
+    budget.signal.addEventListener('abort', () => {
       if (!res.headersSent) {
-        sendError(
-          res,
-          503,
-          'SERVICE_UNAVAILABLE',
-          `The request did not complete within ${timeoutMs} ms; retry it`,
-        );
+        const reason = budget.signal.reason as Error;
+        sendError(res, 503, 'SERVICE_UNAVAILABLE', reason.message, { retryable: true });
       }
-    }, timeoutMs);
-    const clear = () => clearTimeout(timer);
-    res.on('finish', clear);
-    res.on('close', clear);
+    });
+    res.on('finish', budget.end);
+    res.on('close', budget.end);
     next();
+  };
+}
+
+/** The operations of a POST body (one or a batch) or of a GET query string. */
+function operationsOf(req: Request): RequestedOperation[] {
+  if (req.method !== 'GET') {
+    const body: unknown = req.body;
+    const operations = Array.isArray(body) ? body : [body];
+    return operations.filter(
+      (operation): operation is RequestedOperation =>
+        typeof operation === 'object' && operation !== null,
+    );
+  }
+  const { query, operationName, variables } = req.query;
+  let parsed: unknown;
+  try {
+    parsed = typeof variables === 'string' ? JSON.parse(variables) : undefined;
+  } catch {
+    parsed = undefined; // Apollo refuses it with its own message.
+  }
+  return [{ query, operationName, variables: parsed }];
+}
+
+/** Placed after the body is read: refuses what the whole request asks for beyond its bounds. */
+export function requestBounds(maxTokens: number): RequestHandler {
+  return (req, res, next) => {
+    // Answered 503 while the body was still arriving: it must never run.
+    if (res.locals.budget.signal.aborted) return;
+    const plan = planRequest(operationsOf(req), maxTokens);
+    const caller = res.locals.caller;
+    const maxUsers = usersPerRequest(caller);
+    if (plan.malformedString !== null) {
+      sendError(
+        res,
+        400,
+        'BAD_USER_INPUT',
+        `${plan.malformedString} is not well-formed Unicode (it holds half of a surrogate pair)`,
+        { field: plan.malformedString },
+      );
+    } else if (plan.usersCreated > maxUsers && caller.role === 'anonymous') {
+      sendError(
+        res,
+        401,
+        'UNAUTHENTICATED',
+        `Creating more than ${maxUsers} user in one request needs a client or admin token (Authorization: Bearer <token>)`,
+      );
+    } else if (plan.usersCreated > maxUsers) {
+      sendError(
+        res,
+        400,
+        'BAD_USER_INPUT',
+        `One request may create at most ${maxUsers} users in total, over all its aliases and batched operations; this one asks for ${plan.usersCreated}`,
+        { field: 'inputs' },
+      );
+    } else if (plan.listedItems > MAX_LISTED_ITEMS_PER_REQUEST) {
+      sendError(
+        res,
+        400,
+        'BAD_USER_INPUT',
+        `One request may list at most ${MAX_LISTED_ITEMS_PER_REQUEST} items over all its pages (page sizes multiplied through nesting, over every alias and batched operation); this one may list ${plan.listedItems}: ask for smaller pages`,
+        { field: 'first' },
+      );
+    } else if (plan.sequenceAllocations > MAX_ALLOCATIONS_PER_REQUEST) {
+      sendError(
+        res,
+        400,
+        'BAD_USER_INPUT',
+        `One request may call allocateSequence at most ${MAX_ALLOCATIONS_PER_REQUEST} times, over all its aliases and batched operations; this one asks for ${plan.sequenceAllocations}`,
+        { field: 'count' },
+      );
+    } else next();
   };
 }
 

@@ -1,20 +1,28 @@
 /**
  * The stored shape of a counter and its reading as a `SequenceState`.
  *
- * Storage (docs/ARCHITECTURE.md): `{ _id, name, scope?, seq: Int64, start: Int64, step: Int32,
- * max?: Int64, updatedAt }`, where `seq` is the last value issued (`start - step` before the first).
- * The collection is read with `promoteLongs: false`, so Int64 fields arrive as `Long` and are
- * converted exactly (every stored value is within ±(2^53 - 1)). A counter written by the tutorial's
- * own shell commands (`{ _id, seq: 0 }`, a double, no definition) reads as the implicit definition.
+ * Storage (docs/ARCHITECTURE.md): `{ _id, name, scope?, owner?, seq: Int64, start: Int64, step:
+ * Int32, max?: Int64, updatedAt }`, where `seq` is the last value issued (`start - step` before the
+ * first). The collection is read with `promoteLongs: false`, so Int64 fields arrive as `Long`.
+ * A counter written by the tutorial's own shell commands (`{ _id, seq: 0 }`, a double, no
+ * definition) reads as the implicit definition.
+ *
+ * Invariant: documents are read defensively, since anyone with database access may have written
+ * them. Every number leaving this module is a whole number within ±(2^53 - 1) (a step within
+ * 1..2^31 - 1); anything else (the string "17", NaN, 17.5, an Int64 beyond 2^53) is a
+ * `SequenceCorruptError` naming the document, the field and the repair, never a value.
  */
 import { Long } from 'mongodb';
-import { IMPLICIT_DEFINITION, type SequenceDefinition } from './definition.js';
+import { IMPLICIT_DEFINITION, MAX_STEP, type SequenceDefinition } from './definition.js';
+import { SequenceCorruptError } from './errors.js';
 import type { ResolvedKey } from './keys.js';
 
 export interface CounterDocument {
   _id: string;
   name?: string;
   scope?: string;
+  /** The client that created the sequence; absent: admin only (0.1 counters, `userid`). */
+  owner?: string;
   seq: Long | number;
   start?: Long | number;
   step?: number;
@@ -23,28 +31,72 @@ export interface CounterDocument {
 }
 
 export interface SequenceState extends SequenceDefinition {
+  /** Stable and unique: `name`, or `name/scope` (the counter's `_id`). */
+  id: string;
   name: string;
   scope: string | null;
+  /** The client that owns the sequence; null: admin only. */
+  owner: string | null;
   /** The last value issued; `start - step` when none has been issued yet. */
   value: number;
   /** The value the next allocation will return (past `max` once the sequence is exhausted). */
   next: number;
   updatedAt: Date | null;
+  /**
+   * For a sequence that feeds stored ids (`userid`): its value minus the largest stored id
+   * (negative: the counter lags, and the next insert repairs it). Null for every other sequence.
+   */
+  drift: number | null;
 }
 
 export function toLong(value: number): Long {
   return Long.fromNumber(value);
 }
 
-export function fromLong(value: Long | number): number {
-  return typeof value === 'number' ? value : value.toNumber();
+function described(value: unknown): string {
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  if (value instanceof Long) return `the Int64 ${value.toString()}`;
+  if (typeof value === 'number') return String(value);
+  if (value === null) return 'null';
+  return `a value of type ${(value as { _bsontype?: string })?._bsontype ?? typeof value}`;
+}
+
+function corrupt(doc: CounterDocument, field: string, value: unknown, what: string) {
+  const id = JSON.stringify(doc._id);
+  return new SequenceCorruptError(
+    `Counter ${id} in the counters collection holds ${field} = ${described(value)}, which is not ${what}; nothing was issued from it. ` +
+      `An operator must repair it, e.g. in mongosh: db.counters.updateOne({ _id: ${id} }, { $set: { ${field}: NumberLong(<the right value>) } })` +
+      (field === 'seq' ? ' with the last value issued (for userid: the largest user _id).' : '.'),
+  );
+}
+
+/** A stored whole number within ±(2^53 - 1), or SEQUENCE_CORRUPT naming the document. */
+function storedInteger(doc: CounterDocument, field: 'seq' | 'start' | 'max', value: unknown) {
+  const number =
+    value instanceof Long &&
+    value.lessThanOrEqual(Number.MAX_SAFE_INTEGER) &&
+    value.greaterThanOrEqual(-Number.MAX_SAFE_INTEGER)
+      ? value.toNumber()
+      : value;
+  if (typeof number === 'number' && Number.isSafeInteger(number)) return number;
+  throw corrupt(doc, field, value, 'a whole number within ±(2^53 - 1)');
+}
+
+/** The last value issued, read defensively. */
+export function storedSeq(doc: CounterDocument): number {
+  return storedInteger(doc, 'seq', doc.seq);
 }
 
 export function definitionOf(doc: CounterDocument): SequenceDefinition {
+  const step = doc.step ?? IMPLICIT_DEFINITION.step;
+  if (!Number.isInteger(step) || step < 1 || step > MAX_STEP) {
+    throw corrupt(doc, 'step', doc.step, `a whole number from 1 to ${MAX_STEP}`);
+  }
   return {
-    start: doc.start === undefined ? IMPLICIT_DEFINITION.start : fromLong(doc.start),
-    step: doc.step ?? IMPLICIT_DEFINITION.step,
-    max: doc.max === undefined || doc.max === null ? null : fromLong(doc.max),
+    start:
+      doc.start === undefined ? IMPLICIT_DEFINITION.start : storedInteger(doc, 'start', doc.start),
+    step,
+    max: doc.max === undefined || doc.max === null ? null : storedInteger(doc, 'max', doc.max),
   };
 }
 
@@ -55,22 +107,46 @@ export function isLegacyCounter(doc: CounterDocument): boolean {
 
 export function toState(key: ResolvedKey, doc: CounterDocument): SequenceState {
   const definition = definitionOf(doc);
-  const value = fromLong(doc.seq);
+  const value = storedSeq(doc);
   return {
+    id: key.id,
     name: key.name,
     scope: key.scope,
+    owner: typeof doc.owner === 'string' ? doc.owner : null,
     ...definition,
     value,
     next: value + definition.step,
-    updatedAt: doc.updatedAt ?? null,
+    updatedAt: doc.updatedAt instanceof Date ? doc.updatedAt : null,
+    drift: null,
+  };
+}
+
+/** The state of a sequence nobody has used yet (no document): nothing issued. */
+export function unusedState(key: ResolvedKey, definition: SequenceDefinition): SequenceState {
+  const value = definition.start - definition.step;
+  return {
+    id: key.id,
+    name: key.name,
+    scope: key.scope,
+    owner: null,
+    ...definition,
+    value,
+    next: definition.start,
+    updatedAt: null,
+    drift: null,
   };
 }
 
 /** The fields a counter gets when it is first written, besides `seq`. */
-export function definitionFields(key: ResolvedKey, definition: SequenceDefinition) {
+export function definitionFields(
+  key: ResolvedKey,
+  definition: SequenceDefinition,
+  owner: string | null = null,
+) {
   return {
     name: key.name,
     ...(key.scope === null ? {} : { scope: key.scope }),
+    ...(owner === null ? {} : { owner }),
     start: toLong(definition.start),
     step: definition.step,
     ...(definition.max === null ? {} : { max: toLong(definition.max) }),

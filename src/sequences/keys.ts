@@ -35,6 +35,24 @@ export function resolveKey(key: SequenceKey): ResolvedKey {
   return { id: scope === null ? key.name : `${key.name}/${scope}`, name: key.name, scope };
 }
 
+/**
+ * The key of a sequence `id` (`name` or `name/scope`, as `resolveKey` builds it); a malformed one
+ * is BAD_USER_INPUT naming `field`.
+ */
+export function parseSequenceId(id: string, field: string): ResolvedKey {
+  const [name, scope = null, ...rest] = id.split('/');
+  if (
+    rest.length === 0 &&
+    SEQUENCE_NAME.test(name) &&
+    (scope === null || SEQUENCE_NAME.test(scope))
+  ) {
+    return resolveKey({ name, scope });
+  }
+  throw new BadUserInputError(`${field} must be the id of a sequence, like "invoice/acme".`, {
+    field,
+  });
+}
+
 /** How a key is named in messages: `invoice` or `invoice (scope acme)`. */
 export function describeKey(key: ResolvedKey): string {
   return key.scope === null ? `"${key.name}"` : `"${key.name}" (scope "${key.scope}")`;

@@ -20,25 +20,28 @@
  *   both (values always come from the stored `seq`, so a different `start` needs no catching).
  * - `releaseUnused` is the one write that moves `seq` down without an admin: only a range that is
  *   still the newest of its sequence (`seq` equals its `last`), which nobody else can hold.
- * - Every write uses the configured write concern (default `majority`), so a failover cannot roll
+ * - Every write uses the configured write concern (WRITE_CONCERN), so a failover cannot roll
  *   back an acknowledged `$inc` and reissue its values. Every command carries `maxTimeMS`
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
  */
-import type { Collection, Db, WriteConcernSettings } from 'mongodb';
+import type { Db, Filter, WriteConcernSettings } from 'mongodb';
 import type { CommandTally } from '../errors.js';
 import { isDuplicateKeyError } from '../database/duplicate-key.js';
+import { boundedCollection, type BoundedCollection } from '../database/command-options.js';
+import { beforeWrite, type WriteOptions } from '../database/write-options.js';
 import {
   type CounterDocument,
   type SequenceState,
   definitionFields,
   definitionOf,
-  fromLong,
   isLegacyCounter,
+  storedSeq,
   toLong,
   toState,
 } from './counter-document.js';
 import {
   IMPLICIT_DEFINITION,
+  MAX_SEQUENCE_VALUE,
   type SequenceDefinition,
   assertAllocationCount,
   assertSequenceValue,
@@ -47,11 +50,17 @@ import {
   limitOf,
   validateDefinition,
 } from './definition.js';
-import { BadUserInputError, SequenceContentionError, SequenceExhaustedError } from './errors.js';
+import {
+  BadUserInputError,
+  SequenceContentionError,
+  SequenceExhaustedError,
+  SequenceNotFoundError,
+} from './errors.js';
 import {
   type ResolvedKey,
   type SequenceKey,
   describeKey,
+  parseSequenceId,
   resolveKey,
   validateSequenceName,
 } from './keys.js';
@@ -63,23 +72,51 @@ export interface AllocatedRange {
   count: number;
 }
 
+/** Who may touch a counter in one call: a client only its own (`owner`), nobody may create. */
+export interface OwnerGuard extends WriteOptions {
+  /** Only the counter whose `owner` is this client; undefined: any counter (admin). */
+  owner?: string;
+}
+
+interface AllocationGuard extends OwnerGuard {
+  /** Whether an absent counter with the implicit definition is created (`userid`, the tutorial's way). */
+  mayCreate: boolean;
+  tally?: CommandTally;
+}
+
+/** How `setValue` may move a counter, besides the range of its definition. */
+export interface SetGuard extends OwnerGuard {
+  /** Create an absent counter with the implicit definition (default); false: SEQUENCE_NOT_FOUND. */
+  mayCreate?: boolean;
+  /** Refuse a value below the last one issued (values handed out may live only in memory). */
+  forwardOnly?: boolean;
+}
+
+/** One page of counters, ordered by name then scope (the unscoped one first). */
+export interface SequencePage {
+  sequences: SequenceState[];
+  hasNextPage: boolean;
+}
+
+/** The largest page of `page()`. */
+export const MAX_SEQUENCE_PAGE_SIZE = 100;
+
 /** The values of a range, ascending: `first`, `first + step`, ..., `last`. */
 export function valuesOf(range: AllocatedRange): number[] {
   return Array.from({ length: range.count }, (_, i) => range.first + i * range.step);
 }
 
 export interface SequencesOptions {
-  writeConcern?: WriteConcernSettings;
+  /** WRITE_CONCERN (src/config.ts holds every default). */
+  writeConcern: WriteConcernSettings;
   /** Called once per successful write of a counter document (allocation, repair, set, create). */
   onCounterWrite?: (key: SequenceKey) => void;
   /**
-   * Server-side time limit of every command (default 5,000 ms). The mongodb driver 7 ignores
+   * Server-side time limit of every command (DB_TIMEOUT_MS). The mongodb driver 7 ignores
    * `timeoutMS`, so this and the client's `socketTimeoutMS` are what bound a call.
    */
-  maxTimeMS?: number;
+  maxTimeMS: number;
 }
-
-const DEFAULT_MAX_TIME_MS = 5_000;
 
 /** Upsert races and cache refreshes settle within one or two rounds; more means contention. */
 const MAX_ATTEMPTS = 5;
@@ -95,43 +132,82 @@ function contention(key: ResolvedKey, what: string): SequenceContentionError {
 }
 
 export class Sequences {
-  private readonly counters: Collection<CounterDocument>;
+  private readonly counters: BoundedCollection<CounterDocument>;
   private readonly definitions = new Map<string, SequenceDefinition>();
   private readonly onCounterWrite?: (key: SequenceKey) => void;
-  private readonly maxTimeMS: number;
 
-  constructor(db: Db, options: SequencesOptions = {}) {
-    this.counters = db.collection<CounterDocument>('counters', {
-      writeConcern: options.writeConcern ?? { w: 'majority' },
-      promoteLongs: false,
-    });
+  constructor(db: Db, options: SequencesOptions) {
+    this.counters = boundedCollection(
+      db.collection<CounterDocument>('counters', {
+        writeConcern: options.writeConcern,
+        promoteLongs: false,
+      }),
+      options.maxTimeMS,
+    );
     this.onCounterWrite = options.onCounterWrite;
-    this.maxTimeMS = options.maxTimeMS ?? DEFAULT_MAX_TIME_MS;
   }
 
-  /** Consumes `count` values (1 to 10,000) in one atomic step: `first`, `first + step`, ..., `last`. */
+  /**
+   * Consumes `count` values (1 to 10,000) in one atomic step: `first`, `first + step`, ..., `last`.
+   * An absent counter is created with the implicit definition (how `userid` comes to exist).
+   */
   async allocate(key: SequenceKey, count = 1, tally?: CommandTally): Promise<AllocatedRange> {
+    const allocated = await this.allocateFrom(resolveKey(key), count, { mayCreate: true, tally });
+    return allocated.range;
+  }
+
+  /**
+   * Like `allocate`, for a sequence that must already exist (and belong to `guard.owner` when
+   * given): anything else is SEQUENCE_NOT_FOUND and nothing is created. Also answers the counter's
+   * state after the allocation.
+   */
+  async allocateExisting(
+    key: SequenceKey,
+    count: number,
+    guard: OwnerGuard = {},
+  ): Promise<{ range: AllocatedRange; sequence: SequenceState }> {
     const resolved = resolveKey(key);
+    const { range, doc } = await this.allocateFrom(resolved, count, { ...guard, mayCreate: false });
+    return { range, sequence: toState(resolved, doc) };
+  }
+
+  private async allocateFrom(
+    resolved: ResolvedKey,
+    count: number,
+    guard: AllocationGuard,
+  ): Promise<{ range: AllocatedRange; doc: CounterDocument }> {
     assertAllocationCount(count);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      beforeWrite(guard);
       const definition = this.definitions.get(resolved.id) ?? IMPLICIT_DEFINITION;
       const delta = definition.step * count;
-      const doc = await this.increment(resolved, definition, delta, tally);
+      const doc = await this.increment(resolved, definition, delta, guard);
       if (doc !== null) {
+        const last = storedSeq(doc);
         this.wrote(resolved, doc);
-        const last = fromLong(doc.seq);
-        return { first: last - delta + definition.step, last, step: definition.step, count };
+        const range = { first: last - delta + definition.step, last, step: definition.step, count };
+        return { range, doc };
       }
-      await this.explainRefusal(resolved, definition, delta, tally);
+      await this.explainRefusal(resolved, definition, delta, guard);
     }
     throw contention(resolved, 'Allocating from');
   }
 
-  /** The value the next allocation will return; nothing is written. */
-  async peekNext(key: SequenceKey): Promise<number> {
+  /**
+   * The value the next allocation will return; nothing is written. An absent counter answers the
+   * implicit definition's start, unless `guard.mayCreate` is false (then SEQUENCE_NOT_FOUND, as for
+   * a counter of another owner than `guard.owner`).
+   */
+  async peekNext(key: SequenceKey, guard: Omit<SetGuard, 'forwardOnly'> = {}): Promise<number> {
     const resolved = resolveKey(key);
     const doc = await this.read(resolved);
-    if (doc === null) return IMPLICIT_DEFINITION.start;
+    if (doc !== null && guard.owner !== undefined && doc.owner !== guard.owner) {
+      throw new SequenceNotFoundError(describeKey(resolved));
+    }
+    if (doc === null) {
+      if (guard.mayCreate === false) throw new SequenceNotFoundError(describeKey(resolved));
+      return IMPLICIT_DEFINITION.start;
+    }
     const state = toState(resolved, doc);
     if (state.next > limitOf(state)) throw exhausted(resolved, state, 1);
     return state.next;
@@ -144,20 +220,51 @@ export class Sequences {
   }
 
   /**
-   * Every counter, ordered by name then scope (the unscoped one first). A `scope` narrows the list
-   * to that scope; null or absent lists all.
+   * `first` (1 to 100) counters after the cursor `after` (a sequence `id`), ordered by name then
+   * scope (the unscoped one first), narrowed to one `scope` and to one `owner` when given. One
+   * extra document is read to tell whether another page follows. Counters without a `name` field
+   * (written by hand in the tutorial's shape) are not listed; they still work by name.
    */
-  async list(filter: { scope?: string | null } = {}): Promise<SequenceState[]> {
-    const scope = filter.scope ?? null;
+  async page(request: {
+    first: number;
+    after?: string | null;
+    scope?: string | null;
+    owner?: string;
+  }): Promise<SequencePage> {
+    const { first } = request;
+    if (!Number.isInteger(first) || first < 1 || first > MAX_SEQUENCE_PAGE_SIZE) {
+      throw new BadUserInputError(`first must be 1 to ${MAX_SEQUENCE_PAGE_SIZE}.`, {
+        field: 'first',
+      });
+    }
+    const scope = request.scope ?? null;
     if (scope !== null) validateSequenceName(scope, 'scope');
-    const docs = await this.counters
-      .find(scope === null ? {} : { scope }, { maxTimeMS: this.maxTimeMS })
+    const filter: Filter<CounterDocument> = { name: { $type: 'string' } };
+    if (scope !== null) filter.scope = scope;
+    if (request.owner !== undefined) filter.owner = request.owner;
+    if (request.after !== undefined && request.after !== null) {
+      const after = parseSequenceId(request.after, 'after');
+      filter.$or = [
+        { name: { $gt: after.name } },
+        {
+          name: after.name,
+          scope: after.scope === null ? { $exists: true } : { $gt: after.scope },
+        },
+      ];
+    }
+    const docs = await this.counters.collection
+      .find(filter, this.counters.options())
+      .sort({ name: 1, scope: 1 })
+      .limit(first + 1)
+      .batchSize(first + 1)
       .toArray();
-    return docs
-      .map((doc) =>
-        toState({ id: doc._id, name: doc.name ?? doc._id, scope: doc.scope ?? null }, doc),
-      )
-      .sort((a, b) => compareText(a.name, b.name) || compareText(a.scope ?? '', b.scope ?? ''));
+    return {
+      sequences: docs.slice(0, first).flatMap((doc) => {
+        const key = listedKey(doc);
+        return key === null ? [] : [toState(key, doc)];
+      }),
+      hasNextPage: docs.length > first,
+    };
   }
 
   /**
@@ -165,18 +272,23 @@ export class Sequences {
    * created implicitly with the defaults); a different definition is BAD_USER_INPUT naming the
    * first differing field, since definitions never change.
    */
-  async create(input: SequenceKey & Partial<SequenceDefinition>): Promise<SequenceState> {
+  async create(
+    input: SequenceKey & Partial<SequenceDefinition>,
+    options: WriteOptions & { owner?: string | null } = {},
+  ): Promise<SequenceState> {
     const resolved = resolveKey(input);
     const definition = validateDefinition(input);
+    const owner = options.owner ?? null;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const doc: CounterDocument = {
         _id: resolved.id,
-        ...definitionFields(resolved, definition),
+        ...definitionFields(resolved, definition, owner),
         seq: toLong(definition.start - definition.step),
         updatedAt: new Date(),
       };
+      beforeWrite(options);
       try {
-        await this.counters.insertOne(doc, { maxTimeMS: this.maxTimeMS });
+        await this.counters.collection.insertOne(doc, this.counters.options());
         this.wrote(resolved, doc);
         return toState(resolved, doc);
       } catch (err) {
@@ -186,6 +298,12 @@ export class Sequences {
       if (existing === null) continue;
       const stored = definitionOf(existing);
       this.definitions.set(resolved.id, stored);
+      if (owner !== null && existing.owner !== owner) {
+        throw new BadUserInputError(
+          `Sequence ${describeKey(resolved)} already exists and belongs to someone else; choose another name or scope.`,
+          { field: 'name' },
+        );
+      }
       const field = differingField(stored, definition);
       if (field === null) return toState(resolved, existing);
       throw new BadUserInputError(
@@ -198,19 +316,21 @@ export class Sequences {
 
   /**
    * Sets the last issued value, so the next allocation returns `value + step`. `value` must lie
-   * from `start - step` (nothing issued) to `max`. `assertSafe(next)` may refuse the move (the users
-   * component refuses to move `userid` below stored ids). The write is a compare-and-set on the
-   * value read, so an allocation in between makes it check again rather than overwrite blindly.
+   * from `start - step` (nothing issued) to `max`; `guard` restricts it further (owner, forward
+   * only, existing only). The write is a compare-and-set on the value read, so an allocation in
+   * between makes it check again rather than overwrite blindly.
    */
-  async setValue(
-    key: SequenceKey,
-    value: number,
-    assertSafe?: (next: number) => Promise<void>,
-  ): Promise<SequenceState> {
+  async setValue(key: SequenceKey, value: number, guard: SetGuard = {}): Promise<SequenceState> {
     const resolved = resolveKey(key);
     assertSequenceValue(value, 'value');
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const current = await this.read(resolved);
+      if (
+        (current === null && guard.mayCreate === false) ||
+        (current !== null && guard.owner !== undefined && current.owner !== guard.owner)
+      ) {
+        throw new SequenceNotFoundError(describeKey(resolved));
+      }
       const definition = current === null ? IMPLICIT_DEFINITION : definitionOf(current);
       const lowest = definition.start - definition.step;
       const highest = limitOf(definition);
@@ -220,10 +340,16 @@ export class Sequences {
           { field: 'value' },
         );
       }
-      if (assertSafe) await assertSafe(value + definition.step);
+      if (guard.forwardOnly && current !== null && value < storedSeq(current)) {
+        throw new BadUserInputError(
+          `Sequence ${describeKey(resolved)} only moves forward: it has issued up to ${storedSeq(current)}, and values handed out may live only in a process's memory, so a lower value could be issued twice.`,
+          { field: 'value' },
+        );
+      }
+      beforeWrite(guard);
       let written: CounterDocument | null = null;
       try {
-        written = await this.counters.findOneAndUpdate(
+        written = await this.counters.collection.findOneAndUpdate(
           current === null ? { _id: resolved.id } : { _id: resolved.id, seq: current.seq },
           {
             $set: {
@@ -232,7 +358,7 @@ export class Sequences {
               updatedAt: new Date(),
             },
           },
-          { upsert: current === null, returnDocument: 'after', maxTimeMS: this.maxTimeMS },
+          this.counters.options({ upsert: current === null, returnDocument: 'after' as const }),
         );
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
@@ -249,20 +375,26 @@ export class Sequences {
    * Moves the counter up to at least `floor` (`$max`), never down: the repair when a value it issued
    * was already taken (an optimistic insert, imported data). Creates an implicit counter if absent.
    */
-  async repairCounterDrift(key: SequenceKey, floor: number, tally?: CommandTally): Promise<void> {
+  async repairCounterDrift(
+    key: SequenceKey,
+    floor: number,
+    tally?: CommandTally,
+    options?: WriteOptions,
+  ): Promise<void> {
     const resolved = resolveKey(key);
     assertSequenceValue(floor, 'floor');
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      beforeWrite(options);
       countCommand(tally);
       try {
-        await this.counters.updateOne(
+        await this.counters.collection.updateOne(
           { _id: resolved.id },
           {
             $max: { seq: toLong(floor) },
             $set: { updatedAt: new Date() },
             $setOnInsert: definitionFields(resolved, IMPLICIT_DEFINITION),
           },
-          { upsert: true, maxTimeMS: this.maxTimeMS },
+          this.counters.options({ upsert: true }),
         );
         this.onCounterWrite?.({ name: resolved.name, scope: resolved.scope });
         return;
@@ -291,10 +423,10 @@ export class Sequences {
   ): Promise<boolean> {
     const resolved = resolveKey(key);
     countCommand(tally);
-    const { modifiedCount } = await this.counters.updateOne(
+    const { modifiedCount } = await this.counters.collection.updateOne(
       { _id: resolved.id, seq: toLong(range.last) },
       { $inc: { seq: toLong(-range.step * range.count) }, $set: { updatedAt: new Date() } },
-      { maxTimeMS: this.maxTimeMS },
+      this.counters.options(),
     );
     if (modifiedCount === 0) return false;
     this.onCounterWrite?.({ name: resolved.name, scope: resolved.scope });
@@ -309,24 +441,29 @@ export class Sequences {
     key: ResolvedKey,
     definition: SequenceDefinition,
     delta: number,
-    tally: CommandTally | undefined,
+    guard: AllocationGuard,
   ): Promise<CounterDocument | null> {
-    const upsert = isImplicitDefinition(definition);
-    countCommand(tally);
+    const upsert = guard.mayCreate && isImplicitDefinition(definition);
+    countCommand(guard.tally);
     try {
-      return await this.counters.findOneAndUpdate(
+      return await this.counters.collection.findOneAndUpdate(
         {
           _id: key.id,
+          ...(guard.owner === undefined ? {} : { owner: guard.owner }),
           step: definition.step,
           max: definition.max === null ? { $exists: false } : toLong(definition.max),
-          seq: { $lte: toLong(limitOf(definition) - delta) },
+          // The lower bound keeps out NaN, which MongoDB orders below every number.
+          seq: {
+            $gte: toLong(-MAX_SEQUENCE_VALUE),
+            $lte: toLong(limitOf(definition) - delta),
+          },
         },
         {
           $inc: { seq: toLong(delta) },
           $set: { updatedAt: new Date() },
           ...(upsert ? { $setOnInsert: definitionFields(key, definition) } : {}),
         },
-        { upsert, returnDocument: 'after', maxTimeMS: this.maxTimeMS },
+        this.counters.options({ upsert, returnDocument: 'after' as const }),
       );
     } catch (err) {
       if (isDuplicateKeyError(err)) return null;
@@ -339,23 +476,25 @@ export class Sequences {
     key: ResolvedKey,
     definition: SequenceDefinition,
     delta: number,
-    tally: CommandTally | undefined,
+    guard: AllocationGuard,
   ): Promise<void> {
-    countCommand(tally);
+    countCommand(guard.tally);
     const doc = await this.read(key);
-    if (doc === null) {
+    if (doc === null || (guard.owner !== undefined && doc.owner !== guard.owner)) {
+      if (!guard.mayCreate) throw new SequenceNotFoundError(describeKey(key));
       // Removed since this process cached it: the next attempt creates it implicitly.
       this.definitions.delete(key.id);
       return;
     }
     if (isLegacyCounter(doc)) {
-      await this.upgradeLegacyCounter(key, doc, tally);
+      beforeWrite(guard);
+      await this.upgradeLegacyCounter(key, doc, guard.tally);
       return;
     }
     const stored = definitionOf(doc);
     this.definitions.set(key.id, stored);
     if (differingField(stored, definition) !== null) return;
-    if (fromLong(doc.seq) + delta > limitOf(stored)) {
+    if (storedSeq(doc) + delta > limitOf(stored)) {
       throw exhausted(key, toState(key, doc), delta / stored.step);
     }
     // Otherwise it was the upsert race: the counter exists now, so the retry increments it.
@@ -368,21 +507,21 @@ export class Sequences {
     tally: CommandTally | undefined,
   ): Promise<void> {
     countCommand(tally);
-    await this.counters.updateOne(
+    await this.counters.collection.updateOne(
       { _id: key.id, seq: doc.seq },
       {
         $set: {
           ...definitionFields(key, definitionOf(doc)),
-          seq: toLong(fromLong(doc.seq)),
+          seq: toLong(storedSeq(doc)),
           updatedAt: new Date(),
         },
       },
-      { maxTimeMS: this.maxTimeMS },
+      this.counters.options(),
     );
   }
 
   private read(key: ResolvedKey): Promise<CounterDocument | null> {
-    return this.counters.findOne({ _id: key.id }, { maxTimeMS: this.maxTimeMS });
+    return this.counters.collection.findOne({ _id: key.id }, this.counters.options());
   }
 
   private wrote(key: ResolvedKey, doc: CounterDocument): void {
@@ -391,13 +530,18 @@ export class Sequences {
   }
 }
 
+/** The key of a listed counter; null for one whose name, scope or `_id` no key can have (foreign). */
+function listedKey(doc: CounterDocument): ResolvedKey | null {
+  try {
+    const key = resolveKey({ name: doc.name as string, scope: doc.scope ?? null });
+    return key.id === doc._id ? key : null;
+  } catch {
+    return null;
+  }
+}
+
 function exhausted(key: ResolvedKey, state: SequenceState, count: number): SequenceExhaustedError {
   return new SequenceExhaustedError(
     `Sequence ${describeKey(key)} cannot issue ${count === 1 ? 'another value' : `${count} more values`}: its ${state.max === null ? 'limit' : 'max'} is ${limitOf(state)} and the last value issued is ${state.value}. Nothing was consumed.`,
   );
-}
-
-/** Code-unit order, the same order MongoDB sorts strings in. */
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,25 +1,38 @@
 /**
- * `npm run standin -- --port 27017`: runs the stand-in until SIGINT/SIGTERM. Prints exactly one
- * line holding `mongodb://127.0.0.1:<port>/` once it accepts connections (scripts wait for it),
- * and says plainly that this is the in-memory stand-in, not MongoDB.
+ * `npm run standin -- --port 27017 [--data-dir DIR]`: runs the stand-in until SIGINT/SIGTERM.
+ * Prints exactly one line holding `mongodb://127.0.0.1:<port>/` once it accepts connections
+ * (scripts wait for it), saying plainly that this is the stand-in, not MongoDB, and where its
+ * data lives: in DIR (kept across restarts) or in memory.
  */
 import { startStandin } from './index';
 
+function optionValue(argv: string[], name: string): string | undefined {
+  const at = argv.indexOf(name);
+  if (at < 0) return undefined;
+  const value = argv[at + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`${name} needs a value`);
+  return value;
+}
+
 function parsePort(argv: string[]): number {
-  const at = argv.indexOf('--port');
-  if (at < 0) return 27017;
-  const port = Number(argv[at + 1]);
+  const text = optionValue(argv, '--port');
+  if (text === undefined) return 27017;
+  const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`--port needs an integer between 0 and 65535, got '${argv[at + 1] ?? ''}'`);
+    throw new Error(`--port needs an integer between 0 and 65535, got '${text}'`);
   }
   return port;
 }
 
 async function main(): Promise<void> {
-  const standin = await startStandin({ port: parsePort(process.argv.slice(2)) });
-  process.stdout.write(
-    `MongoDB stand-in (in-memory, not MongoDB; data is lost on exit) listening at ${standin.uri}\n`,
-  );
+  const argv = process.argv.slice(2);
+  const dataDir = optionValue(argv, '--data-dir');
+  const standin = await startStandin({ port: parsePort(argv), dataDir });
+  const where =
+    dataDir === undefined
+      ? 'data in memory, lost on exit'
+      : `data kept in ${dataDir}, ${standin.recovery!.documents} documents recovered in ${standin.recovery!.milliseconds} ms (${standin.recovery!.cpuMilliseconds} ms CPU)`;
+  process.stdout.write(`MongoDB stand-in (not MongoDB; ${where}) listening at ${standin.uri}\n`);
   const shutdown = (signal: NodeJS.Signals) => {
     process.stdout.write(`MongoDB stand-in: ${signal}, stopping\n`);
     standin.stop().then(

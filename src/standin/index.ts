@@ -1,21 +1,34 @@
 /**
- * Public entry of the MongoDB wire-protocol stand-in: an in-memory server speaking enough of
- * MongoDB's protocol and semantics for this service and its tests, loud about everything else.
- * It imports nothing from the service. `port: 0` (the default) picks a free port; the server
- * listens on 127.0.0.1 only. Each started instance has its own, empty data.
+ * Public entry of the MongoDB wire-protocol stand-in: a server speaking enough of MongoDB's
+ * protocol and semantics for this service and its tests, loud about everything else. It imports
+ * nothing from the service. `port: 0` (the default) picks a free port; the server listens on
+ * 127.0.0.1 only. Without `dataDir` each started instance has its own, empty data in memory;
+ * with it, the data is recovered from that directory and every acknowledged write is on disk
+ * there before the reply (state/journal.ts). `limits` bound what clients can make it hold
+ * (server.ts); the defaults suit tests and local runs.
  */
-import { LogLine, StandinServer } from './server';
+import { LogLine, DEFAULT_LIMITS, ServerLimits, StandinServer } from './server';
+import { RecoveryReport } from './state/journal';
 
 export interface StandinOptions {
   port?: number;
   /** where connection-closing reasons and internal errors go; default stderr */
   log?: LogLine;
+  /** keep the data in this directory (created when missing) across restarts */
+  dataDir?: string;
+  /** journal bytes after which a snapshot is taken (restart replays at most about this much) */
+  snapshotAfterBytes?: number;
+  limits?: Partial<ServerLimits>;
 }
 
 export interface RunningStandin {
   /** `mongodb://127.0.0.1:<port>/` */
   uri: string;
   port: number;
+  /** what was recovered from `dataDir` (absent without one) */
+  recovery?: RecoveryReport;
+  /** open cursors and the documents they hold */
+  cursorUsage(): { cursors: number; heldDocuments: number };
   stop(): Promise<void>;
 }
 
@@ -23,7 +36,22 @@ const HOST = '127.0.0.1';
 
 export async function startStandin(options: StandinOptions = {}): Promise<RunningStandin> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const server = new StandinServer(log);
-  const port = await server.listen(options.port ?? 0, HOST);
-  return { uri: `mongodb://${HOST}:${port}/`, port, stop: () => server.close() };
+  const server = new StandinServer(log, { ...DEFAULT_LIMITS, ...options.limits });
+  const recovery =
+    options.dataDir === undefined
+      ? undefined
+      : await server.openDataDirectory(options.dataDir, {
+          snapshotAfterBytes: options.snapshotAfterBytes,
+        });
+  const port = await server.listen(options.port ?? 0, HOST).catch(async (error: unknown) => {
+    await server.close();
+    throw error;
+  });
+  return {
+    uri: `mongodb://${HOST}:${port}/`,
+    port,
+    recovery,
+    cursorUsage: () => server.state.cursors.usage,
+    stop: () => server.close(),
+  };
 }

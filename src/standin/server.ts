@@ -5,22 +5,68 @@
  * only between whole commands, because command execution is synchronous. A malformed message
  * closes only its own connection, with the reason logged; a stand-in bug inside a command is
  * logged and answered with InternalError instead of taking the process down.
+ *
+ * With a journal (a data directory), no reply leaves before every change made so far is on
+ * disk (state/journal.ts), so nothing acknowledged or read can be lost by a crash.
+ *
+ * No client can exhaust it: connections beyond `maxConnections` are closed at once (as mongod
+ * does past maxIncomingConnections); a message above `maxMessageBytes` closes its connection;
+ * bytes buffered for incomplete messages are bounded across all connections; above
+ * `memoryLimitBytes` of heap, commands that would grow the stored data are refused
+ * with ExceededMemoryLimit (146) while everything else keeps working; cursors are bounded by
+ * state/cursors.ts.
  */
 import net from 'node:net';
-import { CursorRegistry } from './commands/cursors';
+import { getHeapStatistics } from 'node:v8';
+import { CursorLimits, CursorRegistry, DEFAULT_CURSOR_LIMITS } from './state/cursors';
 import { CommandContext, ConnectionInfo, ServerState } from './commands/context';
-import { CommandError } from './engine/errors';
+import { CommandError, ErrorCode } from './engine/errors';
 import { Store } from './engine/store';
 import { Document, isNumeric, numberOf } from './engine/values';
-import { FailPoints, FailureAction } from './commands/fail-points';
+import { Activity } from './state/activity';
+import { FailPoints, FailureAction } from './state/fail-points';
 import { commandNameOf, errorReply, failPointNameOf, runCommand } from './commands/registry';
-import { MessageFramer } from './wire/framer';
+import { Journal, JournalOptions, RecoveryReport } from './state/journal';
+import { MAX_MESSAGE_SIZE, MessageFramer } from './wire/framer';
 import { CommandRequest, parseMessage, serializeReply } from './wire/messages';
 import { WireError } from './wire/wire-error';
 
 export type LogLine = (line: string) => void;
 
 const NEVER_FAILED = new Set(['configureFailPoint']);
+
+/** Commands that change the store (refused when the journal failed). */
+const WRITE_COMMANDS = new Set([
+  'insert',
+  'update',
+  'delete',
+  'findAndModify',
+  'create',
+  'createIndexes',
+  'drop',
+  'dropIndexes',
+  'dropDatabase',
+]);
+/** Commands that make stored data grow (refused above the memory limit; cursors have their own bound). */
+const GROWING_COMMANDS = new Set(['insert', 'update', 'findAndModify', 'create', 'createIndexes']);
+
+export interface ServerLimits {
+  maxConnections: number;
+  maxMessageBytes: number;
+  /** bytes of incomplete messages held for all connections together */
+  maxBufferedBytes: number;
+  /** V8 heap in use above which growing commands are refused */
+  memoryLimitBytes: number;
+  cursors: CursorLimits;
+}
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  maxConnections: 1_000,
+  maxMessageBytes: MAX_MESSAGE_SIZE,
+  maxBufferedBytes: 256 * 1024 * 1024,
+  memoryLimitBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.8),
+  cursors: DEFAULT_CURSOR_LIMITS,
+};
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -32,16 +78,35 @@ export class StandinServer {
   private readonly sockets = new Set<net.Socket>();
   private nextConnectionId = 1;
   private nextRequestId = 1;
+  private bufferedBytes = 0;
+  private journal: Journal | null = null;
 
-  constructor(private readonly log: LogLine) {
+  constructor(
+    private readonly log: LogLine,
+    private readonly limits: ServerLimits = DEFAULT_LIMITS,
+  ) {
     this.state = {
       store: new Store(),
-      cursors: new CursorRegistry(),
+      cursors: new CursorRegistry(limits.cursors),
       failPoints: new FailPoints(),
+      activity: new Activity(limits.maxConnections),
       startedAt: new Date(),
       port: 0,
     };
     this.server = net.createServer((socket) => this.accept(socket));
+  }
+
+  /** Recovers the data directory into the (still empty) store and journals from then on. */
+  async openDataDirectory(
+    dir: string,
+    options: Omit<JournalOptions, 'log'> = {},
+  ): Promise<RecoveryReport> {
+    const { journal, recovery } = await Journal.open(dir, this.state.store, {
+      ...options,
+      log: this.log,
+    });
+    this.journal = journal;
+    return recovery;
   }
 
   listen(port: number, host: string): Promise<number> {
@@ -55,17 +120,26 @@ export class StandinServer {
     });
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.journal?.close();
   }
 
   private accept(socket: net.Socket): void {
-    socket.setNoDelay(true);
-    this.sockets.add(socket);
     const connection: ConnectionInfo = { id: this.nextConnectionId++ };
     const peer = `${socket.remoteAddress}:${socket.remotePort}`;
-    const framer = new MessageFramer();
+    if (this.sockets.size >= this.limits.maxConnections) {
+      this.log(
+        `MongoDB stand-in: connection refused because too many open connections: ${this.sockets.size} (${peer})`,
+      );
+      socket.destroy();
+      return;
+    }
+    socket.setNoDelay(true);
+    this.sockets.add(socket);
+    this.state.activity.connectionOpened();
+    const framer = new MessageFramer(this.limits.maxMessageBytes);
     let queue: Promise<void> = Promise.resolve();
     const closeWith = (reason: string) => {
       if (socket.destroyed) return;
@@ -73,11 +147,21 @@ export class StandinServer {
       socket.destroy();
     };
     socket.on('data', (chunk) => {
+      this.state.activity.bytesIn(chunk.length);
       let messages: Buffer[];
+      // bufferedBytes is the sum of every open connection's framer.buffered ('close' subtracts)
+      const before = framer.buffered;
       try {
         messages = framer.push(chunk);
       } catch (error) {
         return closeWith((error as Error).message);
+      } finally {
+        this.bufferedBytes += framer.buffered - before;
+      }
+      if (this.bufferedBytes > this.limits.maxBufferedBytes) {
+        return closeWith(
+          `incomplete messages of all connections exceed ${this.limits.maxBufferedBytes} bytes`,
+        );
       }
       for (const message of messages) {
         queue = queue
@@ -92,7 +176,11 @@ export class StandinServer {
       }
     });
     socket.on('error', () => socket.destroy());
-    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('close', () => {
+      if (!this.sockets.delete(socket)) return;
+      this.bufferedBytes -= framer.buffered;
+      this.state.activity.connectionClosed();
+    });
   }
 
   private async handle(
@@ -102,6 +190,7 @@ export class StandinServer {
   ): Promise<void> {
     if (socket.destroyed) return;
     const request = parseMessage(message);
+    this.state.activity.command(commandNameOf(request.command), request.command);
     const name = failPointNameOf(request.command);
     const failure = NEVER_FAILED.has(name)
       ? null
@@ -119,10 +208,23 @@ export class StandinServer {
     } else {
       reply = this.execute(request, context);
     }
-    if (!request.moreToCome) socket.write(serializeReply(request, reply, this.nextRequestId++));
+    if (this.journal) {
+      reply = await this.journal.durable().then(
+        () => reply,
+        (error: unknown) =>
+          errorReply(new CommandError(ErrorCode.InternalError, (error as Error).message)),
+      );
+      if (socket.destroyed) return;
+    }
+    if (request.moreToCome) return;
+    const bytes = serializeReply(request, reply, this.nextRequestId++);
+    this.state.activity.bytesOut(bytes.length);
+    socket.write(bytes);
   }
 
   private execute(request: CommandRequest, context: CommandContext): Document {
+    const refusal = this.refusal(failPointNameOf(request.command));
+    if (refusal) return errorReply(refusal);
     try {
       return runCommand(request.command, context);
     } catch (error) {
@@ -130,9 +232,29 @@ export class StandinServer {
         `MongoDB stand-in: internal error in ${commandNameOf(request.command)}: ${(error as Error).stack}`,
       );
       return errorReply(
-        new CommandError(1, `MongoDB stand-in internal error: ${(error as Error).message}`),
+        new CommandError(
+          ErrorCode.InternalError,
+          `MongoDB stand-in internal error: ${(error as Error).message}`,
+        ),
       );
     }
+  }
+
+  /** Why a command may not run now: a failed journal refuses writes, a full heap growth. */
+  private refusal(name: string): CommandError | null {
+    const journalFailure = this.journal?.failed;
+    if (journalFailure && WRITE_COMMANDS.has(name)) {
+      return new CommandError(ErrorCode.InternalError, journalFailure.message);
+    }
+    if (!GROWING_COMMANDS.has(name)) return null;
+    const heap = getHeapStatistics().used_heap_size;
+    if (heap > this.limits.memoryLimitBytes) {
+      return new CommandError(
+        ErrorCode.ExceededMemoryLimit,
+        `the MongoDB stand-in uses ${Math.round(heap / 2 ** 20)} MB of heap, above its limit of ${Math.round(this.limits.memoryLimitBytes / 2 ** 20)} MB: ${name} refused (reads, deletes and drops still work)`,
+      );
+    }
+    return null;
   }
 
   /** Applies a fail point's action; returns the error reply to send, or null to run the command. */
@@ -145,7 +267,9 @@ export class StandinServer {
       const maxTimeMS = isNumeric(command.maxTimeMS) ? numberOf(command.maxTimeMS) : 0;
       if (maxTimeMS > 0 && maxTimeMS < failure.blockMs) {
         await delay(maxTimeMS);
-        return errorReply(new CommandError(50, 'operation exceeded time limit'));
+        return errorReply(
+          new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit'),
+        );
       }
       await delay(failure.blockMs);
     }

@@ -3,8 +3,7 @@
  */
 export {
   type CreationRecord,
-  ID_STRATEGIES,
-  type IdStrategy,
+  MAX_SEQUENCE_LABELS,
   StrategyStats,
   type StrategySnapshot,
   type StrategyStatsOptions,

@@ -6,13 +6,13 @@
  * process never share series); every strategy's series exist from the start at zero, so a scraper
  * sees all three; `snapshot()` and `metrics()` read the same totals and the same latency sketch, so
  * `Query.strategyStats` and /metrics never disagree. Latency is one observation per `record()`
- * (one createUser call, or one createUsers batch).
+ * (one createUser call, or one createUsers batch). Label cardinality is bounded whatever callers
+ * do: sequence names are chosen by clients, so only the first `MAX_SEQUENCE_LABELS` names written
+ * get a `sequence` label of their own, and every later one counts under `sequence="other"`.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { ID_STRATEGIES, type IdStrategy } from '../users/index.js';
 import { LatencySketch } from './latency-sketch.js';
-
-export type IdStrategy = 'COUNTER' | 'OPTIMISTIC_LOOP' | 'BLOCK';
-export const ID_STRATEGIES: readonly IdStrategy[] = ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'];
 
 export interface CreationRecord {
   strategy: IdStrategy;
@@ -68,6 +68,10 @@ const SERIES: Record<keyof Totals, { name: string; help: string }> = {
 
 const QUANTILES = [0.5, 0.95, 0.99] as const;
 
+/** Sequence names with a label of their own in `counter_document_writes_total`; the rest: `other`. */
+export const MAX_SEQUENCE_LABELS = 16;
+const OTHER_SEQUENCES = 'other';
+
 export interface StrategyStatsOptions {
   /** Also export prom-client's default process metrics (CPU, memory, event loop). */
   processMetrics?: boolean;
@@ -79,6 +83,7 @@ export class StrategyStats {
   private readonly latencies = new Map<IdStrategy, LatencySketch>();
   private readonly series: Record<keyof Totals, Counter<'strategy'>>;
   private readonly counterWrites: Counter<'sequence'>;
+  private readonly labelledSequences = new Set<string>();
 
   constructor(options: StrategyStatsOptions = {}) {
     const registers = [this.registry];
@@ -141,7 +146,16 @@ export class StrategyStats {
   }
 
   recordCounterWrite(sequence: string): void {
-    this.counterWrites.inc({ sequence });
+    if (
+      !this.labelledSequences.has(sequence) &&
+      this.labelledSequences.size < MAX_SEQUENCE_LABELS &&
+      sequence !== OTHER_SEQUENCES
+    ) {
+      this.labelledSequences.add(sequence);
+    }
+    this.counterWrites.inc({
+      sequence: this.labelledSequences.has(sequence) ? sequence : OTHER_SEQUENCES,
+    });
   }
 
   snapshot(): StrategySnapshot[] {

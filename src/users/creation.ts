@@ -16,19 +16,22 @@
  *    returned as a replay, so concurrent first requests with one key create exactly one user.
  */
 import { Long } from 'bson';
-import type { Collection } from 'mongodb';
+import type { WriteOptions } from '../database/index.js';
 import { DomainError } from '../errors.js';
-import type { IdStrategy, StrategyStats } from '../stats/index.js';
+import type { StrategyStats } from '../stats/index.js';
+import type { IdStrategy } from './strategy.js';
 import { newCreationCost, type CreationCost } from './cost.js';
 import {
   DuplicateEmailError,
   IdContentionError,
   IdempotencyKeyReusedError,
+  UniqueIndexesUnavailableError,
   UnknownInviterError,
 } from './errors.js';
 import { insertWithFreshIds, type InsertReport, type UnsavedUser } from './fresh-ids.js';
 import type { IdSource } from './id-sources.js';
-import type { CreateUserInput, UserDocument } from './model.js';
+import type { Tracked, UserIndexes } from './indexes.js';
+import type { CreateUserInput, UserDocument, UsersCollection } from './model.js';
 import { usersByIdempotencyKeys, usersByIds } from './reads.js';
 import { inputHash, validateCreateUserInput, type NormalizedUserInput } from './validation.js';
 
@@ -36,9 +39,10 @@ export type CreationOutcome =
   { user: UserDocument; attempts: number; replayed: boolean } | { error: DomainError };
 
 export interface CreationDeps {
-  users: Collection<UserDocument>;
+  users: UsersCollection;
   stats: StrategyStats;
   sources: Record<IdStrategy, IdSource>;
+  indexes: UserIndexes;
 }
 
 interface Candidate {
@@ -167,6 +171,14 @@ function settleFollowers(plan: BatchPlan, outcomes: CreationOutcome[]): void {
   }
 }
 
+/** Whether a stored user depends on the unique indexes (it has an email or a key). */
+function reliesOnIndexes(user: UserDocument): boolean {
+  return user.email !== undefined || user.idempotencyKey !== undefined;
+}
+
+/** Rounds of re-creating items whose users a rebuild of the indexes deleted (see indexes.ts). */
+const MAX_CREATION_ROUNDS = 3;
+
 /**
  * One outcome per input, in input order (see the header for the steps). Calls that attempted an
  * insert are recorded in the stats, failed ones too: their attempts and commands are a real cost.
@@ -175,9 +187,115 @@ export async function createUsersWith(
   deps: CreationDeps,
   inputs: CreateUserInput[],
   strategy: IdStrategy,
+  options?: WriteOptions,
 ): Promise<CreationOutcome[]> {
   const started = performance.now();
-  const cost = newCreationCost();
+  const call: CreationCall = {
+    deps,
+    strategy,
+    options,
+    cost: newCreationCost(),
+    totals: { users: 0, attempts: 0, duplicateKeyRetries: 0 },
+  };
+  const outcomes = await createConfirmed(call, inputs, 1);
+  const { cost, totals } = call;
+  if (totals.attempts > 0) {
+    deps.stats.record({
+      strategy,
+      ...totals,
+      counterRepairs: cost.counterRepairs,
+      commands: cost.commands,
+      latencyMs: performance.now() - started,
+    });
+  }
+  return outcomes;
+}
+
+/** One `createUsersWith` call: what each of its rounds shares, and what the stats hear of it. */
+interface CreationCall {
+  deps: CreationDeps;
+  strategy: IdStrategy;
+  options: WriteOptions | undefined;
+  cost: CreationCost;
+  /** Summed over the call's rounds. */
+  totals: { users: number; attempts: number; duplicateKeyRetries: number };
+}
+
+/**
+ * Creates, then confirms that the unique indexes were there for every user that relies on them
+ * (`UserIndexes.confirm`); items whose users a rebuild deleted are created again.
+ */
+async function createConfirmed(
+  call: CreationCall,
+  inputs: CreateUserInput[],
+  round: number,
+): Promise<CreationOutcome[]> {
+  const { deps } = call;
+  let tracked: Tracked | null = null;
+  const outcomes = await createOnce(call, inputs, (ids) => {
+    tracked = deps.indexes.track(tracked, ids);
+  });
+  const relying = outcomes.flatMap((outcome) =>
+    'user' in outcome && reliesOnIndexes(outcome.user) ? [outcome] : [],
+  );
+  const mine: Tracked = tracked ?? deps.indexes.track(null, []);
+  if (relying.length === 0) {
+    // Nothing to acknowledge relies on the indexes (a refusal on email or key even proves them).
+    deps.indexes.untrack(mine);
+    return outcomes;
+  }
+  const replayedIds = relying.flatMap((outcome) =>
+    outcome.replayed ? [outcome.user._id.toNumber()] : [],
+  );
+  try {
+    const { healed, gone } = await deps.indexes.confirm(mine, replayedIds, call.cost);
+    if (!healed) return await withoutUnconfirmed(deps, outcomes, mine);
+    const redo = outcomes.flatMap((outcome, index) =>
+      'user' in outcome && gone.has(outcome.user._id.toNumber()) ? [index] : [],
+    );
+    if (redo.length === 0) return outcomes;
+    if (round >= MAX_CREATION_ROUNDS) return await withoutUnconfirmed(deps, outcomes, mine);
+    const again = await createConfirmed(
+      call,
+      redo.map((index) => inputs[index]),
+      round + 1,
+    );
+    redo.forEach((index, k) => {
+      outcomes[index] = again[k];
+    });
+    return outcomes;
+  } finally {
+    deps.indexes.untrack(mine);
+  }
+}
+
+/**
+ * The call's answer when its users cannot be confirmed: every user that relies on the indexes is
+ * deleted again (it was never acknowledged) and its item fails as retryable.
+ */
+async function withoutUnconfirmed(
+  deps: CreationDeps,
+  outcomes: CreationOutcome[],
+  tracked: Tracked,
+): Promise<CreationOutcome[]> {
+  await deps.users.collection.deleteMany(
+    { _id: { $in: tracked.ids.map((id) => Long.fromNumber(id)) } },
+    deps.users.options(),
+  );
+  return outcomes.map((outcome) =>
+    'user' in outcome && reliesOnIndexes(outcome.user)
+      ? { error: new UniqueIndexesUnavailableError() }
+      : outcome,
+  );
+}
+
+/** Steps 1 to 5 once; `track` hears the ids of users that rely on the indexes before their insert. */
+async function createOnce(
+  call: CreationCall,
+  inputs: CreateUserInput[],
+  track: (ids: number[]) => void,
+): Promise<CreationOutcome[]> {
+  const { deps, strategy, options, cost, totals } = call;
   const outcomes: CreationOutcome[] = new Array(inputs.length);
   const candidates = validated(inputs, outcomes);
   const plan = await planBatch(deps, candidates, outcomes, cost);
@@ -188,21 +306,19 @@ export async function createUsersWith(
     plan.toInsert.map((candidate) => unsavedUser(candidate, strategy, createdAt)),
     deps.sources[strategy],
     cost,
+    {
+      ...options,
+      beforeInsert: (docs) => {
+        const relying = docs.filter(reliesOnIndexes).map((doc) => doc._id.toNumber());
+        if (relying.length > 0) track(relying);
+      },
+    },
   );
   await settleInserts(deps, plan.toInsert, report, outcomes, cost);
   settleFollowers(plan, outcomes);
 
-  const attempts = report.attempts.reduce((sum, n) => sum + n, 0);
-  if (attempts > 0) {
-    deps.stats.record({
-      strategy,
-      users: report.results.filter((result) => 'created' in result).length,
-      attempts,
-      duplicateKeyRetries: report.duplicateKeyRetries,
-      counterRepairs: cost.counterRepairs,
-      commands: cost.commands,
-      latencyMs: performance.now() - started,
-    });
-  }
+  totals.users += report.results.filter((result) => 'created' in result).length;
+  totals.attempts += report.attempts.reduce((sum, n) => sum + n, 0);
+  totals.duplicateKeyRetries += report.duplicateKeyRetries;
   return outcomes;
 }

@@ -1,28 +1,36 @@
 /**
- * The errors creating a user can end in, each written to be shown to a person.
+ * The errors creating, changing or deleting a user can end in, each written to be shown to a person.
  *
- * Invariants: every refusal of the client's input is a `BadUserInputError` naming the input field
- * (`name`, `email`, `invitedById`, `idempotencyKey`), so a frontend can show it beside that field;
- * only `IdContentionError` says "send the same request again" (`retryable: true`).
+ * Invariants: every refusal of the client's input names the input field (`name`, `email`,
+ * `invitedById`, `idempotencyKey`, `id`), so a frontend can show it beside that field; each
+ * condition a client handles differently has its own code (EMAIL_TAKEN, INVITER_NOT_FOUND,
+ * IDEMPOTENCY_KEY_REUSED, USER_NOT_FOUND; malformed input is BAD_USER_INPUT); only contention and
+ * unavailable indexes say "send the same request again" (`retryable: true`).
  */
-import { BadUserInputError, ContentionError } from '../errors.js';
+import { ContentionError, DomainError } from '../errors.js';
 
 /** Another user already has this email (the partial unique index on `email` refused it). */
-export class DuplicateEmailError extends BadUserInputError {
+export class DuplicateEmailError extends DomainError {
+  readonly code = 'EMAIL_TAKEN';
+
   constructor() {
     super('A user with this email already exists.', { field: 'email' });
   }
 }
 
 /** `invitedById` names no stored user. */
-export class UnknownInviterError extends BadUserInputError {
+export class UnknownInviterError extends DomainError {
+  readonly code = 'INVITER_NOT_FOUND';
+
   constructor() {
     super('No user has the id given as the inviter.', { field: 'invitedById' });
   }
 }
 
 /** The idempotency key was first used with other input, so this is not a retry of that request. */
-export class IdempotencyKeyReusedError extends BadUserInputError {
+export class IdempotencyKeyReusedError extends DomainError {
+  readonly code = 'IDEMPOTENCY_KEY_REUSED';
+
   constructor() {
     super('This idempotency key was already used with different input; use a new key.', {
       field: 'idempotencyKey',
@@ -39,5 +47,29 @@ export class IdContentionError extends ContentionError {
     super(
       `Could not get a free user id after ${attempts} attempts because of concurrent writers; please retry.`,
     );
+  }
+}
+
+/**
+ * The unique indexes of `users` were missing and could not be rebuilt yet (see indexes.ts), so a
+ * user with an email or key cannot be acknowledged. Nothing was kept; the request may be retried.
+ */
+export class UniqueIndexesUnavailableError extends DomainError {
+  readonly code = 'SERVICE_UNAVAILABLE';
+
+  constructor() {
+    super(
+      'Users with an email or idempotency key cannot be created until the unique indexes of users are rebuilt; please retry.',
+      { retryable: true },
+    );
+  }
+}
+
+/** No user has this id (or it is not a user id at all). */
+export class UserNotFoundError extends DomainError {
+  readonly code = 'USER_NOT_FOUND';
+
+  constructor() {
+    super('No user has this id.', { field: 'id' });
   }
 }

@@ -8,16 +8,25 @@
  * fix it; its id was stored nowhere, so it is given back to the source (which keeps what it safely
  * can; see `id-sources.ts`) before anything else happens in the round. That costs a command only
  * when an insert was refused, never on the success path. A document is stored at most once: it is
- * retried only after the server refused it.
+ * retried only after the server refused it. No write starts once `options.signal` has fired: each
+ * round checks it before taking ids, before the insert and before a repair; a give-back is then
+ * skipped too (its ids stay gaps).
+ *
+ * Input order: ids come in input order from every source, so a batch is stored in input order
+ * unless an `_id` was taken (the counter lagged behind stored ids: drift). Then the items after the
+ * first collided one that were stored in that round are withdrawn (deleted, one command; nobody was
+ * told their ids yet) and taken again with the collided ones, so the batch stays in input order.
+ * Except items with an idempotency key: a concurrent retry may already have replayed them, so they
+ * keep their ids and may then come before earlier items (the README says so).
  */
 import { Long } from 'bson';
-import type { Collection } from 'mongodb';
+import { beforeWrite, type WriteOptions } from '../database/index.js';
 import { DomainError } from '../errors.js';
-import type { CreationCost } from './cost.js';
+import { countCommand, type CreationCost } from './cost.js';
 import { IdContentionError } from './errors.js';
 import type { IdSource, TakenIds } from './id-sources.js';
 import { insertUnordered } from './insert.js';
-import type { UserDocument } from './model.js';
+import type { UserDocument, UsersCollection } from './model.js';
 
 export type UnsavedUser = Omit<UserDocument, '_id'>;
 
@@ -34,10 +43,11 @@ export interface InsertReport {
 }
 
 export async function insertWithFreshIds(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   unsaved: UnsavedUser[],
   source: IdSource,
   cost: CreationCost,
+  options?: WriteOptions & { beforeInsert?: (docs: UserDocument[]) => void },
 ): Promise<InsertReport> {
   const results: InsertResult[] = new Array(unsaved.length);
   const attempts: number[] = new Array(unsaved.length).fill(0);
@@ -46,6 +56,7 @@ export async function insertWithFreshIds(
 
   for (let round = 1; pending.length > 0; round += 1) {
     let taken: TakenIds;
+    beforeWrite(options);
     try {
       taken = await source.take(pending.length, cost);
     } catch (err) {
@@ -57,6 +68,8 @@ export async function insertWithFreshIds(
       _id: Long.fromNumber(taken.ids[k]),
       ...unsaved[position],
     }));
+    beforeWrite(options);
+    options?.beforeInsert?.(docs);
     const refused = await insertUnordered(users, docs, cost);
 
     const collided: number[] = [];
@@ -71,7 +84,7 @@ export async function insertWithFreshIds(
         unstored.add(k);
       }
     });
-    if (unstored.size > 0) await taken.giveBack(unstored, cost);
+    if (unstored.size > 0 && !options?.signal?.aborted) await taken.giveBack(unstored, cost);
     if (collided.length > 0 && round >= source.maxRounds) {
       for (const position of collided) {
         results[position] = { error: new IdContentionError(attempts[position]) };
@@ -80,9 +93,43 @@ export async function insertWithFreshIds(
     }
     if (collided.length > 0) {
       duplicateKeyRetries += collided.length;
+      const withdrawn = await withdrawAfter(users, collided[0], pending, docs, results, cost);
+      beforeWrite(options);
       await source.afterCollision(round, cost);
-    }
-    pending = collided;
+      pending = [...collided, ...withdrawn].sort((a, b) => a - b);
+    } else pending = [];
   }
   return { results, attempts, duplicateKeyRetries };
+}
+
+/**
+ * Deletes the documents this round stored for items after `firstCollided` (input order), except
+ * those with an idempotency key (see the header), and answers their positions, to be inserted again.
+ */
+async function withdrawAfter(
+  users: UsersCollection,
+  firstCollided: number,
+  pending: number[],
+  docs: UserDocument[],
+  results: InsertResult[],
+  cost: CreationCost,
+): Promise<number[]> {
+  const withdrawn = pending.filter((position, k) => {
+    const result = results[position];
+    return (
+      position > firstCollided &&
+      result !== undefined &&
+      'created' in result &&
+      docs[k].idempotencyKey === undefined
+    );
+  });
+  if (withdrawn.length === 0) return [];
+  countCommand(cost);
+  const ids = withdrawn.map((position) => {
+    const result = results[position] as { created: UserDocument };
+    delete results[position];
+    return result.created._id;
+  });
+  await users.collection.deleteMany({ _id: { $in: ids } }, users.options());
+  return withdrawn;
 }

@@ -23,6 +23,7 @@
  */
 import { MongoError } from 'mongodb';
 import {
+  SequenceCorruptError,
   SequenceExhaustedError,
   type AllocatedRange,
   type BlockAllocator,
@@ -30,7 +31,7 @@ import {
   type Sequences,
   valuesOf,
 } from '../sequences/index.js';
-import type { IdStrategy } from '../stats/index.js';
+import type { IdStrategy } from './strategy.js';
 import type { CreationCost } from './cost.js';
 
 /** The counter that feeds user ids, named as in MongoDB's tutorial. */
@@ -76,6 +77,20 @@ async function repairCounterDrift(deps: IdSourceDeps, cost: CreationCost): Promi
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Refuses ids a user must never get: a `userid` counter written by someone else (or defined with
+ * another start by version 0.1) can hand out 0 or negative values. Nothing is stored under them.
+ */
+function assertIssuable(ids: readonly number[]): void {
+  const lowest = Math.min(...ids);
+  if (lowest >= 1) return;
+  throw new SequenceCorruptError(
+    `The "userid" counter issued ${lowest} as a user id; user ids start at 1. Nothing was stored. ` +
+      'An operator must repair the counter, e.g. in mongosh: db.counters.updateOne({ _id: "userid" }, ' +
+      '{ $set: { seq: NumberLong(<the largest user _id, at least 0>), start: NumberLong(1), step: 1 }, $unset: { max: "" } })',
+  );
+}
+
 /** COUNTER's give-back: the unstored run at the end of `range`, if the counter still ends there. */
 async function releaseTrailing(
   deps: IdSourceDeps,
@@ -105,8 +120,10 @@ export function idSources(deps: IdSourceDeps): Record<IdStrategy, IdSource> {
       maxRounds: COUNTER_MAX_ROUNDS,
       async take(count, cost) {
         const range = await deps.sequences.allocate(USER_ID_SEQUENCE, count, cost);
+        const ids = valuesOf(range);
+        assertIssuable(ids);
         return {
-          ids: valuesOf(range),
+          ids,
           giveBack: (unstored, giveBackCost) =>
             releaseTrailing(deps, range, unstored, giveBackCost),
         };
@@ -117,6 +134,12 @@ export function idSources(deps: IdSourceDeps): Record<IdStrategy, IdSource> {
       maxRounds: COUNTER_MAX_ROUNDS,
       async take(count, cost) {
         const ids = await deps.blocks.take(count, cost);
+        try {
+          assertIssuable(ids);
+        } catch (err) {
+          deps.blocks.discardBlock();
+          throw err;
+        }
         return {
           ids,
           async giveBack(unstored) {

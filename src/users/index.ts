@@ -1,12 +1,22 @@
-/** The users component: the `users` collection, its id strategies, batch creation and loader. */
+/** The users component: the `users` collection, its id strategies, batch creation, pages and loaders. */
 export { Users, MAX_USERS_PER_BATCH } from './users.js';
 export type { UsersDeps } from './users.js';
-export type { UserDocument, CreateUserInput } from './model.js';
-export { MAX_PAGE_SIZE } from './reads.js';
-export { parseUserId } from './validation.js';
+export { ID_STRATEGIES, isIdStrategy, type IdStrategy } from './strategy.js';
+export type { CreateUserInput, User } from './model.js';
+export {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  type InviteesRequest,
+  type UserOrder,
+  type UserPage,
+  type UserPageRequest,
+} from './pages.js';
+export { USER_ID_SEQUENCE } from './id-sources.js';
 export {
   DuplicateEmailError,
   UnknownInviterError,
   IdempotencyKeyReusedError,
   IdContentionError,
+  UniqueIndexesUnavailableError,
+  UserNotFoundError,
 } from './errors.js';

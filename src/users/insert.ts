@@ -7,10 +7,10 @@
  * else (network, timeout, write concern not satisfied) fails the whole call, with the driver's own
  * error so the GraphQL layer can map it (e.g. to SERVICE_UNAVAILABLE).
  */
-import { MongoBulkWriteError, type Collection } from 'mongodb';
+import { MongoBulkWriteError } from 'mongodb';
 import { duplicateKeyFields, isDuplicateKeyError } from '../database/index.js';
 import { countCommand, type CreationCost } from './cost.js';
-import type { UserDocument } from './model.js';
+import type { UserDocument, UsersCollection } from './model.js';
 
 /** The unique indexes of `users`: `_id`, and the two of `ensureUserIndexes`. */
 export type UniqueField = '_id' | 'email' | 'idempotencyKey';
@@ -29,13 +29,13 @@ function duplicatedField(error: unknown): UniqueField | undefined {
 
 /** The position in `docs` of each document refused as a duplicate, with the field it duplicated. */
 export async function insertUnordered(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   docs: UserDocument[],
   cost: CreationCost,
 ): Promise<Map<number, UniqueField>> {
   countCommand(cost);
   try {
-    await users.insertMany(docs, { ordered: false });
+    await users.collection.insertMany(docs, users.options({ ordered: false }));
     return new Map();
   } catch (err) {
     if (!(err instanceof MongoBulkWriteError)) throw err;

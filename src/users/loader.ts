@@ -9,23 +9,71 @@
  * all inviters instead of 100.
  *
  * Invariants: results come in key order, a missing user is `null` (not an error), and a batch
- * never asks for more than `MAX_BATCH` ids in one command.
+ * never asks for more than `MAX_BATCH` ids in one command. Invitee pages are batched the same way.
  */
 import DataLoader from 'dataloader';
-import type { Collection } from 'mongodb';
-import type { UserDocument } from './model.js';
+import { toUser, type User, type UsersCollection } from './model.js';
+import { pagesOfInvitees, type InviteesRequest, type UserPage } from './pages.js';
 import { usersByIds } from './reads.js';
+import { parseUserId } from './validation.js';
 
 const MAX_BATCH = 1_000;
 
-export function createUserLoader(
-  users: Collection<UserDocument>,
-): DataLoader<number, UserDocument | null> {
-  return new DataLoader<number, UserDocument | null>(
-    async (ids) => {
-      const found = await usersByIds(users, ids);
-      return ids.map((id) => found.get(id) ?? null);
+/** Users by id (decimal strings as clients send them; a malformed one is simply null). */
+export function createUserLoader(users: UsersCollection): DataLoader<string, User | null> {
+  return new DataLoader<string, User | null>(
+    async (keys) => {
+      const ids = keys.map((key) => parseUserId(key));
+      const found = await usersByIds(
+        users,
+        ids.filter((id): id is number => id !== null),
+      );
+      return ids.map((id) => {
+        const doc = id === null ? undefined : found.get(id);
+        return doc === undefined ? null : toUser(doc);
+      });
     },
     { maxBatchSize: MAX_BATCH },
+  );
+}
+
+/**
+ * Pages of invitees (`User.invitees`): the loads of one tick that share page arguments are read
+ * together (pages.ts: one `find` for all their inviters), in key order.
+ */
+export function createInviteesLoader(
+  users: UsersCollection,
+): DataLoader<InviteesRequest, UserPage, string> {
+  return new DataLoader<InviteesRequest, UserPage, string>(
+    async (requests) => {
+      const groups = new Map<string, number[]>();
+      requests.forEach(({ inviterId: _, ...args }, index) => {
+        const key = JSON.stringify(args);
+        groups.set(key, [...(groups.get(key) ?? []), index]);
+      });
+      const pages: Array<UserPage | Error> = new Array(requests.length);
+      await Promise.all(
+        [...groups.values()].map(async (indexes) => {
+          const { inviterId: _, ...args } = requests[indexes[0]];
+          try {
+            const found = await pagesOfInvitees(
+              users,
+              args,
+              indexes.map((index) => requests[index].inviterId),
+            );
+            indexes.forEach((index, k) => {
+              pages[index] = found[k];
+            });
+          } catch (err) {
+            for (const index of indexes) pages[index] = err as Error;
+          }
+        }),
+      );
+      return pages;
+    },
+    {
+      maxBatchSize: MAX_BATCH,
+      cacheKeyFn: (request) => JSON.stringify(request),
+    },
   );
 }

@@ -7,35 +7,36 @@
  * and strings), never as keys.
  */
 import { Long } from 'bson';
-import type { Collection, Filter } from 'mongodb';
-import { BadUserInputError, type CommandTally } from '../errors.js';
+import type { Filter } from 'mongodb';
+import type { CommandTally } from '../errors.js';
 import { countCommand } from './cost.js';
-import { fromStored, type UserDocument } from './model.js';
+import {
+  fromStored,
+  ISSUABLE_ID_RANGE,
+  numericId,
+  type UserDocument,
+  type UsersCollection,
+} from './model.js';
 import { parseUserId } from './validation.js';
 
-export const MAX_PAGE_SIZE = 100;
-
-/** The largest `_id` stored, 0 when the collection is empty: the optimistic loop's starting point. */
-export async function maxUserId(
-  users: Collection<UserDocument>,
-  tally?: CommandTally,
-): Promise<number> {
+/**
+ * The largest issuable `_id` stored (see `ISSUABLE_ID_RANGE`), 0 when there is none: the
+ * optimistic loop's starting point and the base of drift. A fractional one (imported data) counts
+ * as its whole part, so max + 1 is still above it.
+ */
+export async function maxUserId(users: UsersCollection, tally?: CommandTally): Promise<number> {
   countCommand(tally);
-  const [top] = await users
-    .find({}, { projection: { _id: 1 } })
+  const [top] = await users.collection
+    .find({ _id: ISSUABLE_ID_RANGE }, users.options({ projection: { _id: 1 } }))
     .sort({ _id: -1 })
     .limit(1)
     .toArray();
-  if (top === undefined) return 0;
-  const id: unknown = top._id;
-  if (id instanceof Long) return id.toNumber();
-  if (typeof id === 'number') return id;
-  throw new Error(`users holds a non-numeric _id (${String(id)}); sequential ids cannot follow it`);
+  return top === undefined ? 0 : Math.floor(numericId(top._id));
 }
 
 /** The stored users whose `field` is one of `values`: one `find`, none when `values` is empty. */
 async function usersWhereIn(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   field: '_id' | 'idempotencyKey',
   values: Array<Long | string>,
   tally?: CommandTally,
@@ -43,13 +44,17 @@ async function usersWhereIn(
   if (values.length === 0) return [];
   countCommand(tally);
   const filter: Filter<UserDocument> = { [field]: { $in: values } };
-  const docs = await users.find(filter).limit(values.length).batchSize(values.length).toArray();
+  const docs = await users.collection
+    .find(filter, users.options())
+    .limit(values.length)
+    .batchSize(values.length)
+    .toArray();
   return docs.map(fromStored);
 }
 
 /** The stored users among `ids`, by id. */
 export async function usersByIds(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   ids: readonly number[],
   tally?: CommandTally,
 ): Promise<Map<number, UserDocument>> {
@@ -64,7 +69,7 @@ export async function usersByIds(
 
 /** The stored users created under one of `keys`, by key. */
 export async function usersByIdempotencyKeys(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   keys: readonly string[],
   tally?: CommandTally,
 ): Promise<Map<string, UserDocument>> {
@@ -74,41 +79,10 @@ export async function usersByIdempotencyKeys(
 
 /** The user with this id (a decimal string); null when there is none or the id is not one. */
 export async function findUserById(
-  users: Collection<UserDocument>,
+  users: UsersCollection,
   id: string,
 ): Promise<UserDocument | null> {
   const value = parseUserId(id);
   if (value === null) return null;
   return (await usersByIds(users, [value])).get(value) ?? null;
-}
-
-/**
- * Users ordered by `_id`, `first` of them after the cursor `after` (an id). One extra document is
- * read to tell whether another page follows.
- */
-export async function pageOfUsers(
-  users: Collection<UserDocument>,
-  first: number,
-  after?: string | null,
-): Promise<{ users: UserDocument[]; hasNextPage: boolean }> {
-  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
-    throw new BadUserInputError(`first must be 1 to ${MAX_PAGE_SIZE}.`, { field: 'first' });
-  }
-  let filter = {};
-  if (after !== undefined && after !== null) {
-    const afterId = parseUserId(after);
-    if (afterId === null) {
-      throw new BadUserInputError('after must be a cursor returned by a previous page.', {
-        field: 'after',
-      });
-    }
-    filter = { _id: { $gt: Long.fromNumber(afterId) } };
-  }
-  const docs = await users
-    .find(filter)
-    .sort({ _id: 1 })
-    .limit(first + 1)
-    .batchSize(first + 1)
-    .toArray();
-  return { users: docs.slice(0, first).map(fromStored), hasNextPage: docs.length > first };
 }

@@ -1,25 +1,49 @@
 /**
  * `Users`: the one owner of the `users` collection (see docs/ARCHITECTURE.md for the interface).
  *
- * Invariants: every write uses the configured write concern (`majority` unless told otherwise), so
- * an acknowledged user survives a failover; documents are read with `promoteLongs: false`, so ids
- * stay `Long` end to end. The BLOCK allocator lives here, one per `Users` (one per process), so all
+ * Invariants: every write uses the configured write concern (WRITE_CONCERN), so an acknowledged
+ * user survives a failover; every command carries maxTimeMS (DB_TIMEOUT_MS) through
+ * `boundedCollection`; documents are read with `promoteLongs: false`, so ids stay `Long` end to
+ * end. Defaults live in src/config.ts only: every setting here is required. The BLOCK allocator lives here, one per `Users` (one per process), so all
  * requests of a process share its block and its single in-flight refill.
  */
+import { Long } from 'bson';
 import type DataLoader from 'dataloader';
-import type { Collection, Db, WriteConcernSettings } from 'mongodb';
+import type { Db, WriteConcernSettings } from 'mongodb';
+import {
+  beforeWrite,
+  boundedCollection,
+  isDuplicateKeyError,
+  type WriteOptions,
+} from '../database/index.js';
 import { BadUserInputError, type DomainError } from '../errors.js';
-import { BlockAllocator, type HeldValues, type Sequences } from '../sequences/index.js';
-import type { IdStrategy, StrategyStats } from '../stats/index.js';
+import {
+  BlockAllocator,
+  type HeldValues,
+  type ReservedSequence,
+  type Sequences,
+} from '../sequences/index.js';
+import type { StrategyStats } from '../stats/index.js';
+import type { IdStrategy } from './strategy.js';
 import { createUsersWith, type CreationDeps } from './creation.js';
 import { idSources, USER_ID_SEQUENCE } from './id-sources.js';
-import { ensureUserIndexes } from './indexes.js';
-import { createUserLoader } from './loader.js';
-import { USERS_COLLECTION, type CreateUserInput, type UserDocument } from './model.js';
-import { findUserById, maxUserId, pageOfUsers } from './reads.js';
+import { UserIndexes } from './indexes.js';
+import { DuplicateEmailError, UniqueIndexesUnavailableError, UserNotFoundError } from './errors.js';
+import { createInviteesLoader, createUserLoader } from './loader.js';
+import {
+  READABLE_USER,
+  toUser,
+  USERS_COLLECTION,
+  type CreateUserInput,
+  type User,
+  type UserDocument,
+  type UsersCollection,
+} from './model.js';
+import { pageOfUsers, type InviteesRequest, type UserPage, type UserPageRequest } from './pages.js';
+import { findUserById, maxUserId } from './reads.js';
+import { normalizeEmail, parseUserId, validateUserUpdate } from './validation.js';
 
 export const MAX_USERS_PER_BATCH = 1_000;
-const DEFAULT_OPTIMISTIC_MAX_ATTEMPTS = 10;
 
 export interface UsersDeps {
   db: Db;
@@ -29,20 +53,32 @@ export interface UsersDeps {
   blockSize: number;
   /** BLOCK's largest block (ID_BLOCK_SIZE_MAX); `blockSize` (a fixed size) when omitted. */
   blockSizeMax?: number;
-  writeConcern?: WriteConcernSettings;
-  optimisticMaxAttempts?: number;
+  writeConcern: WriteConcernSettings;
+  optimisticMaxAttempts: number;
+  /** Server-side time limit of each command (DB_TIMEOUT_MS). */
+  maxTimeMS: number;
 }
 
 export class Users {
-  private readonly collection: Collection<UserDocument>;
+  private readonly collection: UsersCollection;
   private readonly creation: CreationDeps;
   private readonly blocks: BlockAllocator;
+  private readonly indexes: UserIndexes;
+  /** The `userid` counter, which only this component allocates from (see SequenceCatalog). */
+  readonly idSequence: ReservedSequence = {
+    name: USER_ID_SEQUENCE.name,
+    feeds: 'user ids',
+    largestStored: () => this.maxId(),
+  };
 
   constructor(deps: UsersDeps) {
-    this.collection = deps.db.collection<UserDocument>(USERS_COLLECTION, {
-      writeConcern: deps.writeConcern ?? { w: 'majority' },
-      promoteLongs: false,
-    });
+    this.collection = boundedCollection(
+      deps.db.collection<UserDocument>(USERS_COLLECTION, {
+        writeConcern: deps.writeConcern,
+        promoteLongs: false,
+      }),
+      deps.maxTimeMS,
+    );
     this.blocks = new BlockAllocator(deps.sequences, USER_ID_SEQUENCE, {
       minBlockSize: deps.blockSize,
       maxBlockSize: deps.blockSizeMax ?? deps.blockSize,
@@ -51,68 +87,141 @@ export class Users {
       sequences: deps.sequences,
       blocks: this.blocks,
       maxId: (cost) => maxUserId(this.collection, cost),
-      optimisticMaxAttempts: deps.optimisticMaxAttempts ?? DEFAULT_OPTIMISTIC_MAX_ATTEMPTS,
+      optimisticMaxAttempts: deps.optimisticMaxAttempts,
     });
-    this.creation = { users: this.collection, stats: deps.stats, sources };
+    this.indexes = new UserIndexes(this.collection);
+    this.creation = { users: this.collection, stats: deps.stats, sources, indexes: this.indexes };
   }
 
+  /** Creates the unique indexes (at start-up; they are re-created by themselves when lost). */
   ensureIndexes(): Promise<void> {
-    return ensureUserIndexes(this.collection);
+    return this.indexes.create();
   }
 
-  /** Throws the item's `DomainError` (BAD_USER_INPUT, ID_CONTENTION, ...) when it is not created. */
+  /**
+   * For `/ready`: true when the unique indexes are in place; when they are missing, starts their
+   * rebuild and answers false until it has finished (one `listIndexes`).
+   */
+  indexesReady(): Promise<boolean> {
+    return this.indexes.ready();
+  }
+
+  /** Throws the item's `DomainError` (BAD_USER_INPUT, EMAIL_TAKEN, ID_CONTENTION, ...) when it is not created. */
   async createUser(
     input: CreateUserInput,
     strategy: IdStrategy,
-  ): Promise<{ user: UserDocument; attempts: number; replayed: boolean }> {
-    const [outcome] = await createUsersWith(this.creation, [input], strategy);
+    options?: WriteOptions,
+  ): Promise<{ user: User; attempts: number; replayed: boolean }> {
+    const [outcome] = await createUsersWith(this.creation, [input], strategy, options);
     if ('error' in outcome) throw outcome.error;
-    return outcome;
+    return { ...outcome, user: readable(outcome.user) };
   }
 
-  /** At most `MAX_USERS_PER_BATCH` inputs; one result per input, in input order. */
+  /**
+   * At most `MAX_USERS_PER_BATCH` inputs; one result per input, in input order, and the created
+   * ones get their ids in input order too (one allocation for the batch, ids given in order).
+   */
   async createUsers(
     inputs: CreateUserInput[],
     strategy: IdStrategy,
-  ): Promise<Array<{ user: UserDocument } | { error: DomainError }>> {
+    options?: WriteOptions,
+  ): Promise<Array<{ user: User } | { error: DomainError }>> {
     if (inputs.length > MAX_USERS_PER_BATCH) {
       throw new BadUserInputError(`At most ${MAX_USERS_PER_BATCH} users can be created at once.`, {
         field: 'inputs',
       });
     }
-    const outcomes = await createUsersWith(this.creation, inputs, strategy);
-    return outcomes.map((outcome) => ('error' in outcome ? outcome : { user: outcome.user }));
+    const outcomes = await createUsersWith(this.creation, inputs, strategy, options);
+    return outcomes.map((outcome) =>
+      'error' in outcome ? outcome : { user: readable(outcome.user) },
+    );
   }
 
-  findById(id: string): Promise<UserDocument | null> {
-    return findUserById(this.collection, id);
+  /** The user with this id (a decimal string); null when there is none or it is not an id. */
+  async findById(id: string): Promise<User | null> {
+    const doc = await findUserById(this.collection, id);
+    return doc === null ? null : toUser(doc);
   }
 
-  /** `first` is validated here (1 to 100, else BAD_USER_INPUT on `first`), as is the `after` cursor. */
-  page(
-    first: number,
-    after?: string | null,
-  ): Promise<{ users: UserDocument[]; hasNextPage: boolean }> {
-    return pageOfUsers(this.collection, first, after);
+  /** The user with this email (compared as stored: NFC, trimmed, lower-cased); null when none. */
+  async findByEmail(email: string): Promise<User | null> {
+    const normalized = normalizeEmail(email);
+    if (normalized === null) return null;
+    const doc = await this.collection.collection.findOne(
+      { ...READABLE_USER, email: normalized },
+      this.collection.options(),
+    );
+    return doc === null ? null : toUser(doc);
+  }
+
+  /** A page of users (see pages.ts); BAD_USER_INPUT names a bad size, cursor or filter. */
+  page(request: UserPageRequest): Promise<UserPage> {
+    return pageOfUsers(this.collection, request);
+  }
+
+  /**
+   * Changes the name and/or email of a user, with the rules of creation (EMAIL_TAKEN when another
+   * user has the email; `email: null` removes it); answers the changed user, USER_NOT_FOUND when
+   * there is none. A new email is acknowledged only once its unique index is seen (indexes.ts).
+   */
+  async updateUser(
+    id: string,
+    input: { name?: string | null; email?: string | null },
+    options?: WriteOptions,
+  ): Promise<User> {
+    const userId = parseUserId(id);
+    const changes = validateUserUpdate(input);
+    if (userId === null) throw new UserNotFoundError();
+    const $set: Partial<UserDocument> = {};
+    if (changes.name !== undefined) $set.name = changes.name;
+    if (typeof changes.email === 'string') $set.email = changes.email;
+    const update = {
+      ...(Object.keys($set).length === 0 ? {} : { $set }),
+      ...(changes.email === null ? { $unset: { email: '' as const } } : {}),
+    };
+    const filter = { ...READABLE_USER, _id: Long.fromNumber(userId) };
+    beforeWrite(options);
+    let updated: UserDocument | null;
+    try {
+      updated =
+        Object.keys(update).length === 0
+          ? await this.collection.collection.findOne(filter, this.collection.options())
+          : await this.collection.collection.findOneAndUpdate(
+              filter,
+              update,
+              this.collection.options({ returnDocument: 'after' as const }),
+            );
+    } catch (err) {
+      if (isDuplicateKeyError(err, 'email')) throw new DuplicateEmailError();
+      throw err;
+    }
+    if (updated === null) throw new UserNotFoundError();
+    if (typeof changes.email === 'string' && !(await this.indexes.presentOrHealed())) {
+      throw new UniqueIndexesUnavailableError();
+    }
+    return readable(updated);
+  }
+
+  /**
+   * Deletes a user and answers it; USER_NOT_FOUND when there is none. Its id is never issued again
+   * by COUNTER or BLOCK (the counter only moves forward); OPTIMISTIC_LOOP takes max + 1, so it
+   * issues the id of a deleted newest user again. Users it invited keep `invitedById`.
+   */
+  async deleteUser(id: string, options?: WriteOptions): Promise<User> {
+    const userId = parseUserId(id);
+    if (userId === null) throw new UserNotFoundError();
+    beforeWrite(options);
+    const deleted = await this.collection.collection.findOneAndDelete(
+      { ...READABLE_USER, _id: Long.fromNumber(userId) },
+      this.collection.options({ includeResultMetadata: false as const }),
+    );
+    if (deleted === null) throw new UserNotFoundError();
+    return readable(deleted);
   }
 
   /** The largest stored `_id`, 0 when there is none. */
   maxId(): Promise<number> {
     return maxUserId(this.collection);
-  }
-
-  /**
-   * The check `setSequence` runs before moving the `userid` counter: refuses a next value that a
-   * stored user already has as its id, since the counter would issue it a second time.
-   */
-  async assertIdIsFree(next: number): Promise<void> {
-    const maxId = await this.maxId();
-    if (maxId >= next) {
-      throw new BadUserInputError(
-        `userid cannot be set so that it issues ${next} next: a user with id ${maxId} exists; use a value of at least ${maxId}`,
-        { field: 'value' },
-      );
-    }
   }
 
   /**
@@ -123,8 +232,20 @@ export class Users {
     return this.blocks.close();
   }
 
-  /** A fresh loader for one request; never keep it beyond that request (see loader.ts). */
-  createLoader(): DataLoader<number, UserDocument | null> {
+  /** A fresh loader of users by id for one request; never keep it beyond that request (loader.ts). */
+  createLoader(): DataLoader<string, User | null> {
     return createUserLoader(this.collection);
   }
+
+  /** A fresh loader of invitee pages for one request (`User.invitees`), batched per page arguments. */
+  createInviteesLoader(): DataLoader<InviteesRequest, UserPage> {
+    return createInviteesLoader(this.collection);
+  }
+}
+
+/** A user this component wrote or just read under its own filters: always readable. */
+function readable(doc: UserDocument): User {
+  const user = toUser(doc);
+  if (user === null) throw new Error(`stored user ${String(doc._id)} cannot be read as a user`);
+  return user;
 }

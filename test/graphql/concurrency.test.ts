@@ -2,13 +2,13 @@
  * Many clients at once through the real HTTP server and the real driver: every acknowledged user
  * has its own id and is stored, whatever mix of strategies creates them.
  */
+import { ID_STRATEGIES } from '../../src/users';
 import { startTestService, type TestService } from '../support/service';
 
 const CREATE_USER = `
   mutation Create($input: CreateUserInput!, $strategy: IdStrategy) {
     createUser(input: $input, strategy: $strategy) { user { id createdWith } }
   }`;
-const STRATEGIES = ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'];
 const REQUESTS = 500;
 
 let service: TestService;
@@ -30,7 +30,7 @@ test('500 concurrent createUser with mixed strategies give 500 distinct ids and 
     Array.from({ length: REQUESTS }, (_, i) =>
       service.graphql(CREATE_USER, {
         input: { name: `Concurrent ${i}` },
-        strategy: STRATEGIES[i % 3],
+        strategy: ID_STRATEGIES[i % ID_STRATEGIES.length],
       }),
     ),
   );

@@ -1,6 +1,7 @@
 /**
- * The per-request users DataLoader, counted through the driver's command monitoring on the
- * service's own client: a page of 100 users with their inviters costs at most 2 `find` commands,
+ * The per-request users DataLoaders, counted through the driver's command monitoring on the
+ * service's own client: a page of 100 users with their inviters costs at most 2 `find` commands, the
+ * invitee pages of 10 inviters cost a bounded number of commands whatever the number of inviters,
  * and no request sees users cached by an earlier one.
  */
 import type { CommandStartedEvent } from 'mongodb';
@@ -23,14 +24,16 @@ async function createUsers(inputs: object[]): Promise<string[]> {
 
 async function findCommandsDuring<T>(
   work: () => Promise<T>,
-): Promise<{ result: T; finds: number }> {
+): Promise<{ result: T; finds: number; reads: number }> {
   let finds = 0;
+  let reads = 0;
   const count = (event: CommandStartedEvent) => {
     if (event.commandName === 'find' && event.command.find === 'users') finds += 1;
+    if (event.command[event.commandName] === 'users') reads += 1;
   };
   service.client.on('commandStarted', count);
   try {
-    return { result: await work(), finds };
+    return { result: await work(), finds, reads };
   } finally {
     service.client.off('commandStarted', count);
   }
@@ -61,6 +64,22 @@ test('a page of 100 users with invitedBy costs at most 2 find commands', async (
   ).toHaveLength(90);
   expect(finds).toBeGreaterThanOrEqual(1);
   expect(finds).toBeLessThanOrEqual(2);
+});
+
+test('invitee pages of every inviter on a page are batched: the commands do not grow with the inviters', async () => {
+  const invitees = (first: number) =>
+    `{ users(first: ${first}) { edges { node { id invitees(first: 3) { totalCount edges { node { id } } } } } } }`;
+  const few = await findCommandsDuring(() => service.graphql(invitees(2)));
+  const many = await findCommandsDuring(() => service.graphql(invitees(10)));
+  expect(many.result.body.errors).toBeUndefined();
+  const pages = many.result.body.data.users.edges.map(
+    (e: { node: { invitees: { totalCount: number; edges: unknown[] } } }) => e.node.invitees,
+  );
+  expect(pages.map((page: { totalCount: number }) => page.totalCount)).toEqual(
+    Array.from({ length: 10 }, (_, i) => 9 + (i < 5 ? 1 : 0)),
+  );
+  expect(pages.every((page: { edges: unknown[] }) => page.edges.length === 3)).toBe(true);
+  expect(many.reads).toBe(few.reads);
 });
 
 test('each request loads its own users: a change between requests is seen by the next one', async () => {

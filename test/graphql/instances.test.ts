@@ -10,10 +10,10 @@ const CREATE_USER = `mutation ($input: CreateUserInput!, $strategy: IdStrategy) 
   createUser(input: $input, strategy: $strategy) { user { id } strategy }
 }`;
 const CREATE_SEQUENCE = `mutation ($input: CreateSequenceInput!) {
-  createSequence(input: $input) { name scope start step next }
+  createSequence(input: $input) { sequence { name scope start step next } error { code } }
 }`;
 const ALLOCATE = `mutation ($name: String!, $scope: String) {
-  allocateSequence(name: $name, scope: $scope) { first last }
+  allocateSequence(name: $name, scope: $scope) { range { first last } error { code } }
 }`;
 const STATS = `{ strategyStats { strategy usersCreated insertAttempts commandsPerUser p50Ms } }`;
 
@@ -75,7 +75,8 @@ test('two instances with interleaved offsets (start 1 and 2, step 2) never colli
   );
   const values = allocations.map((response) => {
     expect(response.body.errors).toBeUndefined();
-    return response.body.data.allocateSequence.first as number;
+    expect(response.body.data.allocateSequence.error).toBeNull();
+    return response.body.data.allocateSequence.range.first as number;
   });
   expect(new Set(values).size).toBe(200);
   const odd = values.filter((_, i) => i % 2 === 0).sort((a, b) => a - b);

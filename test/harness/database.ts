@@ -6,6 +6,7 @@
  * forces one (and fails loudly if it cannot be had). Offline, the memory-server route costs one
  * short probe and no retries. Used by jest's global setup and by `npm run bench`.
  */
+import { downloadHostAnswers, localMongod } from '../../src/database/embedded';
 import { startStandin } from '../../src/standin';
 
 export type TestDatabaseBackend = 'uri' | 'memory-server' | 'standin';
@@ -17,7 +18,6 @@ export interface TestDatabase {
 }
 
 const BACKENDS: readonly TestDatabaseBackend[] = ['uri', 'memory-server', 'standin'];
-const DOWNLOAD_PROBE_MS = 1_500;
 
 function forcedBackend(): TestDatabaseBackend | undefined {
   const forced = process.env.TEST_MONGO;
@@ -32,26 +32,6 @@ function fromUri(): TestDatabase {
   const uri = process.env.MONGODB_URI;
   if (!uri) throw new Error('TEST_MONGO=uri needs MONGODB_URI');
   return { uri, backend: 'uri', stop: async () => undefined };
-}
-
-async function localMongod(): Promise<string | undefined> {
-  const { DryMongoBinary } = await import('mongodb-memory-server');
-  try {
-    return await DryMongoBinary.locateBinary(DryMongoBinary.getEnsuredOptions());
-  } catch {
-    return undefined;
-  }
-}
-
-/** One HEAD request to memory-server's download mirror: can a download possibly succeed? */
-async function downloadHostAnswers(): Promise<boolean> {
-  const mirror = process.env.MONGOMS_DOWNLOAD_MIRROR ?? 'https://fastdl.mongodb.org';
-  try {
-    await fetch(mirror, { method: 'HEAD', signal: AbortSignal.timeout(DOWNLOAD_PROBE_MS) });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function startMemoryServer(binary: string | undefined): Promise<TestDatabase> {

@@ -3,7 +3,7 @@
  * database unreachable), /metrics, and GraphQL answering SERVICE_UNAVAILABLE instead of hanging.
  */
 import { createServer } from 'node:net';
-import { startTestService, type TestService } from '../support/service';
+import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../support/service';
 
 /** A port on 127.0.0.1 that nothing listens on: connecting to it is refused at once. */
 async function closedPort(): Promise<number> {
@@ -39,6 +39,24 @@ describe('with the database reachable', () => {
     const response = await get(`${service.url}/ready`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: 'ready' });
+  });
+
+  test('/ready answers 503 while the users collection has lost its unique indexes, then 200 once rebuilt', async () => {
+    const users = service.client.db(service.dbName).collection('users');
+    await users.drop();
+    const missing = await get(`${service.url}/ready`);
+    expect(missing.status).toBe(503);
+    expect(await missing.json()).toEqual({ status: 'indexes rebuilding' });
+    let status = missing.status;
+    for (let polls = 0; status !== 200 && polls < 100; polls += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await get(`${service.url}/ready`)).status;
+    }
+    expect(status).toBe(200);
+    const unique = (await users.indexes())
+      .filter((index) => index.unique)
+      .map((index) => index.name);
+    expect(unique.length).toBeGreaterThanOrEqual(2);
   });
 
   test('/metrics shows the users created and the counter writes in Prometheus text', async () => {
@@ -92,7 +110,13 @@ describe('with the database unreachable', () => {
 
   test('a GraphQL request ends in SERVICE_UNAVAILABLE, retryable, instead of hanging', async () => {
     const [query, mutation] = await Promise.all([
-      service.graphql(`{ nextSequence(name: "userid") }`),
+      service.graphql(
+        `{ nextSequence(name: "userid") }`,
+        {},
+        {
+          authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+        },
+      ),
       service.graphql(`mutation { createUser(input: { name: "Nobody" }) { user { id } } }`),
     ]);
     for (const response of [query, mutation]) {

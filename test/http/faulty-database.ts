@@ -6,43 +6,69 @@
  */
 import { MongoClient } from 'mongodb';
 import { startStandin } from '../../src/standin';
+import { startTestService, type TestService } from '../support/service';
 
 export type FaultMode = { times: number } | 'alwaysOn';
-/** `find` either blocks for `blockTimeMS` or fails with the server error `errorCode`. */
+/** A command either blocks for `blockTimeMS` or fails with the server error `errorCode`. */
 export type FindFault = { blockTimeMS: number } | { errorCode: number };
 
 export interface FaultyDatabase {
   uri: string;
   /** Runs `work` while `find` commands meet `fault`; the fail point is off afterwards. */
   whileFind<T>(fault: FindFault, mode: FaultMode, work: () => Promise<T>): Promise<T>;
+  /** The same for any commands, e.g. `findAndModify` (a counter's `$inc`). */
+  whileFailing<T>(
+    commands: string[],
+    fault: FindFault,
+    mode: FaultMode,
+    work: () => Promise<T>,
+  ): Promise<T>;
   stop(): Promise<void>;
 }
 
 export async function startFaultyDatabase(): Promise<FaultyDatabase> {
   const standin = await startStandin({ log: () => {} });
   const admin = await MongoClient.connect(standin.uri, { serverSelectionTimeoutMS: 5_000 });
-  const failPoint = (mode: FaultMode | 'off', fault?: FindFault) =>
+  const failPoint = (mode: FaultMode | 'off', commands: string[] = [], fault?: FindFault) =>
     admin.db('admin').command({
       configureFailPoint: 'failCommand',
       mode,
       data: {
-        failCommands: ['find'],
+        failCommands: commands,
         ...(fault && 'blockTimeMS' in fault ? { blockConnection: true, ...fault } : fault),
       },
     });
+  const whileFailing: FaultyDatabase['whileFailing'] = async (commands, fault, mode, work) => {
+    await failPoint(mode, commands, fault);
+    try {
+      return await work();
+    } finally {
+      await failPoint('off');
+    }
+  };
   return {
     uri: standin.uri,
-    async whileFind(fault, mode, work) {
-      await failPoint(mode, fault);
-      try {
-        return await work();
-      } finally {
-        await failPoint('off');
-      }
-    },
+    whileFind: (fault, mode, work) => whileFailing(['find'], fault, mode, work),
+    whileFailing,
     async stop() {
       await admin.close();
       await standin.stop();
+    },
+  };
+}
+
+/** A test service (with `env`) over a faulty database of its own; `stop()` stops both. */
+export async function startServiceOnFaultyDatabase(
+  env: Record<string, string>,
+): Promise<{ database: FaultyDatabase; service: TestService; stop(): Promise<void> }> {
+  const database = await startFaultyDatabase();
+  const service = await startTestService({ mongodbUri: database.uri, env });
+  return {
+    database,
+    service,
+    stop: async () => {
+      await service.stop();
+      await database.stop();
     },
   };
 }

@@ -5,8 +5,12 @@
  * service serves again once the database is back, without a restart.
  */
 import { startStandin, type RunningStandin } from '../../src/standin';
-import { startTestService, type TestService } from '../support/service';
-import { startFaultyDatabase, type FaultyDatabase } from './faulty-database';
+import { startTestService, TEST_CLIENT, type TestService } from '../support/service';
+import {
+  startFaultyDatabase,
+  startServiceOnFaultyDatabase,
+  type FaultyDatabase,
+} from './faulty-database';
 
 const CREATE_USER = `mutation Create($name: String!) { createUser(input: { name: $name }) { user { id } } }`;
 const READY_POLLS = 60;
@@ -71,19 +75,16 @@ describe('when the database stops and comes back', () => {
 describe('when the database stalls', () => {
   let database: FaultyDatabase;
   let service: TestService;
+  let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    database = await startFaultyDatabase();
-    service = await startTestService({
-      mongodbUri: database.uri,
-      env: { REQUEST_TIMEOUT_MS: '1000', DB_TIMEOUT_MS: '20000' },
-    });
+    ({ database, service, stop } = await startServiceOnFaultyDatabase({
+      REQUEST_TIMEOUT_MS: '1000',
+      DB_TIMEOUT_MS: '20000',
+    }));
   });
 
-  afterAll(async () => {
-    await service.stop();
-    await database.stop();
-  });
+  afterAll(() => stop());
 
   test('a request is answered 503 SERVICE_UNAVAILABLE at REQUEST_TIMEOUT_MS, and the next one succeeds', async () => {
     const stalled = await database.whileFind({ blockTimeMS: 4_000 }, { times: 1 }, () =>
@@ -135,7 +136,17 @@ describe('when the database fails in a way the service does not expect', () => {
 
   test('the client gets INTERNAL_SERVER_ERROR with a generic message; production adds no detail', async () => {
     const [dev, prod] = await database.whileFind({ errorCode: 2 }, 'alwaysOn', () =>
-      Promise.all(services.map((service) => service.graphql(`{ user(id: "1") { id } }`))),
+      Promise.all(
+        services.map((service) =>
+          service.graphql(
+            `{ user(id: "1") { id } }`,
+            {},
+            {
+              authorization: `Bearer ${TEST_CLIENT.token}`,
+            },
+          ),
+        ),
+      ),
     );
     for (const response of [dev, prod]) {
       expect(response.body.errors?.[0]).toMatchObject({

@@ -94,6 +94,8 @@ describe('the process', () => {
       expect(outcome.output).toMatch(/service ready at http:\/\/localhost:\d+\/graphql/);
       expect(outcome.output).toMatch(/BLOCK ids: 0 given back to the counter, 0 left unused/);
       expect(outcome.output).toMatch(/"msg":"stopped"/);
+      // NODE_ENV=test: requests without a token get the open defaults, and the log says so.
+      expect(outcome.output).toMatch(/"level":40,.*OPEN ACCESS \(NODE_ENV=test\)/);
       expect(outcome.code).toBe(0);
     },
     PROCESS_TIMEOUT_MS + 10_000,
@@ -117,11 +119,16 @@ describe('the process', () => {
         PORT: 'eighty',
         WRITE_CONCERN: '2',
         ID_BLOCK_SIZE: '0',
+        ADMIN_TOKEN: 'correct horse battery staple',
+        CLIENT_TOKENS: 'billing:short',
       });
       expect(outcome.code).toBe(1);
       expect(outcome.output).toMatch(/PORT: PORT must be a whole number/);
       expect(outcome.output).toMatch(/WRITE_CONCERN: WRITE_CONCERN must be majority or 1/);
       expect(outcome.output).toMatch(/ID_BLOCK_SIZE: ID_BLOCK_SIZE must be at least 1/);
+      expect(outcome.output).toMatch(/ADMIN_TOKEN: ADMIN_TOKEN must be visible ASCII/);
+      expect(outcome.output).toMatch(/CLIENT_TOKENS: .*client billing must be at least 32/);
+      expect(outcome.output).not.toMatch(/correct horse/);
     },
     PROCESS_TIMEOUT_MS + 10_000,
   );

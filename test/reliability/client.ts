@@ -5,8 +5,12 @@
  * Invariants: every request is bounded (`HANG_LIMIT_MS` unless the caller gives a tighter bound),
  * so a hanging service fails the test instead of stalling it; a response that is not JSON is kept
  * as text, never thrown away, so a 500 page or a proxy error shows up in the assertion message.
+ * Expected failures arrive as data (`error { code }` of the payload or item, API 0.2); request-level
+ * ones (SERVICE_UNAVAILABLE, authentication) as top-level errors: an item's code is read from both.
  */
-export type Strategy = 'COUNTER' | 'OPTIMISTIC_LOOP' | 'BLOCK';
+import type { IdStrategy } from '../../src/users';
+
+export type Strategy = IdStrategy;
 
 export interface UserInput {
   name: string;
@@ -81,6 +85,11 @@ export const CREATE_USER = /* GraphQL */ `
       }
       attempts
       replayed
+      error {
+        code
+        field
+        retryable
+      }
     }
   }
 `;
@@ -88,6 +97,9 @@ export const CREATE_USER = /* GraphQL */ `
 export const CREATE_USERS = /* GraphQL */ `
   mutation CreateUsers($inputs: [CreateUserInput!]!, $strategy: IdStrategy) {
     createUsers(inputs: $inputs, strategy: $strategy) {
+      error {
+        code
+      }
       results {
         index
         user {
@@ -114,8 +126,16 @@ export interface CreationResult {
   items: ItemOutcome[];
 }
 
-function failedItems(count: number, http: HttpResult): ItemOutcome[] {
-  const code = errorCodes(http.body)[0] ?? `HTTP_${http.status}`;
+/**
+ * Every item failed with one code: the payload's own `error` (errors as data) when there is one,
+ * else the first top-level error (request-level failures), else the HTTP status.
+ */
+function failedItems(
+  count: number,
+  http: HttpResult,
+  error?: { code: string } | null,
+): ItemOutcome[] {
+  const code = error?.code ?? errorCodes(http.body)[0] ?? `HTTP_${http.status}`;
   return Array.from({ length: count }, () => ({ user: null, replayed: false, code }));
 }
 
@@ -127,9 +147,18 @@ export async function createUser(
 ): Promise<CreationResult> {
   const http = await postGraphQL(serviceUrl, CREATE_USER, { input, strategy }, options);
   const payload = (http.body as GraphQLResultLike | null)?.data?.createUser as
-    { user: { id: string; name: string }; replayed: boolean } | null | undefined;
-  if (!payload) return { http, items: failedItems(1, http) };
-  return { http, items: [{ user: payload.user, replayed: payload.replayed, code: null }] };
+    | {
+        user: { id: string; name: string } | null;
+        replayed: boolean | null;
+        error: { code: string } | null;
+      }
+    | null
+    | undefined;
+  if (!payload?.user) return { http, items: failedItems(1, http, payload?.error) };
+  return {
+    http,
+    items: [{ user: payload.user, replayed: payload.replayed === true, code: null }],
+  };
 }
 
 export async function createUsers(
@@ -141,6 +170,7 @@ export async function createUsers(
   const http = await postGraphQL(serviceUrl, CREATE_USERS, { inputs, strategy }, options);
   const payload = (http.body as GraphQLResultLike | null)?.data?.createUsers as
     | {
+        error: { code: string } | null;
         results: Array<{
           index: number;
           user: { id: string; name: string } | null;
@@ -149,7 +179,9 @@ export async function createUsers(
       }
     | null
     | undefined;
-  if (!payload) return { http, items: failedItems(inputs.length, http) };
+  if (!payload || payload.error) {
+    return { http, items: failedItems(inputs.length, http, payload?.error) };
+  }
   const items: ItemOutcome[] = payload.results.map((r) =>
     r.user
       ? { user: r.user, replayed: false, code: null }

@@ -37,6 +37,7 @@ import {
   type Strategy,
   type UserInput,
 } from './client';
+import { ID_STRATEGIES } from '../../src/users';
 
 /** The service's bound on each database call in this file: short, so blocked cases stay quick. */
 const DB_TIMEOUT_MS = 1_500;
@@ -247,6 +248,22 @@ const cases: FaultCase[] = [
     fault: blocked(['hello', 'isMaster', 'ismaster', COUNTER_UPDATE], STALL_MS),
     allowedCodes: UNAVAILABLE,
   },
+  {
+    name: 'COUNTER: LockTimeout (24) on the counter findAndModify',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing(COUNTER_UPDATE, 24, false),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'COUNTER: WriteConflict (112) on the user insert',
+    operation: 'createUser',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing('insert', 112, false),
+    allowedCodes: UNAVAILABLE,
+  },
   // OPTIMISTIC_LOOP: read the max _id, insert max + 1.
   {
     name: 'OPTIMISTIC_LOOP: connection closed on the reads before the insert',
@@ -297,6 +314,14 @@ const cases: FaultCase[] = [
     fault: blocked(['insert']),
     allowedCodes: UNAVAILABLE,
   },
+  {
+    name: 'OPTIMISTIC_LOOP: FailedToSatisfyReadPreference (133) on the reads before the insert',
+    operation: 'createUser',
+    strategy: 'OPTIMISTIC_LOOP',
+    mode: once,
+    fault: { failCommands: ['find', 'aggregate'], errorCode: 133 },
+    allowedCodes: UNAVAILABLE,
+  },
   // BLOCK: one findAndModify refills the process's block, then the insert.
   {
     name: 'BLOCK: connection closed on the block refill',
@@ -337,6 +362,14 @@ const cases: FaultCase[] = [
     strategy: 'BLOCK',
     mode: once,
     fault: blocked([COUNTER_UPDATE]),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'BLOCK: ReadConcernMajorityNotAvailableYet (134) on the block refill',
+    operation: 'createUser',
+    strategy: 'BLOCK',
+    mode: once,
+    fault: failing(COUNTER_UPDATE, 134, false),
     allowedCodes: UNAVAILABLE,
   },
   // createUsers: one $inc (or max read) and one unordered insertMany for the whole batch.
@@ -380,6 +413,14 @@ const cases: FaultCase[] = [
     strategy: 'BLOCK',
     mode: once,
     fault: blocked(['insert']),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'createUsers COUNTER: NetworkInterfaceExceededTimeLimit (202) on the insertMany',
+    operation: 'createUsers',
+    strategy: 'COUNTER',
+    mode: once,
+    fault: failing('insert', 202, false),
     allowedCodes: UNAVAILABLE,
   },
   {
@@ -481,7 +522,7 @@ describe('fault table: every fault ends in success or a clear error, and nothing
   test('the table covers at least 15 cases and every strategy and createUsers', () => {
     expect(cases.length).toBeGreaterThanOrEqual(15);
     const covered = new Set(cases.map((c) => `${c.operation} ${c.strategy}`));
-    for (const strategy of ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK']) {
+    for (const strategy of ID_STRATEGIES) {
       expect(covered).toContain(`createUser ${strategy}`);
       expect(covered).toContain(`createUsers ${strategy}`);
     }

@@ -15,8 +15,6 @@ import { EJSON } from 'bson';
 import { connectTestClient, uniqueDbName } from '../support/db';
 import { startTestService, type TestService } from '../support/service';
 import {
-  CREATE_USER,
-  CREATE_USERS,
   createUser,
   errorCodes,
   postGraphQL,
@@ -44,6 +42,8 @@ interface HostileCase {
   status?: number;
   /** The `extensions.code` at least one top-level error must carry. */
   code?: string;
+  /** Sent to the production instance (no open defaults) instead of the development one. */
+  production?: true;
 }
 
 const json = (payload: unknown, headers: Record<string, string> = {}): HostileRequest => ({
@@ -60,18 +60,23 @@ const repeat = (count: number, make: (i: number) => string) =>
 
 const NESTED_INVITERS = `query { users(first: 1) { edges { node { ${'invitedBy { '.repeat(12)}id${' }'.repeat(12)} } } } }`;
 const SET_SEQUENCE =
-  'mutation($name: String!, $value: Long!, $scope: String) { setSequence(name: $name, value: $value, scope: $scope) { value } }';
+  'mutation($name: String!, $value: Long!, $scope: String) { setSequence(name: $name, value: $value, scope: $scope) { sequence { value } error { code } } }';
 const ALLOCATE =
-  'mutation($name: String!, $count: Int, $scope: String) { allocateSequence(name: $name, count: $count, scope: $scope) { first last } }';
+  'mutation($name: String!, $count: Int, $scope: String) { allocateSequence(name: $name, count: $count, scope: $scope) { range { first last } error { code } } }';
 const CREATE_SEQUENCE =
-  'mutation($input: CreateSequenceInput!) { createSequence(input: $input) { name } }';
+  'mutation($input: CreateSequenceInput!) { createSequence(input: $input) { sequence { name } error { code } } }';
 const NEXT_SEQUENCE =
   'query($name: String!, $scope: String) { nextSequence(name: $name, scope: $scope) }';
-const SEQUENCES = 'query($scope: String) { sequences(scope: $scope) { name } }';
+const SEQUENCES = 'query($scope: String) { sequences(scope: $scope) { edges { node { name } } } }';
 const USERS_PAGE =
-  'query($first: Int, $after: ID) { users(first: $first, after: $after) { edges { node { id } } } }';
+  'query($first: Int, $after: String) { users(first: $first, after: $after) { edges { node { id } } } }';
 const USER_BY_ID = 'query($id: ID!) { user(id: $id) { id name } }';
 
+/** The creation mutations with their expected failures selected: refusals come back as data. */
+const CREATE_USER =
+  'mutation($input: CreateUserInput!, $strategy: IdStrategy) { createUser(input: $input, strategy: $strategy) { user { id name } error { code field } } }';
+const CREATE_USERS =
+  'mutation($inputs: [CreateUserInput!]!, $strategy: IdStrategy) { createUsers(inputs: $inputs, strategy: $strategy) { results { user { id } error { code field } } error { code field } } }';
 const createUserWith = (input: object, strategy?: string) => gql(CREATE_USER, { input, strategy });
 const nextSequenceOf = (name: string, scope?: string) => gql(NEXT_SEQUENCE, { name, scope });
 const allocate = (name: string, count?: number, scope?: string) =>
@@ -93,6 +98,25 @@ const refusedInput = (name: string, request: HostileRequest): HostileCase => ({
   request,
   code: BAD_INPUT,
 });
+/** Sent to the production instance without a token: the field needs one. */
+const unauthenticated = (name: string, request: HostileRequest): HostileCase => ({
+  name,
+  request,
+  code: 'UNAUTHENTICATED',
+  production: true,
+});
+const LONE_HIGH = '\ud800';
+const LONE_LOW = '\udfff';
+/** `operations` batched operations, each `aliases` aliases of createUsers sharing one variable. */
+const aliasedBatches = (operations: number, aliases: number, items: number) =>
+  json(
+    Array.from({ length: operations }, () => ({
+      query: `mutation($inputs: [CreateUserInput!]!) { ${repeat(aliases, (i) => `a${i}: createUsers(inputs: $inputs) { created }`)} }`,
+      variables: { inputs: Array.from({ length: items }, (_, i) => ({ name: `n${i}` })) },
+    })),
+  );
+const persisted = (version: number, sha256Hash: string) =>
+  json({ query: '{ __typename }', extensions: { persistedQuery: { version, sha256Hash } } });
 const forbidden = (name: string, headers: Record<string, string>): HostileCase => ({
   name,
   request: setSequence(headers),
@@ -217,7 +241,7 @@ const cases: HostileCase[] = [
   refusedInput(
     'a Long literal that is a float',
     gql(
-      'mutation { setSequence(name: "userid", value: 2.5) { value } }',
+      'mutation { setSequence(name: "userid", value: 2.5) { sequence { value } } }',
       undefined,
       bearer(ADMIN_TOKEN),
     ),
@@ -331,6 +355,103 @@ const cases: HostileCase[] = [
     authorization: `Basic ${ADMIN_TOKEN}`,
   }),
   forbidden('setSequence with an empty bearer', { authorization: 'Bearer ' }),
+  // Who may call what (issue 11, findings 1 and 2): production, no token.
+  unauthenticated(
+    'an anonymous createSequence of userid starting at -3 (finding 1)',
+    createSequenceWith({ name: 'userid', start: -3 }),
+  ),
+  unauthenticated(
+    'an anonymous createSequence of userid with max 2 (finding 1)',
+    createSequenceWith({ name: 'userid', max: 2 }),
+  ),
+  unauthenticated(
+    'an anonymous allocateSequence of 8,997 values (finding 2)',
+    allocate('orders', 8_997),
+  ),
+  unauthenticated('an anonymous sequences listing (finding 2)', gql(SEQUENCES, {})),
+  unauthenticated(
+    'an anonymous users page with emails (finding 2)',
+    gql(USERS_PAGE, { first: 10 }),
+  ),
+  unauthenticated('an anonymous nextSequence', nextSequenceOf('orders')),
+  unauthenticated('an anonymous createUsers', gql(CREATE_USERS, { inputs: [{ name: 'x' }] })),
+  unauthenticated(
+    'two anonymous createUser through aliases',
+    gql(
+      `mutation { ${repeat(2, (i) => `u${i}: createUser(input: { name: "anon ${i}" }) { user { id } }`)} }`,
+    ),
+  ),
+  unauthenticated('an anonymous setSequence', setSequence({})),
+  unauthenticated(
+    'setSequence with the admin token in upper case',
+    setSequence(bearer(ADMIN_TOKEN.toUpperCase())),
+  ),
+  // Per-request bounds over aliases and batched operations (finding 3).
+  refusedInput(
+    '5 batched operations x 15 aliases x 1,000 createUsers inputs',
+    aliasedBatches(5, 15, 1_000),
+  ),
+  refusedInput(
+    '2 batched operations x 1 alias x 501 createUsers inputs',
+    aliasedBatches(2, 1, 501),
+  ),
+  refusedInput(
+    '2 aliases of createUsers sharing 501 inputs, through a fragment',
+    gql(
+      'mutation($inputs: [CreateUserInput!]!) { ...Twice } fragment Twice on Mutation { a: createUsers(inputs: $inputs) { created } b: createUsers(inputs: $inputs) { created } }',
+      { inputs: Array.from({ length: 501 }, (_, i) => ({ name: `f${i}` })) },
+    ),
+  ),
+  refusedInput(
+    '11 aliased allocateSequence calls',
+    gql(`mutation { ${repeat(11, (i) => `a${i}: allocateSequence(name: "orders") { first }`)} }`),
+  ),
+  // Lone surrogates in any string argument (finding 6).
+  refusedInput(
+    'an idempotency key ending in a lone high surrogate (finding 6)',
+    createUserWith({ name: 'x', idempotencyKey: `key${LONE_HIGH}` }),
+  ),
+  refusedInput('a name with a lone low surrogate', createUserWith({ name: `x${LONE_LOW}y` })),
+  refusedInput(
+    'an email with a lone surrogate',
+    createUserWith({ name: 'x', email: `a${LONE_HIGH}@example.com` }),
+  ),
+  refusedInput(
+    'a createUsers item with a lone surrogate',
+    gql(CREATE_USERS, { inputs: [{ name: 'ok' }, { name: `bad${LONE_HIGH}` }] }),
+  ),
+  refusedInput('a sequence name with a lone surrogate', nextSequenceOf(`orders${LONE_HIGH}`)),
+  refusedInput(
+    'a lone surrogate in an unknown input key',
+    createUserWith({ name: 'x', [`k${LONE_HIGH}`]: 1 }),
+  ),
+  refusedInput(
+    'an inline name literal with an escaped lone surrogate',
+    gql('mutation { createUser(input: { name: "x\\ud800" }) { user { id } } }'),
+  ),
+  refusedInput(
+    'an inline name literal with a raw lone surrogate',
+    gql(`mutation { createUser(input: { name: "x${LONE_HIGH}" }) { user { id } } }`),
+  ),
+  // Client mistakes are client errors (finding 9).
+  {
+    name: 'an APQ hash that does not match its query (finding 9)',
+    request: persisted(1, 'f'.repeat(64)),
+    status: 400,
+    code: 'BAD_REQUEST',
+  },
+  {
+    name: 'an APQ version 2 (finding 9)',
+    request: persisted(2, 'f'.repeat(64)),
+    status: 400,
+    code: 'BAD_REQUEST',
+  },
+  refusedInput(
+    'a createUser input with 60 unknown keys: too many variable errors (finding 9)',
+    createUserWith(
+      Object.fromEntries([['name', 'x'], ...Array.from({ length: 60 }, (_, i) => [`k${i}`, 1])]),
+    ),
+  ),
   // CSRF-style simple requests: a browser sends these cross-site without a preflight.
   {
     name: 'a mutation posted as text/plain',
@@ -380,7 +501,7 @@ const cases: HostileCase[] = [
     name: 'a GET allocateSequence with an operation-name header',
     request: {
       method: 'GET',
-      path: `/graphql?query=${encodeURIComponent('mutation M { allocateSequence(name: "orders") { first } }')}`,
+      path: `/graphql?query=${encodeURIComponent('mutation M { allocateSequence(name: "orders") { range { first } } }')}`,
       headers: { 'x-apollo-operation-name': 'M' },
     },
     status: 405,
@@ -395,22 +516,33 @@ function send(service: TestService, request: HostileRequest): Promise<HttpResult
   });
 }
 
+interface PayloadLike {
+  error?: { code: string } | null;
+  results?: Array<{ user: unknown; error: { code: string } | null }>;
+}
+
 /**
- * The error codes of a response (top-level, and per item of a `createUsers`, where one bad item
- * fails alone) and the top-level fields it nevertheless answered with something.
+ * The error codes of a response (top-level; a mutation payload's `error`; each `createUsers`
+ * item's, where one bad item fails alone) and the top-level fields it nevertheless answered with
+ * something: a payload without an error, or a batch with at least one user.
  */
 function readRefusal(response: HttpResult): { codes: string[]; granted: string[] } {
   const data = (response.body as GraphQLResultLike | null)?.data ?? {};
-  const itemResults =
-    (data.createUsers as { results?: Array<{ user: unknown; error: { code: string } | null }> })
-      ?.results ?? [];
-  const itemCodes = itemResults.flatMap((r) => (r.error ? [r.error.code] : []));
-  const granted = Object.entries(data)
-    .filter(([field, value]) =>
-      field === 'createUsers' ? itemResults.some((r) => r.user !== null) : value !== null,
+  const payloads = Object.entries(data).map(
+    ([field, value]) => [field, value as PayloadLike | null] as const,
+  );
+  const dataCodes = payloads.flatMap(([, payload]) => [
+    ...(payload?.error ? [payload.error.code] : []),
+    ...(payload?.results ?? []).flatMap((r) => (r.error ? [r.error.code] : [])),
+  ]);
+  const granted = payloads
+    .filter(([, payload]) =>
+      payload === null || payload.error
+        ? false
+        : payload.results === undefined || payload.results.some((r) => r.user !== null),
     )
     .map(([field]) => field);
-  return { codes: [...errorCodes(response.body), ...itemCodes], granted };
+  return { codes: [...errorCodes(response.body), ...dataCodes], granted };
 }
 
 /** Every collection of the database, every document with its BSON types, in one comparable string. */
@@ -466,7 +598,7 @@ describe('hostile input: every request refused cleanly, the database untouched',
   });
 
   test.each(cases.map((c) => [c.name, c] as const))('%s is refused', async (_name, hostile) => {
-    const response = await send(service, hostile.request);
+    const response = await send(hostile.production ? production : service, hostile.request);
     const { codes, granted } = readRefusal(response);
     const seen = { status: response.status, codes, granted, body: JSON.stringify(response.body) };
     // Refused: never a 5xx, never an internal error, nothing granted, and a 4xx or an error code.
@@ -538,7 +670,7 @@ describe('hostile input: every request refused cleanly, the database untouched',
         const text = JSON.stringify(response.body);
         expect(text).not.toMatch(/stacktrace/i);
         expect(text).not.toMatch(/did you mean/i);
-        expect(errorCodes(response.body).length).toBeGreaterThan(0);
+        expect(readRefusal(response).codes.length).toBeGreaterThan(0);
       }
     });
   });

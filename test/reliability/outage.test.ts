@@ -21,13 +21,14 @@ import { startStandin } from '../../src/standin';
 import { startTestService, type TestService } from '../support/service';
 import { createUser, sendHttp, type Strategy } from './client';
 import { freePort } from '../support/ports';
+import { ID_STRATEGIES } from '../../src/users';
 
 const DB_TIMEOUT_MS = 1_500;
 const REQUEST_TIMEOUT_MS = 4_000;
 /** Scheduling slack on a busy 2-core machine; the contract is REQUEST_TIMEOUT_MS. */
 const ANSWER_BOUND_MS = REQUEST_TIMEOUT_MS + 3_000;
 const CLIENTS = 12;
-const STRATEGIES: Strategy[] = ['COUNTER', 'BLOCK', 'OPTIMISTIC_LOOP'];
+const STRATEGIES: readonly Strategy[] = ID_STRATEGIES;
 const PROBE_INTERVAL_MS = 100;
 const PROBE_LIMIT_MS = 30_000;
 

@@ -14,7 +14,7 @@
  * Promises checked at the end, against the database itself (`Ledger`): zero ids issued twice, zero
  * acknowledged users lost, one user per idempotency key, the `userid` counter never behind an id
  * COUNTER or BLOCK issued; and no response other than a user, a retryable error, or (for a shared
- * email) BAD_USER_INPUT.
+ * email) EMAIL_TAKEN.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,10 +25,11 @@ import { connectTestClient, uniqueDbName } from '../support/db';
 import { startTestService, type TestService } from '../support/service';
 import { Ledger } from './ledger';
 import { sendCreation, type CreationResult, type Strategy, type UserInput } from './client';
+import { ID_STRATEGIES } from '../../src/users';
 
 const INSTANCES = 4;
 const CLIENTS_PER_INSTANCE = 32;
-const STRATEGIES: Strategy[] = ['COUNTER', 'BLOCK', 'OPTIMISTIC_LOOP'];
+const STRATEGIES: readonly Strategy[] = ID_STRATEGIES;
 const RETRYABLE = new Set(['ID_CONTENTION', 'SERVICE_UNAVAILABLE']);
 const MAX_RETRIES = 20;
 const RETRY_BACKOFF_MS = 50;
@@ -163,7 +164,7 @@ describe('soak: concurrent instances, strategies and retries on one database', (
       for (const [index, item] of result.items.entries()) {
         if (item.user) {
           if (item.replayed) tally.replays += 1;
-        } else if (item.code === 'BAD_USER_INPUT' && plan.inputs[index].email !== undefined) {
+        } else if (item.code === 'EMAIL_TAKEN' && plan.inputs[index].email !== undefined) {
           tally.emailsRefused += 1;
         } else if (RETRYABLE.has(item.code)) {
           tally.count(tally.retryableErrors, item.code);

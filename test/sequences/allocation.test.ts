@@ -89,7 +89,7 @@ describe('allocation', () => {
     expect(tally.commands).toBe(3);
   });
 
-  test('every counter write carries the configured write concern (majority unless told otherwise)', async () => {
+  test('every counter write carries the configured write concern (WRITE_CONCERN, majority by default)', async () => {
     const db = bed.db();
     const writeConcerns = async (options?: { writeConcern: { w: 1 } }) => {
       const sequences = bed.sequences(db, options);
@@ -103,11 +103,12 @@ describe('allocation', () => {
         .filter((event) => event.commandName !== 'find')
         .map((event) => [event.commandName, event.command.writeConcern]);
     };
+    const configured = { w: 'majority', wtimeout: 5000 };
     expect(await writeConcerns()).toEqual([
-      ['insert', { w: 'majority' }],
-      ['findAndModify', { w: 'majority' }],
-      ['findAndModify', { w: 'majority' }],
-      ['update', { w: 'majority' }],
+      ['insert', configured],
+      ['findAndModify', configured],
+      ['findAndModify', configured],
+      ['update', configured],
     ]);
     expect((await writeConcerns({ writeConcern: { w: 1 } })).map(([, wc]) => wc)).toEqual([
       { w: 1 },
@@ -117,7 +118,7 @@ describe('allocation', () => {
     ]);
   });
 
-  test('every command is bounded by maxTimeMS on the server (5 s unless told otherwise)', async () => {
+  test('every command is bounded by maxTimeMS on the server (DB_TIMEOUT_MS, 5 s by default)', async () => {
     const db = bed.db();
     const boundsOf = async (options?: { maxTimeMS: number }) => {
       const sequences = bed.sequences(db, options);
@@ -125,7 +126,7 @@ describe('allocation', () => {
         await sequences.create({ name: 'invoice' });
         await sequences.allocate({ name: 'invoice' });
         await sequences.peekNext({ name: 'invoice' });
-        await sequences.list();
+        await sequences.page({ first: 10 });
         await sequences.setValue({ name: 'invoice' }, 10);
         await sequences.repairCounterDrift({ name: 'invoice' }, 20);
       });

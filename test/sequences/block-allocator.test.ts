@@ -1,5 +1,6 @@
 import { MongoClient, type Db, type Long } from 'mongodb';
 import { BlockAllocator, Sequences, type BlockSizing } from '../../src/sequences';
+import { sequencesOptions } from '../support/domain-options';
 import { SequencesTestBed, userid } from './fixture';
 
 const bed = SequencesTestBed.forThisFile();
@@ -264,7 +265,7 @@ describe('BlockAllocator when the database cannot be reached', () => {
       serverSelectionTimeoutMS: 300,
     });
     try {
-      const sequences = new Sequences(unreachable.db('nowhere'));
+      const sequences = new Sequences(unreachable.db('nowhere'), sequencesOptions);
       const allocate = jest.spyOn(sequences, 'allocate');
       const blocks = new BlockAllocator(sequences, userid, fixed(100));
       const outcomes = await Promise.allSettled(Array.from({ length: 50 }, () => blocks.take(1)));

@@ -147,7 +147,7 @@ describe('sequence definitions', () => {
     expect(await sequences.peekNext({ name: 'invoice', scope: 'initech' })).toBe(1);
   });
 
-  test('list is ordered by name then scope (unscoped first) and narrows to one scope', async () => {
+  test('a page is ordered by name then scope (unscoped first) and narrows to one scope', async () => {
     const sequences = bed.sequences(bed.db());
     for (const key of [
       { name: 'zeta' },
@@ -158,7 +158,7 @@ describe('sequence definitions', () => {
     ]) {
       await sequences.allocate(key);
     }
-    const listed = (await sequences.list()).map((s) => [s.name, s.scope]);
+    const listed = (await sequences.page({ first: 100 })).sequences.map((s) => [s.name, s.scope]);
     expect(listed).toEqual([
       ['alpha', 'acme'],
       ['invoice', null],
@@ -166,9 +166,11 @@ describe('sequence definitions', () => {
       ['invoice', 'globex'],
       ['zeta', null],
     ]);
-    const acme = (await sequences.list({ scope: 'acme' })).map((s) => s.name);
+    const acme = (await sequences.page({ first: 100, scope: 'acme' })).sequences.map((s) => s.name);
     expect(acme).toEqual(['alpha', 'invoice']);
-    expect(await sequences.list({ scope: null })).toHaveLength(5);
-    await expect(sequences.list({ scope: '$ne' })).rejects.toMatchObject({ field: 'scope' });
+    expect((await sequences.page({ first: 100, scope: null })).sequences).toHaveLength(5);
+    await expect(sequences.page({ first: 100, scope: '$ne' })).rejects.toMatchObject({
+      field: 'scope',
+    });
   });
 });

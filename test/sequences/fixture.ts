@@ -7,6 +7,7 @@ import type { CommandStartedEvent, Db, Int32, Long, MongoClient } from 'mongodb'
 import { Sequences, type SequencesOptions } from '../../src/sequences';
 import { commandsSentTo } from '../support/commands';
 import { connectTestClient, uniqueDbName } from '../support/db';
+import { sequencesOptions } from '../support/domain-options';
 
 export const userid = { name: 'userid' };
 
@@ -35,9 +36,9 @@ export class SequencesTestBed {
     return this.client.db(uniqueDbName());
   }
 
-  /** Another "process" on `db`: its own definition cache. */
-  sequences(db: Db, options?: SequencesOptions): Sequences {
-    return new Sequences(db, options);
+  /** Another "process" on `db`: its own definition cache; the service's settings unless overridden. */
+  sequences(db: Db, options?: Partial<SequencesOptions>): Sequences {
+    return new Sequences(db, { ...sequencesOptions, ...options });
   }
 
   /** The commands sent to `db` while `run` ran, in order. */

@@ -1,9 +1,10 @@
 /** The command table called directly (no sockets): refusals, fail point slots, cursors. */
 import { Int32, Long } from 'bson';
 import { CommandContext } from '../../src/standin/commands/context';
-import { CursorRegistry } from '../../src/standin/commands/cursors';
+import { Activity } from '../../src/standin/state/activity';
+import { CursorRegistry } from '../../src/standin/state/cursors';
 import { Store } from '../../src/standin/engine/store';
-import { FailPoints } from '../../src/standin/commands/fail-points';
+import { FailPoints } from '../../src/standin/state/fail-points';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
 
 function freshContext(database = 'db', appName?: string): CommandContext {
@@ -12,6 +13,7 @@ function freshContext(database = 'db', appName?: string): CommandContext {
       store: new Store(),
       cursors: new CursorRegistry(),
       failPoints: new FailPoints(),
+      activity: new Activity(10),
       startedAt: new Date(),
       port: 0,
     },
@@ -148,5 +150,83 @@ test('an unsupported aggregation stage is refused by name', () => {
   ).toMatchObject({
     code: 2,
     errmsg: expect.stringContaining('$lookup'),
+  });
+});
+
+describe('explain reports the plan the engine ran', () => {
+  const context = freshContext();
+  runCommand(
+    { insert: 'c', documents: Array.from({ length: 10 }, (_, i) => ({ _id: i, n: i % 3 })) },
+    context,
+  );
+  const winningPlan = (find: object, verbosity = 'executionStats') =>
+    runCommand({ explain: { find: 'c', ...find }, verbosity }, context) as {
+      queryPlanner: { winningPlan: Record<string, unknown> };
+      executionStats: Record<string, unknown>;
+    };
+
+  test('an _id-only equality is IDHACK; with another predicate, FETCH over the _id index', () => {
+    expect(winningPlan({ filter: { _id: 4 } }).queryPlanner.winningPlan).toEqual({
+      stage: 'IDHACK',
+    });
+    expect(winningPlan({ filter: { _id: 4, n: 1 } }).queryPlanner.winningPlan).toMatchObject({
+      stage: 'FETCH',
+      filter: { _id: 4, n: 1 },
+      inputStage: { stage: 'IXSCAN', indexName: '_id_' },
+    });
+  });
+
+  test('a sort on _id walks the index and stops at the limit', () => {
+    const explained = winningPlan({ filter: { n: 0 }, sort: { _id: -1 }, limit: 2 });
+    expect(explained.queryPlanner.winningPlan).toMatchObject({
+      stage: 'LIMIT',
+      inputStage: { stage: 'FETCH', inputStage: { stage: 'IXSCAN', direction: 'backward' } },
+    });
+    // _ids 9, 8, 7, 6 are read to find the two with n 0 (9 and 6).
+    expect(explained.executionStats).toMatchObject({ nReturned: 2, totalDocsExamined: 4 });
+  });
+
+  test('any other sort is in memory over a collection scan', () => {
+    const explained = winningPlan({ filter: { n: 1 }, sort: { n: 1 }, skip: 1, limit: 1 });
+    expect(explained.queryPlanner.winningPlan).toMatchObject({
+      stage: 'LIMIT',
+      inputStage: {
+        stage: 'SKIP',
+        inputStage: { stage: 'SORT', limitAmount: 2, inputStage: { stage: 'COLLSCAN' } },
+      },
+    });
+    expect(explained.executionStats).toMatchObject({ nReturned: 1, totalDocsExamined: 10 });
+  });
+
+  test('count without a query reads no document; with one it counts over the scan', () => {
+    const fast = runCommand({ explain: { count: 'c' }, verbosity: 'executionStats' }, context);
+    expect(fast).toMatchObject({
+      queryPlanner: { winningPlan: { stage: 'RECORD_STORE_FAST_COUNT' } },
+      executionStats: { totalDocsExamined: 0 },
+    });
+    const counted = runCommand(
+      { explain: { count: 'c', query: { n: 1 } }, verbosity: 'executionStats' },
+      context,
+    );
+    expect(counted).toMatchObject({
+      queryPlanner: { winningPlan: { stage: 'COUNT', inputStage: { stage: 'COLLSCAN' } } },
+      executionStats: { totalDocsExamined: 10 },
+    });
+  });
+
+  test('a missing collection is EOF; unknown verbosities and commands are refused', () => {
+    const missing = runCommand({ explain: { find: 'nope' }, verbosity: 'queryPlanner' }, context);
+    expect(missing).toMatchObject({ queryPlanner: { winningPlan: { stage: 'EOF' } } });
+    expect(runCommand({ explain: { find: 'c' }, verbosity: 'everything' }, context)).toMatchObject({
+      code: 2,
+    });
+    expect(runCommand({ explain: { insert: 'c', documents: [] } }, context)).toMatchObject({
+      code: 2,
+      errmsg: expect.stringContaining('explain of insert'),
+    });
+    expect(runCommand({ explain: { mapReduce: 'c' } }, context)).toMatchObject({
+      code: 59,
+      errmsg: expect.stringContaining('mapReduce'),
+    });
   });
 });

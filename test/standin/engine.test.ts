@@ -6,11 +6,7 @@ import { parseIndexSpec } from '../../src/standin/engine/indexes';
 import { compileFilter } from '../../src/standin/engine/matcher';
 import { runQuery } from '../../src/standin/engine/query';
 import { applyUpdate } from '../../src/standin/engine/update';
-import {
-  compareValues,
-  formatDocument,
-  indexKeyOf,
-} from '../../src/standin/engine/values';
+import { compareValues, formatDocument, indexKeyOf } from '../../src/standin/engine/values';
 
 describe('BSON values', () => {
   test('numbers compare by value across Int32, Int64 and Double, and share index keys', () => {
@@ -48,14 +44,59 @@ describe('matching', () => {
   });
 
   test('unsupported operators are refused by name, not ignored', () => {
-    expect(() => compileFilter({ a: { $regex: 'x' } })).toThrow(
-      /stand-in does not support the query operator \$regex/,
+    expect(() => compileFilter({ a: { $elemMatch: { b: 1 } } })).toThrow(
+      /stand-in does not support the query operator \$elemMatch/,
     );
     expect(() => compileFilter({ $where: 'true' })).toThrow(/\$where/);
   });
 });
 
+describe('regular expressions keep PCRE2 meaning or are refused', () => {
+  const matches = (pattern: string, options: string, value: string) =>
+    compileFilter({ a: { $regex: pattern, $options: options } })({ a: value });
+
+  test('. stops only at \\n, $ also matches before a final \\n, \\s is ASCII space only', () => {
+    expect(matches('a.b', '', 'a\rb')).toBe(true);
+    expect(matches('a.b', '', 'a\u2028b')).toBe(true);
+    expect(matches('a.b', '', 'a\nb')).toBe(false);
+    expect(matches('a$', '', 'a\n')).toBe(true);
+    expect(matches('^b', 'm', 'a\rb')).toBe(false);
+    expect(matches('^b', 'm', 'a\nb')).toBe(true);
+    expect(matches('a\\sb', '', 'a\u00a0b')).toBe(false);
+    expect(matches('a[\\s]b', '', 'a\tb')).toBe(true);
+  });
+
+  test('escaped punctuation is literal, \\x{..} is a code point, (?P<n>) is a named group', () => {
+    expect(matches('a\\-b\\@', '', 'a-b@')).toBe(true);
+    expect(matches('\\x{e9}', '', 'caf\u00e9')).toBe(true);
+    expect(matches('(?P<w>x)\\1', '', 'xx')).toBe(true);
+    expect(matches('a{2}b{', '', 'aab{')).toBe(true);
+  });
+
+  test.each([
+    ['a++', 'possessive'],
+    ['(?>a)', 'atomic'],
+    ['(?i)a', 'inline options'],
+    ['\\p{L}', 'Unicode properties'],
+    ['[[:alpha:]]', 'POSIX'],
+    ['\\Ga', '\\G'],
+  ])('%s is refused naming the construct', (pattern, named) => {
+    expect(() => matches(pattern, '', 'a')).toThrow(named);
+  });
+});
+
 describe('updates', () => {
+  test('the positional $ takes the element the query matched, or is refused when that is ambiguous', () => {
+    // Before, 'grades.$' set a property named NaN on the array: a silent no-op.
+    const doc = { _id: 1, grades: [80, 85, 90] };
+    const set = { $set: { 'grades.$': 0 } };
+    expect(applyUpdate(doc, set, { query: { grades: { $gte: 85 } } }).grades).toEqual([80, 0, 90]);
+    expect(() => applyUpdate(doc, set, { query: { grades: { $gt: 80, $lt: 90 } } })).toThrow(
+      /more than one condition/,
+    );
+    expect(() => applyUpdate(doc, set, { query: { _id: 1 } })).toThrow(/did not find the match/);
+  });
+
   test('the original document is never mutated (images stay snapshots)', () => {
     const original = { _id: 1, nested: { n: new Int32(1) } };
     const updated = applyUpdate(original, { $inc: { 'nested.n': new Int32(1) } });

@@ -1,4 +1,5 @@
-import { StrategyStats, type CreationRecord } from '../../src/stats';
+import { MAX_SEQUENCE_LABELS, StrategyStats, type CreationRecord } from '../../src/stats';
+import { ID_STRATEGIES } from '../../src/users';
 
 const record = (overrides: Partial<CreationRecord>): CreationRecord => ({
   strategy: 'COUNTER',
@@ -21,7 +22,7 @@ describe('StrategyStats', () => {
   test('before anything is recorded every strategy is listed at zero, with no ratios or percentiles', async () => {
     const stats = new StrategyStats();
     expect(stats.snapshot()).toEqual(
-      ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'].map((strategy) => ({
+      ID_STRATEGIES.map((strategy) => ({
         strategy,
         usersCreated: 0,
         insertAttempts: 0,
@@ -94,6 +95,22 @@ describe('StrategyStats', () => {
       block.p99Ms,
     );
     expect(stats.contentType).toMatch(/^text\/plain/);
+  });
+
+  test('counter writes of client-chosen sequence names have a bounded number of labels', async () => {
+    const stats = new StrategyStats();
+    stats.recordCounterWrite('userid');
+    for (let i = 0; i < 1000; i += 1) stats.recordCounterWrite(`tenant-${i}`);
+    stats.recordCounterWrite('userid');
+    const text = await stats.metrics();
+    const series = text
+      .split('\n')
+      .filter((line) => line.startsWith('counter_document_writes_total{'));
+    expect(series).toHaveLength(MAX_SEQUENCE_LABELS + 1);
+    expect(seriesValue(text, 'counter_document_writes_total{sequence="userid"}')).toBe(2);
+    expect(seriesValue(text, 'counter_document_writes_total{sequence="other"}')).toBe(
+      1000 - (MAX_SEQUENCE_LABELS - 1),
+    );
   });
 
   test('instances are independent: each has its own registry and totals', async () => {

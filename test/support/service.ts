@@ -19,7 +19,9 @@ import { createLogger } from '../../src/logger';
 import { testMongoUri, uniqueDbName } from './db';
 
 /** The admin token every test service accepts unless `env.ADMIN_TOKEN` says otherwise. */
-export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghij';
+/** The client every test service knows unless `env.CLIENT_TOKENS` says otherwise. */
+export const TEST_CLIENT = { client: 'testclient', token: 'test-client-token-0123456789abcdefgh' };
 
 export interface GraphQLResponse<T> {
   status: number;
@@ -78,6 +80,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     PORT: '0',
     LOG_LEVEL: 'silent',
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    CLIENT_TOKENS: `${TEST_CLIENT.client}:${TEST_CLIENT.token}`,
     ...options.env,
     MONGODB_DB: dbName,
   });

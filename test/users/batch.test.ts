@@ -1,5 +1,5 @@
 import { DuplicateEmailError, UnknownInviterError } from '../../src/users';
-import { ID_STRATEGIES } from '../../src/stats';
+import { ID_STRATEGIES } from '../../src/users';
 import { createdIds, idsOf, names, UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;
@@ -25,11 +25,12 @@ describe.each(['COUNTER', 'BLOCK'] as const)('%s createUsers', (strategy) => {
       results = await users.createUsers(inputs, strategy);
     });
 
-    expect(commands).toEqual(['findAndModify', 'insert']); // the target is at most 3
+    // The target is at most 3: the third confirms the unique indexes the emails rely on.
+    expect(commands).toEqual(['findAndModify', 'insert', 'listIndexes']);
     expect(results).toHaveLength(1000);
     for (const index of [10, 999, 500]) {
       expect(results[index]).toEqual({ error: expect.any(DuplicateEmailError) });
-      expect(results[index]).toMatchObject({ error: { code: 'BAD_USER_INPUT', field: 'email' } });
+      expect(results[index]).toMatchObject({ error: { code: 'EMAIL_TAKEN', field: 'email' } });
     }
     const ids = createdIds(results);
     expect(ids).toHaveLength(997);
@@ -39,21 +40,36 @@ describe.each(['COUNTER', 'BLOCK'] as const)('%s createUsers', (strategy) => {
     });
   });
 
-  test('retries only the items whose ids were taken, after repairing the counter', async () => {
-    const { users, sequences, stats } = await bed.fresh();
+  test('after drift the batch keeps input order: items after a taken id are issued again', async () => {
+    const { users, sequences, stats, db } = await bed.fresh();
     for (const input of names(3, 'optimistic')) await users.createUser(input, 'OPTIMISTIC_LOOP');
     const results = await users.createUsers(names(10), strategy);
     const ids = createdIds(results);
     expect(ids).toHaveLength(10);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set([1, 2, 3, ...ids]).size).toBe(13);
-    expect(ids.slice(3)).toEqual([4, 5, 6, 7, 8, 9, 10]);
+    expect(await db.collection('users').countDocuments()).toBe(13);
     expect(await sequences.peekNext({ name: 'userid' })).toBeGreaterThan(Math.max(...ids));
     expect(stats.snapshot().find((s) => s.strategy === strategy)).toMatchObject({
       usersCreated: 10,
-      insertAttempts: 13,
+      insertAttempts: 20,
       duplicateKeyRetries: 3,
       counterRepairs: 1,
     });
+  });
+
+  test('after drift, items with an idempotency key keep the id they were stored under', async () => {
+    const { users } = await bed.fresh();
+    for (const input of names(2, 'optimistic')) await users.createUser(input, 'OPTIMISTIC_LOOP');
+    const results = await users.createUsers(
+      [{ name: 'a' }, { name: 'b' }, { name: 'keyed', idempotencyKey: 'k' }, { name: 'd' }],
+      strategy,
+    );
+    const ids = createdIds(results);
+    expect(ids[2]).toBe(3);
+    expect(ids[0]).toBeLessThan(ids[1]);
+    expect(ids[1]).toBeLessThan(ids[3]);
+    expect(ids[0]).toBeGreaterThan(3);
   });
 });
 

@@ -1,4 +1,4 @@
-import { ID_STRATEGIES } from '../../src/stats';
+import { ID_STRATEGIES } from '../../src/users';
 import { idsOf, UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;

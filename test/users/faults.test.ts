@@ -6,7 +6,8 @@ import { MongoClient } from 'mongodb';
 import { Sequences } from '../../src/sequences';
 import { startStandin, type RunningStandin } from '../../src/standin';
 import { StrategyStats } from '../../src/stats';
-import { DuplicateEmailError, Users } from '../../src/users';
+import { DuplicateEmailError, ID_STRATEGIES, Users } from '../../src/users';
+import { sequencesOptions, usersSettings } from '../support/domain-options';
 
 let server: RunningStandin;
 let client: MongoClient;
@@ -29,11 +30,12 @@ async function failNextInserts(times: number, errorCode: number) {
 
 function usersIn(dbName: string) {
   const db = client.db(dbName);
-  const sequences = new Sequences(db);
-  return { db, users: new Users({ db, sequences, stats: new StrategyStats(), blockSize: 10 }) };
+  const sequences = new Sequences(db, sequencesOptions);
+  const stats = new StrategyStats();
+  return { db, users: new Users({ db, sequences, stats, ...usersSettings, blockSize: 10 }) };
 }
 
-test.each(['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'] as const)(
+test.each(ID_STRATEGIES)(
   '%s retries an E11000 that names no index as a taken id, and stores the user once',
   async (strategy) => {
     const { db, users } = usersIn(`unnamed_duplicate_${strategy}`);
@@ -45,7 +47,7 @@ test.each(['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'] as const)(
     );
     expect(attempts).toBe(3);
     expect(await db.collection('users').countDocuments()).toBe(1);
-    expect((await users.findById(user._id.toString()))?.email).toBe('ann@example.com');
+    expect((await users.findById(user.id))?.email).toBe('ann@example.com');
   },
 );
 
@@ -70,5 +72,5 @@ test('a give-back the database fails leaves a gap, and the answer stays the dupl
   await expect(
     users.createUser({ name: 'Ann again', email: 'ann@example.com' }, 'COUNTER'),
   ).rejects.toBeInstanceOf(DuplicateEmailError);
-  expect((await users.createUser({ name: 'Bob' }, 'COUNTER')).user._id.toNumber()).toBe(3);
+  expect(Number((await users.createUser({ name: 'Bob' }, 'COUNTER')).user.id)).toBe(3);
 });

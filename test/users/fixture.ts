@@ -5,12 +5,13 @@
  * Commands are counted from the driver's own command monitoring (`commandStarted`), restricted to
  * the test's database, so a count includes everything the component sent there and nothing else.
  */
-import type { Db, Long, MongoClient } from 'mongodb';
+import type { CommandStartedEvent, Db, MongoClient } from 'mongodb';
 import { Sequences } from '../../src/sequences';
 import { StrategyStats } from '../../src/stats';
 import { Users, type UsersDeps } from '../../src/users';
 import { commandsSentTo } from '../support/commands';
 import { connectTestClient, uniqueDbName } from '../support/db';
+import { sequencesOptions, usersSettings } from '../support/domain-options';
 
 export interface UsersUnderTest {
   db: Db;
@@ -21,6 +22,8 @@ export interface UsersUnderTest {
   otherProcess(options?: Partial<UsersDeps>): Promise<Users>;
   /** The commands `run` sent to this test's database, by name, in order. */
   commandsDuring(run: () => Promise<unknown>): Promise<string[]>;
+  /** The same, as the driver's events (with each command's document). */
+  commandsSent(run: () => Promise<unknown>): Promise<CommandStartedEvent[]>;
 }
 
 export class UsersTestBed {
@@ -33,9 +36,9 @@ export class UsersTestBed {
   async fresh(options: Partial<UsersDeps> = {}): Promise<UsersUnderTest> {
     const db = this.client.db(uniqueDbName());
     const build = async (overrides: Partial<UsersDeps>) => {
-      const sequences = new Sequences(db);
+      const sequences = new Sequences(db, sequencesOptions);
       const stats = new StrategyStats();
-      const users = new Users({ db, sequences, stats, blockSize: 100, ...overrides });
+      const users = new Users({ db, sequences, stats, ...usersSettings, ...overrides });
       await users.ensureIndexes();
       return { sequences, stats, users };
     };
@@ -46,6 +49,7 @@ export class UsersTestBed {
       otherProcess: async (overrides = {}) => (await build({ ...options, ...overrides })).users,
       commandsDuring: async (run) =>
         (await commandsSentTo(this.client, db, run)).map((event) => event.commandName),
+      commandsSent: (run) => commandsSentTo(this.client, db, run),
     };
   }
 
@@ -59,11 +63,13 @@ export function names(count: number, prefix = 'user'): Array<{ name: string }> {
   return Array.from({ length: count }, (_, i) => ({ name: `${prefix} ${i + 1}` }));
 }
 
-export function idsOf(users: Array<{ _id: { toNumber(): number } }>): number[] {
-  return users.map((user) => user._id.toNumber());
+export function idsOf(users: Array<{ id: string }>): number[] {
+  return users.map((user) => Number(user.id));
 }
 
 /** The ids of the created items of a `createUsers` result, in input order. */
-export function createdIds(results: Array<{ user: { _id: Long } } | { error: unknown }>): number[] {
-  return results.flatMap((result) => ('user' in result ? [result.user._id.toNumber()] : []));
+export function createdIds(
+  results: Array<{ user: { id: string } } | { error: unknown }>,
+): number[] {
+  return results.flatMap((result) => ('user' in result ? [Number(result.user.id)] : []));
 }

@@ -1,7 +1,6 @@
 import { Long } from 'bson';
-import { BadUserInputError } from '../../src/errors';
-import { ID_STRATEGIES, type IdStrategy } from '../../src/stats';
-import { IdContentionError, type UserDocument } from '../../src/users';
+import { ID_STRATEGIES, type IdStrategy } from '../../src/users';
+import { DuplicateEmailError, IdContentionError, type User } from '../../src/users';
 import { idsOf, names, UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;
@@ -11,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => bed.close());
 
 async function createInOrder(
-  create: (input: { name: string }) => Promise<{ user: UserDocument }>,
+  create: (input: { name: string }) => Promise<{ user: User }>,
   count: number,
 ) {
   const created = [];
@@ -28,12 +27,12 @@ describe.each(ID_STRATEGIES)('%s', (strategy: IdStrategy) => {
     expect(await users.maxId()).toBe(5);
   });
 
-  test('refuses a second user with the same email as BAD_USER_INPUT on email, storing nothing', async () => {
+  test('refuses a second user with the same email as EMAIL_TAKEN on email, storing nothing', async () => {
     const { users, db } = await bed.fresh();
     await users.createUser({ name: 'Ann', email: 'ann@example.com' }, strategy);
     const second = users.createUser({ name: 'Other Ann', email: 'ANN@example.com ' }, strategy);
-    await expect(second).rejects.toBeInstanceOf(BadUserInputError);
-    await expect(second).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'email' });
+    await expect(second).rejects.toBeInstanceOf(DuplicateEmailError);
+    await expect(second).rejects.toMatchObject({ code: 'EMAIL_TAKEN', field: 'email' });
     expect(await db.collection('users').countDocuments()).toBe(1);
   });
 
@@ -48,14 +47,14 @@ describe.each(ID_STRATEGIES)('%s', (strategy: IdStrategy) => {
     });
     await sequences.setValue({ name: 'userid' }, above);
     const { user } = await users.createUser({ name: 'above 2^31' }, strategy);
-    expect(user._id.toNumber()).toBe(above + 1);
+    expect(Number(user.id)).toBe(above + 1);
     const raw = await db
       .collection('users', { promoteLongs: false })
       .findOne({ _id: Long.fromNumber(above + 1) as never });
     expect(raw?._id).toBeInstanceOf(Long);
     expect((raw?._id as unknown as Long).toString()).toBe(String(above + 1));
     const read = await users.findById(String(above + 1));
-    expect(read?._id).toEqual(Long.fromNumber(above + 1));
+    expect(read?.id).toBe(String(above + 1));
   });
 });
 
@@ -131,10 +130,10 @@ describe.each([
     expect(await sequences.peekNext({ name: 'userid' })).toBe(1);
 
     const { user, attempts } = await users.createUser({ name: 'after optimistic' }, strategy);
-    expect(user._id.toNumber()).toBe(firstFreeId);
+    expect(Number(user.id)).toBe(firstFreeId);
     expect(attempts).toBe(2);
     const next = await users.createUser({ name: 'steady again' }, strategy);
-    expect(next.user._id.toNumber()).toBe(firstFreeId + 1);
+    expect(Number(next.user.id)).toBe(firstFreeId + 1);
     expect(next.attempts).toBe(1);
     expect(stats.snapshot().find((s) => s.strategy === strategy)).toMatchObject({
       usersCreated: 2,

@@ -14,12 +14,18 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
-    "mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      id\n      name\n      email\n      createdWith\n    }\n    strategy\n    attempts\n  }\n}": typeof types.CreateUserDocument,
-    "query Users($first: Int, $after: ID) {\n  users(first: $first, after: $after) {\n    edges {\n      node {\n        id\n        name\n        email\n        createdWith\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.UsersDocument,
+    "mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      ...ListedUser\n    }\n    userEdge {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    strategy\n    attempts\n    error {\n      ...ShownError\n    }\n  }\n}": typeof types.CreateUserDocument,
+    "mutation CreateUserPair($first: CreateUserInput!, $second: CreateUserInput!) {\n  first: createUser(input: $first) {\n    ...PairOutcome\n  }\n  second: createUser(input: $second) {\n    ...PairOutcome\n  }\n}\n\nfragment PairOutcome on CreateUserPayload {\n  userEdge {\n    cursor\n    node {\n      ...ListedUser\n    }\n  }\n  error {\n    ...ShownError\n  }\n}": typeof types.CreateUserPairDocument,
+    "fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}": typeof types.ListedUserFragmentDoc,
+    "fragment ShownError on MutationError {\n  code\n  message\n  field\n  retryable\n}": typeof types.ShownErrorFragmentDoc,
+    "query Users($first: Int, $after: String, $order: UserOrder) {\n  users(first: $first, after: $after, order: $order) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.UsersDocument,
 };
 const documents: Documents = {
-    "mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      id\n      name\n      email\n      createdWith\n    }\n    strategy\n    attempts\n  }\n}": types.CreateUserDocument,
-    "query Users($first: Int, $after: ID) {\n  users(first: $first, after: $after) {\n    edges {\n      node {\n        id\n        name\n        email\n        createdWith\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.UsersDocument,
+    "mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      ...ListedUser\n    }\n    userEdge {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    strategy\n    attempts\n    error {\n      ...ShownError\n    }\n  }\n}": types.CreateUserDocument,
+    "mutation CreateUserPair($first: CreateUserInput!, $second: CreateUserInput!) {\n  first: createUser(input: $first) {\n    ...PairOutcome\n  }\n  second: createUser(input: $second) {\n    ...PairOutcome\n  }\n}\n\nfragment PairOutcome on CreateUserPayload {\n  userEdge {\n    cursor\n    node {\n      ...ListedUser\n    }\n  }\n  error {\n    ...ShownError\n  }\n}": types.CreateUserPairDocument,
+    "fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}": types.ListedUserFragmentDoc,
+    "fragment ShownError on MutationError {\n  code\n  message\n  field\n  retryable\n}": types.ShownErrorFragmentDoc,
+    "query Users($first: Int, $after: String, $order: UserOrder) {\n  users(first: $first, after: $after, order: $order) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.UsersDocument,
 };
 
 /**
@@ -39,11 +45,23 @@ export function graphql(source: string): unknown;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      id\n      name\n      email\n      createdWith\n    }\n    strategy\n    attempts\n  }\n}"): (typeof documents)["mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      id\n      name\n      email\n      createdWith\n    }\n    strategy\n    attempts\n  }\n}"];
+export function graphql(source: "mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      ...ListedUser\n    }\n    userEdge {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    strategy\n    attempts\n    error {\n      ...ShownError\n    }\n  }\n}"): (typeof documents)["mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      ...ListedUser\n    }\n    userEdge {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    strategy\n    attempts\n    error {\n      ...ShownError\n    }\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "query Users($first: Int, $after: ID) {\n  users(first: $first, after: $after) {\n    edges {\n      node {\n        id\n        name\n        email\n        createdWith\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"): (typeof documents)["query Users($first: Int, $after: ID) {\n  users(first: $first, after: $after) {\n    edges {\n      node {\n        id\n        name\n        email\n        createdWith\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"];
+export function graphql(source: "mutation CreateUserPair($first: CreateUserInput!, $second: CreateUserInput!) {\n  first: createUser(input: $first) {\n    ...PairOutcome\n  }\n  second: createUser(input: $second) {\n    ...PairOutcome\n  }\n}\n\nfragment PairOutcome on CreateUserPayload {\n  userEdge {\n    cursor\n    node {\n      ...ListedUser\n    }\n  }\n  error {\n    ...ShownError\n  }\n}"): (typeof documents)["mutation CreateUserPair($first: CreateUserInput!, $second: CreateUserInput!) {\n  first: createUser(input: $first) {\n    ...PairOutcome\n  }\n  second: createUser(input: $second) {\n    ...PairOutcome\n  }\n}\n\nfragment PairOutcome on CreateUserPayload {\n  userEdge {\n    cursor\n    node {\n      ...ListedUser\n    }\n  }\n  error {\n    ...ShownError\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}"): (typeof documents)["fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "fragment ShownError on MutationError {\n  code\n  message\n  field\n  retryable\n}"): (typeof documents)["fragment ShownError on MutationError {\n  code\n  message\n  field\n  retryable\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query Users($first: Int, $after: String, $order: UserOrder) {\n  users(first: $first, after: $after, order: $order) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"): (typeof documents)["query Users($first: Int, $after: String, $order: UserOrder) {\n  users(first: $first, after: $after, order: $order) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

@@ -1,12 +1,14 @@
 /**
- * The example page's logic: create users and list them, through plain `fetch` or through urql.
+ * The example page's logic: create users and list them, through plain `fetch`, urql or Apollo
+ * Client (./apollo.ts: a newest-first list kept in its cache, and two creates in one document).
  *
  * Contract with the browser test: both clients send POST with `Content-Type: application/json`, the
  * one way a cross-origin browser request gets past the service's CSRF prevention without extra
  * headers (a preflighted request). urql would send queries as GET by default, which CSRF prevention
  * refuses, so `preferGetMethod` is off. An error whose `extensions.field` names an input is shown in
- * that input's `[data-error-for]` element (with `data-code` set to `extensions.code`); anything else
- * goes to `#status` with `data-state="error"`. `body[data-ready]` is set once the first list is shown.
+ * that input's `[data-error-for]` element (with `data-code` set to its code), whether it came as data
+ * (a payload's `error { code message field }`, the expected failures) or as a top-level error's
+ * `extensions` (request-level failures); anything else goes to `#status` with `data-state="error"`. `body[data-ready]` is set once the first list is shown.
  * Operations are the typed documents codegen builds from `../operations/*.graphql`, so a schema change
  * that breaks this page breaks `npm run typecheck`.
  */
@@ -17,12 +19,14 @@ import {
   stringifyDocument,
   type TypedDocumentNode,
 } from '@urql/core';
+import type { ApolloClient } from '@apollo/client';
 import {
   CreateUserDocument,
   UsersDocument,
+  type CreateUserInput,
   type IdStrategy,
-  type UsersQuery,
 } from '../gql/graphql';
+import { createApollo, createOne, createPair, watchNewest, type UserEdge } from './apollo';
 
 /** An error as the page shows it: the `extensions` a frontend codes against. */
 interface ShownError {
@@ -118,45 +122,71 @@ function element<T extends HTMLElement>(selector: string): T {
   return found;
 }
 
-const form = element<HTMLFormElement>('#signup');
-const status = element<HTMLParagraphElement>('#status');
-const userList = element<HTMLOListElement>('#users');
+type State = 'idle' | 'busy' | 'ok' | 'error';
 
-function showStatus(text: string, state: 'idle' | 'busy' | 'ok' | 'error'): void {
-  status.textContent = text;
-  status.dataset.state = state;
-}
+/** A form with its status line: where its outcomes and its field errors are shown. */
+class Panel {
+  constructor(
+    readonly form: HTMLFormElement,
+    private readonly status: HTMLParagraphElement,
+  ) {}
 
-function inputNamed(name: string): HTMLInputElement | null {
-  return form.querySelector<HTMLInputElement>(`input[name="${CSS.escape(name)}"]`);
-}
-
-function clearFieldErrors(): void {
-  form.querySelectorAll<HTMLOutputElement>('[data-error-for]').forEach((output) => {
-    output.textContent = '';
-    delete output.dataset.code;
-    inputNamed(output.dataset.errorFor ?? '')?.removeAttribute('aria-invalid');
-  });
-}
-
-/** Shows the error beside the field it names, or in the status line when it names none on this form. */
-function showError(error: ShownError): void {
-  const output = error.field
-    ? form.querySelector<HTMLOutputElement>(`[data-error-for="${CSS.escape(error.field)}"]`)
-    : null;
-  if (output !== null) {
-    output.textContent = error.message;
-    output.dataset.code = error.code ?? '';
-    inputNamed(error.field ?? '')?.setAttribute('aria-invalid', 'true');
-    showStatus('Please correct the highlighted field.', 'error');
-    return;
+  showStatus(text: string, state: State): void {
+    this.status.textContent = text;
+    this.status.dataset.state = state;
   }
-  showStatus(error.code ? `${error.code}: ${error.message}` : error.message, 'error');
+
+  private inputNamed(name: string): HTMLInputElement | null {
+    return this.form.querySelector<HTMLInputElement>(`input[name="${CSS.escape(name)}"]`);
+  }
+
+  clearFieldErrors(): void {
+    this.form.querySelectorAll<HTMLOutputElement>('[data-error-for]').forEach((output) => {
+      output.textContent = '';
+      delete output.dataset.code;
+      this.inputNamed(output.dataset.errorFor ?? '')?.removeAttribute('aria-invalid');
+    });
+  }
+
+  /** Shows the error beside the field it names (under `prefix`), else in the status line. */
+  showError(error: ShownError, prefix = ''): void {
+    const field = error.field ? `${prefix}${error.field}` : null;
+    const output =
+      field === null
+        ? null
+        : this.form.querySelector<HTMLOutputElement>(`[data-error-for="${CSS.escape(field)}"]`);
+    if (output !== null && field !== null) {
+      output.textContent = error.message;
+      output.dataset.code = error.code ?? '';
+      this.inputNamed(field)?.setAttribute('aria-invalid', 'true');
+      this.showStatus('Please correct the highlighted field.', 'error');
+      return;
+    }
+    this.showStatus(error.code ? `${error.code}: ${error.message}` : error.message, 'error');
+  }
 }
 
-function showUsers(connection: UsersQuery['users']): void {
-  userList.replaceChildren(
-    ...connection.edges.map(({ node }) => {
+const signUp = new Panel(
+  element<HTMLFormElement>('#signup'),
+  element<HTMLParagraphElement>('#status'),
+);
+const pair = new Panel(
+  element<HTMLFormElement>('#pair'),
+  element<HTMLParagraphElement>('#pair-status'),
+);
+const userList = element<HTMLOListElement>('#users');
+const apolloList = element<HTMLOListElement>('#apollo-users');
+
+/** An error as data (a payload's `error`) in the shape the page shows. */
+const shownError = (error: { code: string; message: string; field?: string | null }) => ({
+  code: error.code,
+  message: error.message,
+  field: error.field ?? undefined,
+});
+
+function showUsers(list: HTMLOListElement, edges: UserEdge[]): void {
+  list.replaceChildren(
+    ...edges.map(({ node }) => {
       const item = document.createElement('li');
       item.dataset.id = node.id;
       item.dataset.strategy = node.createdWith;
@@ -168,42 +198,107 @@ function showUsers(connection: UsersQuery['users']): void {
 
 async function refreshUsers(send: Transport): Promise<void> {
   const outcome = await send(UsersDocument, { first: 100 });
-  if ('error' in outcome) showError(outcome.error);
-  else showUsers(outcome.data.users);
+  if ('error' in outcome) signUp.showError(outcome.error);
+  else if (outcome.data.users !== null) showUsers(userList, outcome.data.users.edges);
+}
+
+function inputOf(fields: FormData, prefix = ''): CreateUserInput {
+  const email = String(fields.get(`${prefix}email`) ?? '').trim();
+  return { name: String(fields.get(`${prefix}name`) ?? ''), email: email === '' ? null : email };
+}
+
+/** Apollo Client: the created user goes into the cached newest-first list, not through a refetch. */
+async function createWithApollo(client: ApolloClient, fields: FormData): Promise<void> {
+  signUp.clearFieldErrors();
+  signUp.showStatus('Creating…', 'busy');
+  try {
+    const payload = await createOne(
+      client,
+      inputOf(fields),
+      String(fields.get('strategy')) as IdStrategy,
+    );
+    if (payload?.error) signUp.showError(shownError(payload.error));
+    else if (payload?.user)
+      signUp.showStatus(`Created user ${payload.user.id} with ${payload.user.createdWith}.`, 'ok');
+    else signUp.showStatus('The response held no user.', 'error');
+  } catch (error) {
+    signUp.showStatus(`Network error: ${(error as Error).message}`, 'error');
+  }
+}
+
+/** Two creates in one document: each answers alone, so one can succeed beside the other's error. */
+async function createPairWithApollo(client: ApolloClient, fields: FormData): Promise<void> {
+  pair.clearFieldErrors();
+  pair.showStatus('Creating both…', 'busy');
+  try {
+    const answer = await createPair(client, inputOf(fields, 'first.'), inputOf(fields, 'second.'));
+    const outcomes = [
+      ['first.', answer?.first],
+      ['second.', answer?.second],
+    ] as const;
+    const created = outcomes.filter(([, outcome]) => outcome?.userEdge);
+    const failures = outcomes.filter(([, outcome]) => outcome?.error);
+    for (const [prefix, outcome] of failures) pair.showError(shownError(outcome!.error!), prefix);
+    if (failures.length === 0) pair.showStatus(`Created ${created.length} users.`, 'ok');
+  } catch (error) {
+    pair.showStatus(`Network error: ${(error as Error).message}`, 'error');
+  }
 }
 
 async function createUser(send: Transport, fields: FormData): Promise<void> {
-  clearFieldErrors();
-  showStatus('Creating…', 'busy');
-  const email = String(fields.get('email') ?? '').trim();
+  signUp.clearFieldErrors();
+  signUp.showStatus('Creating…', 'busy');
   const outcome = await send(CreateUserDocument, {
-    input: { name: String(fields.get('name') ?? ''), email: email === '' ? null : email },
+    input: inputOf(fields),
     strategy: String(fields.get('strategy')) as IdStrategy,
   });
   if ('error' in outcome) {
-    showError(outcome.error);
+    signUp.showError(outcome.error);
     return;
   }
-  const { user, attempts } = outcome.data.createUser;
-  showStatus(`Created user ${user.id} with ${user.createdWith} in ${attempts} attempt(s).`, 'ok');
+  const payload = outcome.data.createUser;
+  // An expected failure (an email taken, a name refused) is data: the payload's `error`.
+  if (payload?.error) {
+    signUp.showError(shownError(payload.error));
+    return;
+  }
+  const { user, attempts } = payload ?? {};
+  if (!user) {
+    signUp.showStatus('The response held no user.', 'error');
+    return;
+  }
+  signUp.showStatus(
+    `Created user ${user.id} with ${user.createdWith} in ${attempts} attempt(s).`,
+    'ok',
+  );
   await refreshUsers(send);
 }
 
 async function start(): Promise<void> {
   const api = new URLSearchParams(location.search).get('api');
   if (api === null) {
-    showStatus('Open this page with ?api=<url of the service’s /graphql>.', 'error');
+    signUp.showStatus('Open this page with ?api=<url of the service’s /graphql>.', 'error');
     return;
   }
   const transports: Record<string, Transport> = {
     fetch: fetchTransport(api),
     urql: urqlTransport(api),
   };
-  form.addEventListener('submit', (event) => {
+  const apollo = createApollo(api);
+  signUp.form.addEventListener('submit', (event) => {
     event.preventDefault();
     const submitter = event.submitter as HTMLButtonElement | null;
-    const send = transports[submitter?.value ?? 'fetch'];
-    void createUser(send, new FormData(form));
+    const fields = new FormData(signUp.form);
+    if (submitter?.value === 'apollo') void createWithApollo(apollo, fields);
+    else void createUser(transports[submitter?.value ?? 'fetch'], fields);
+  });
+  pair.form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void createPairWithApollo(apollo, new FormData(pair.form));
+  });
+  watchNewest(apollo, (edges) => {
+    showUsers(apolloList, edges);
+    apolloList.dataset.ready = 'true';
   });
   await refreshUsers(transports.fetch);
   document.body.dataset.ready = 'true';

@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { UserDocument } from '../../users/index.js';
+import type { User as UserModel } from '../../users/index.js';
+import type { UserConnectionSource } from '../connections.js';
 import type { SequenceState } from '../../sequences/index.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
@@ -13,15 +14,31 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
-  /** An instant in time, sent as an ISO-8601 string in UTC, e.g. `2026-11-30T12:00:00.000Z`. */
+  /**
+   * An instant in time, sent as an RFC 3339 / ISO-8601 string in UTC with milliseconds, e.g.
+   * `2026-11-30T12:00:00.000Z`.
+   */
   DateTime: { input: Date; output: Date; }
   /**
-   * A sequence value: stored in MongoDB as Int64 (NumberLong), sent as a JSON number. The service never
-   * issues a value above 2^53 - 1 (9007199254740991), the largest integer a JSON client can hold exactly.
+   * A sequence value: an integer sent as a JSON number. Stored in MongoDB as Int64 (NumberLong). The
+   * service never issues or accepts a value beyond ±(2^53 - 1) = ±9007199254740991, the integers every
+   * JSON client holds exactly (RFC 8259, section 6); input may also be a string of decimal digits.
    */
   Long: { input: number; output: number; }
 };
 
+/** The answer of `allocateSequence`. */
+export type AllocateSequencePayload = {
+  __typename?: 'AllocateSequencePayload';
+  /** Why nothing was consumed, or null. */
+  error?: Maybe<MutationError>;
+  /** The values consumed; null when `error` is set. */
+  range?: Maybe<SequenceRange>;
+  /** The sequence after the allocation, for client caches; null when `error` is set. */
+  sequence?: Maybe<Sequence>;
+};
+
+/** A new sequence. */
 export type CreateSequenceInput = {
   /** Allocation beyond this fails with `SEQUENCE_EXHAUSTED`, and nothing is consumed. */
   max?: InputMaybe<Scalars['Long']['input']>;
@@ -35,6 +52,16 @@ export type CreateSequenceInput = {
   step?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** The answer of `createSequence`. */
+export type CreateSequencePayload = {
+  __typename?: 'CreateSequencePayload';
+  /** Why it was not created (a conflicting definition, a reserved name), or null. */
+  error?: Maybe<MutationError>;
+  /** The sequence as defined; null when `error` is set. */
+  sequence?: Maybe<Sequence>;
+};
+
+/** A new user. */
 export type CreateUserInput = {
   /** Optional; unique among users when given. */
   email?: InputMaybe<Scalars['String']['input']>;
@@ -45,39 +72,106 @@ export type CreateUserInput = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** The id of an existing user. */
   invitedById?: InputMaybe<Scalars['ID']['input']>;
-  /** 1 to 100 characters after trimming; no control characters. */
+  /**
+   * 1 to 100 characters after trimming, with a visible character; no control, format or bidi
+   * override characters.
+   */
   name: Scalars['String']['input'];
 };
 
+/** The answer of `createUser`: the user and its edge, or `error`. */
 export type CreateUserPayload = {
   __typename?: 'CreateUserPayload';
-  /** Insert attempts this request made, including duplicate-key retries (0 for an idempotent replay). */
-  attempts: Scalars['Int']['output'];
-  /** True when `idempotencyKey` matched an earlier request and its user was returned. */
-  replayed: Scalars['Boolean']['output'];
+  /**
+   * Insert attempts this request made, including duplicate-key retries (0 for an idempotent replay);
+   * null when `error` is set.
+   */
+  attempts?: Maybe<Scalars['Int']['output']>;
+  /** Why no user was created, or null. */
+  error?: Maybe<MutationError>;
+  /**
+   * True when `idempotencyKey` matched an earlier request and its user was returned; null when
+   * `error` is set.
+   */
+  replayed?: Maybe<Scalars['Boolean']['output']>;
+  /** The strategy asked for. */
   strategy: IdStrategy;
-  user: User;
+  /** The user created (or replayed); null when `error` is set. */
+  user?: Maybe<User>;
+  /** The user as an edge of a users list, with its cursor, for inserting it into a cached list. */
+  userEdge?: Maybe<UserEdge>;
 };
 
+/** The answer of `createUsers`. */
 export type CreateUsersPayload = {
   __typename?: 'CreateUsersPayload';
   /** How many results hold a user. */
   created: Scalars['Int']['output'];
+  /** Why the whole batch was refused (e.g. more than 1,000 inputs), or null. */
+  error?: Maybe<MutationError>;
   /** How many results hold an error. */
   failed: Scalars['Int']['output'];
-  /** One per input, in input order. */
+  /** One per input, in input order (empty when `error` refused the whole batch). */
   results: Array<CreateUsersResult>;
+  /** The strategy asked for. */
   strategy: IdStrategy;
 };
 
 /** The outcome of one input of `createUsers`: exactly one of `user` and `error` is set. */
 export type CreateUsersResult = {
   __typename?: 'CreateUsersResult';
-  error?: Maybe<ItemError>;
+  /** Why this input was not created, or null. */
+  error?: Maybe<MutationError>;
   /** The position of the input this result belongs to. */
   index: Scalars['Int']['output'];
+  /** The user created; null when `error` is set. */
+  user?: Maybe<User>;
+  /** The user as an edge of a users list, with its cursor; null when `error` is set. */
+  userEdge?: Maybe<UserEdge>;
+};
+
+/** The answer of `deleteUser`. */
+export type DeleteUserPayload = {
+  __typename?: 'DeleteUserPayload';
+  /** The id of the deleted user (remove it from cached lists); null when `error` is set. */
+  deletedUserId?: Maybe<Scalars['ID']['output']>;
+  /** Why nothing was deleted (`USER_NOT_FOUND`), or null. */
+  error?: Maybe<MutationError>;
+  /** The user as it was before deletion; null when `error` is set. */
   user?: Maybe<User>;
 };
+
+/** One value per condition a client handles differently. Found in `MutationError.code`. */
+export type ErrorCode =
+  /**
+   * The input breaks a rule (length, syntax, range, a conflicting sequence definition, a page size);
+   * `field` names it and `message` says what to change.
+   */
+  | 'BAD_USER_INPUT'
+  /** Another user already has this email. `field` is `email`. */
+  | 'EMAIL_TAKEN'
+  /** The caller's role may not do this to this object (e.g. a client touching `userid`). */
+  | 'FORBIDDEN'
+  /** This idempotency key was used before with other input. `field` is `idempotencyKey`. */
+  | 'IDEMPOTENCY_KEY_REUSED'
+  /**
+   * Concurrent writers kept taking what this request needed until its bounded retries ran out;
+   * nothing was stored. `retryable` is true.
+   */
+  | 'ID_CONTENTION'
+  /** No user has the id given as `invitedById`. `field` is `invitedById`. */
+  | 'INVITER_NOT_FOUND'
+  /**
+   * The stored counter document was written by something else and cannot be trusted; `message` names
+   * it and says how to repair it.
+   */
+  | 'SEQUENCE_CORRUPT'
+  /** The allocation would pass the sequence's `max` or 2^53 - 1; nothing was consumed. */
+  | 'SEQUENCE_EXHAUSTED'
+  /** No sequence of this name and scope exists for the caller (only `createSequence` creates one). */
+  | 'SEQUENCE_NOT_FOUND'
+  /** No user has this id (`updateUser`, `deleteUser`). */
+  | 'USER_NOT_FOUND';
 
 /** How a user's `_id` is chosen. */
 export type IdStrategy =
@@ -97,47 +191,46 @@ export type IdStrategy =
   /**
    * The tutorial's second method: read the largest `_id`, insert max + 1, retry when another writer
    * took that `_id` first. Needs no counter document; costs 2 commands per attempt, and attempts grow
-   * with concurrency. Retries only on a duplicate `_id`, bounded, with jittered backoff.
+   * with concurrency. Retries only on a duplicate `_id`, bounded, with jittered backoff. Reissues the
+   * id of a deleted newest user.
    */
   | 'OPTIMISTIC_LOOP';
 
-/** Why one item of a batch failed; `code` and `field` match the `extensions` of a top-level error. */
-export type ItemError = {
-  __typename?: 'ItemError';
-  code: Scalars['String']['output'];
-  field?: Maybe<Scalars['String']['output']>;
-  message: Scalars['String']['output'];
-};
-
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type Mutation = {
   __typename?: 'Mutation';
-  /** Consume `count` (1 to 10,000) values of a sequence in one atomic step: the generic `nextval`. */
-  allocateSequence: SequenceRange;
+  /** Consume `count` values of an existing sequence in one atomic step: the generic `nextval`. */
+  allocateSequence?: Maybe<AllocateSequencePayload>;
   /**
-   * Define a sequence. Idempotent: creating it again with the same options returns it; different
-   * options are refused. Sequences used without being created (like `userid`) get the defaults.
+   * Define a sequence, owned by the calling client. Idempotent: creating it again with the same
+   * options returns it; different options are refused. Only this creates a sequence.
    */
-  createSequence: Sequence;
+  createSequence?: Maybe<CreateSequencePayload>;
   /**
    * Create one user; its id comes from `strategy`. With `input.idempotencyKey`, a retry of the same
    * request returns the user the first one created instead of creating another.
    */
-  createUser: CreateUserPayload;
+  createUser?: Maybe<CreateUserPayload>;
   /**
    * Create up to 1,000 users in one request. COUNTER and BLOCK take all ids with one `$inc` and write
-   * them with one unordered insert. Results come one per input, in input order; a bad item (say, a
-   * duplicate email) fails alone.
+   * them with one unordered insert; ids follow input order. Results come one per input, in input
+   * order; a bad item (say, a duplicate email) fails alone.
    */
-  createUsers: CreateUsersPayload;
+  createUsers?: Maybe<CreateUsersPayload>;
   /**
-   * Admin (needs `Authorization: Bearer <ADMIN_TOKEN>`): set the last issued value of a sequence.
-   * Moving the `userid` counter backwards is refused while a stored user has an id at or above
-   * `value + step`, since that would issue an id twice.
+   * Delete a user. COUNTER and BLOCK never issue its id again; OPTIMISTIC_LOOP does when it was the
+   * newest (it takes the largest stored id + 1). Users it invited keep `invitedById`; their
+   * `invitedBy` becomes null.
    */
-  setSequence: Sequence;
+  deleteUser?: Maybe<DeleteUserPayload>;
+  /** Admin: set the last issued value of a sequence. `userid` only moves forward. */
+  setSequence?: Maybe<SetSequencePayload>;
+  /** Change a user's name or email, with the same validation and uniqueness as at creation. */
+  updateUser?: Maybe<UpdateUserPayload>;
 };
 
 
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationAllocateSequenceArgs = {
   count?: InputMaybe<Scalars['Int']['input']>;
   name: Scalars['String']['input'];
@@ -145,72 +238,140 @@ export type MutationAllocateSequenceArgs = {
 };
 
 
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationCreateSequenceArgs = {
   input: CreateSequenceInput;
 };
 
 
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationCreateUserArgs = {
   input: CreateUserInput;
   strategy?: InputMaybe<IdStrategy>;
 };
 
 
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationCreateUsersArgs = {
   inputs: Array<CreateUserInput>;
   strategy?: InputMaybe<IdStrategy>;
 };
 
 
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationDeleteUserArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationSetSequenceArgs = {
   name: Scalars['String']['input'];
   scope?: InputMaybe<Scalars['String']['input']>;
   value: Scalars['Long']['input'];
 };
 
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationUpdateUserArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateUserInput;
+};
+
+/** An expected failure of a mutation (or of one `createUsers` item), returned as data. */
+export type MutationError = {
+  __typename?: 'MutationError';
+  /** What happened, as a value to branch on. */
+  code: ErrorCode;
+  /**
+   * The input path the error is about (`email`, `input.name`, `inputs.3.email`, `name`), to show the
+   * message beside that field; null when it is about no one field.
+   */
+  field?: Maybe<Scalars['String']['output']>;
+  /** Written to be shown to a person. */
+  message: Scalars['String']['output'];
+  /** True when sending the same request again (with the same idempotency key) may succeed. */
+  retryable: Scalars['Boolean']['output'];
+};
+
+/** Where a page sits in its list (Relay's PageInfo). */
 export type PageInfo = {
   __typename?: 'PageInfo';
-  endCursor?: Maybe<Scalars['ID']['output']>;
+  /** The cursor of the last item of this page; null for an empty page. */
+  endCursor?: Maybe<Scalars['String']['output']>;
+  /** True when more items follow this page. */
   hasNextPage: Scalars['Boolean']['output'];
+  /** True when items precede this page. */
+  hasPreviousPage: Scalars['Boolean']['output'];
+  /** The cursor of the first item of this page; null for an empty page. */
+  startCursor?: Maybe<Scalars['String']['output']>;
 };
 
+/** The service's read operations. */
 export type Query = {
   __typename?: 'Query';
-  /**
-   * The value the next allocation of this sequence will return, without consuming it.
-   * For a sequence that does not exist yet, its default start (1).
-   */
-  nextSequence: Scalars['Long']['output'];
-  /** Every sequence (counter document), ordered by name then scope; `scope` narrows to one scope. */
-  sequences: Array<Sequence>;
+  /** The value the next allocation of an existing sequence will return, without consuming it. */
+  nextSequence?: Maybe<Scalars['Long']['output']>;
+  /** The sequence with this name and scope, or null when it does not exist or is not the caller's. */
+  sequence?: Maybe<Sequence>;
+  /** The caller's sequences (every sequence, for admin), ordered by name then scope, a page at a time. */
+  sequences?: Maybe<SequenceConnection>;
   /** Per strategy, since this service process started: what creating users cost. */
-  strategyStats: Array<StrategyStats>;
+  strategyStats?: Maybe<Array<StrategyStats>>;
   /** The user with this id, or null when there is none. */
   user?: Maybe<User>;
-  /** Users ordered by id, a page at a time. `first` is 1 to 100; `after` is the `endCursor` of the previous page. */
-  users: UserConnection;
+  /** The user with this email (compared after the same normalisation as at creation), or null. */
+  userByEmail?: Maybe<User>;
+  /**
+   * Users, a page at a time: a cursor connection (Relay). Give `first` (and `after`) to page forward
+   * or `last` (and `before`) to page backward; pages hold 1 to 100 users, 20 by default.
+   */
+  users?: Maybe<UserConnection>;
 };
 
 
+/** The service's read operations. */
 export type QueryNextSequenceArgs = {
   name: Scalars['String']['input'];
   scope?: InputMaybe<Scalars['String']['input']>;
 };
 
 
-export type QuerySequencesArgs = {
+/** The service's read operations. */
+export type QuerySequenceArgs = {
+  name: Scalars['String']['input'];
   scope?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** The service's read operations. */
+export type QuerySequencesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  scope?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** The service's read operations. */
 export type QueryUserArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/** The service's read operations. */
+export type QueryUserByEmailArgs = {
+  email: Scalars['String']['input'];
+};
+
+
+/** The service's read operations. */
 export type QueryUsersArgs = {
-  after?: InputMaybe<Scalars['ID']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<UserFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  order?: InputMaybe<UserOrder>;
 };
 
 /** A counter document and the definition stored on it. */
@@ -221,69 +382,179 @@ export type Sequence = {
    * the next COUNTER insert will find its id taken and repair the counter first.
    */
   drift?: Maybe<Scalars['Long']['output']>;
+  /** Stable, from name and scope (`invoice` or `invoice/acme`), so client caches normalise it. */
+  id: Scalars['ID']['output'];
   /** The largest value this sequence may issue, if limited. */
   max?: Maybe<Scalars['Long']['output']>;
+  /** The sequence's name. */
   name: Scalars['String']['output'];
   /** The value the next allocation will return. */
   next: Scalars['Long']['output'];
+  /** The client that created it; null for one the admin created, `userid`, or a 0.1 counter. */
+  owner?: Maybe<Scalars['String']['output']>;
   /** Null for the unscoped sequence of this name. */
   scope?: Maybe<Scalars['String']['output']>;
+  /** The first value it issues. */
   start: Scalars['Long']['output'];
+  /** Added for each value. */
   step: Scalars['Int']['output'];
+  /** When it last changed; null when it was never written. */
   updatedAt?: Maybe<Scalars['DateTime']['output']>;
   /** The last value issued; `start - step` when none has been issued yet. */
   value: Scalars['Long']['output'];
 };
 
+/** A page of sequences. */
+export type SequenceConnection = {
+  __typename?: 'SequenceConnection';
+  /** The sequences of this page, each with its cursor. */
+  edges: Array<SequenceEdge>;
+  /** Where this page sits in the whole list (sequences page forward only). */
+  pageInfo: PageInfo;
+};
+
+/** A sequence in a list, with its cursor. */
+export type SequenceEdge = {
+  __typename?: 'SequenceEdge';
+  /** Pass it as `after` to page from here. */
+  cursor: Scalars['String']['output'];
+  /** The sequence. */
+  node: Sequence;
+};
+
 /** Values consumed by one `allocateSequence`: `first`, `first + step`, ..., `last`. */
 export type SequenceRange = {
   __typename?: 'SequenceRange';
+  /** How many values. */
   count: Scalars['Int']['output'];
+  /** The first value consumed. */
   first: Scalars['Long']['output'];
+  /** The last value consumed. */
   last: Scalars['Long']['output'];
-  name: Scalars['String']['output'];
-  scope?: Maybe<Scalars['String']['output']>;
+  /** The distance between consecutive values. */
   step: Scalars['Int']['output'];
 };
 
+/** The answer of `setSequence`. */
+export type SetSequencePayload = {
+  __typename?: 'SetSequencePayload';
+  /** Why nothing was changed, or null. */
+  error?: Maybe<MutationError>;
+  /** The sequence after the change; null when `error` is set. */
+  sequence?: Maybe<Sequence>;
+};
+
+/** What creating users has cost one strategy, since this service process started. */
 export type StrategyStats = {
   __typename?: 'StrategyStats';
   /** Database commands sent for this strategy's creations, divided by the users they created. */
   commandsPerUser?: Maybe<Scalars['Float']['output']>;
+  /** Counter repairs (`$max` to the largest stored `_id`) after an issued id was taken. */
   counterRepairs: Scalars['Int']['output'];
+  /** Inserts retried because the chosen `_id` was taken. */
   duplicateKeyRetries: Scalars['Int']['output'];
+  /** Inserts it attempted, duplicate-key retries included. */
   insertAttempts: Scalars['Int']['output'];
+  /** Median latency of one creation call, in milliseconds. */
   p50Ms?: Maybe<Scalars['Float']['output']>;
+  /** 95th percentile latency, in milliseconds. */
   p95Ms?: Maybe<Scalars['Float']['output']>;
+  /** 99th percentile latency, in milliseconds. */
   p99Ms?: Maybe<Scalars['Float']['output']>;
+  /** The strategy. */
   strategy: IdStrategy;
+  /** Users it created. */
   usersCreated: Scalars['Int']['output'];
 };
 
+/** What to change of a user; absent fields are kept. */
+export type UpdateUserInput = {
+  /** The new email, unique among users; null removes it. */
+  email?: InputMaybe<Scalars['String']['input']>;
+  /** The new name, same rules as at creation. */
+  name?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** The answer of `updateUser`. */
+export type UpdateUserPayload = {
+  __typename?: 'UpdateUserPayload';
+  /** Why nothing was changed, or null. */
+  error?: Maybe<MutationError>;
+  /** The user as changed; null when `error` is set. */
+  user?: Maybe<User>;
+};
+
+/** A user, with the small sequential id the chosen strategy gave it. */
 export type User = {
   __typename?: 'User';
+  /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
   /** The strategy that chose this user's id. */
   createdWith: IdStrategy;
+  /** Unique among users when set. */
   email?: Maybe<Scalars['String']['output']>;
   /** The decimal string of the numeric `_id`. */
   id: Scalars['ID']['output'];
-  /** The user whose id was given as `invitedById`, if any. */
+  /**
+   * The user whose id was given as `invitedById`; null when there was none, it was deleted, or the
+   * caller may not read other users.
+   */
   invitedBy?: Maybe<User>;
+  /** The id given as `invitedById` at creation, kept when that user is deleted. */
+  invitedById?: Maybe<Scalars['ID']['output']>;
+  /**
+   * The users this user invited, a page at a time (same arguments as `Query.users`); null when the
+   * caller may not read other users.
+   */
+  invitees?: Maybe<UserConnection>;
+  /** 1 to 100 visible characters. */
   name: Scalars['String']['output'];
 };
 
-export type UserConnection = {
-  __typename?: 'UserConnection';
-  edges: Array<UserEdge>;
-  pageInfo: PageInfo;
+
+/** A user, with the small sequential id the chosen strategy gave it. */
+export type UserInviteesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  order?: InputMaybe<UserOrder>;
 };
 
+/** A page of users. */
+export type UserConnection = {
+  __typename?: 'UserConnection';
+  /** The users of this page, each with its cursor. */
+  edges: Array<UserEdge>;
+  /** Where this page sits in the whole list. */
+  pageInfo: PageInfo;
+  /** How many users the whole list holds (with its filter), not just this page. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** A user in a list, with its cursor. */
 export type UserEdge = {
   __typename?: 'UserEdge';
-  cursor: Scalars['ID']['output'];
+  /** Pass it as `after` or `before` to page from here. */
+  cursor: Scalars['String']['output'];
+  /** The user. */
   node: User;
 };
+
+/** Narrows a users list; every field given must match. */
+export type UserFilter = {
+  /** Only users whose id was chosen by this strategy. */
+  createdWith?: InputMaybe<IdStrategy>;
+  /** Only users invited by the user with this id. */
+  invitedById?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** The order of a users list. */
+export type UserOrder =
+  /** Oldest id first (1, 2, 3, ...). */
+  | 'ID_ASC'
+  /** Newest id first: what a table of recent sign-ups shows. */
+  | 'ID_DESC';
 
 export type WithIndex<TObject> = TObject & Record<string, any>;
 export type ResolversObject<TObject> = WithIndex<TObject>;
@@ -359,85 +630,120 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
+  AllocateSequencePayload: ResolverTypeWrapper<Omit<AllocateSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversTypes['Sequence']> }>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CreateSequenceInput: CreateSequenceInput;
+  CreateSequencePayload: ResolverTypeWrapper<Omit<CreateSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversTypes['Sequence']> }>;
   CreateUserInput: CreateUserInput;
-  CreateUserPayload: ResolverTypeWrapper<Omit<CreateUserPayload, 'user'> & { user: ResolversTypes['User'] }>;
+  CreateUserPayload: ResolverTypeWrapper<Omit<CreateUserPayload, 'user' | 'userEdge'> & { user?: Maybe<ResolversTypes['User']>, userEdge?: Maybe<ResolversTypes['UserEdge']> }>;
   CreateUsersPayload: ResolverTypeWrapper<Omit<CreateUsersPayload, 'results'> & { results: Array<ResolversTypes['CreateUsersResult']> }>;
-  CreateUsersResult: ResolverTypeWrapper<Omit<CreateUsersResult, 'user'> & { user?: Maybe<ResolversTypes['User']> }>;
+  CreateUsersResult: ResolverTypeWrapper<Omit<CreateUsersResult, 'user' | 'userEdge'> & { user?: Maybe<ResolversTypes['User']>, userEdge?: Maybe<ResolversTypes['UserEdge']> }>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DeleteUserPayload: ResolverTypeWrapper<Omit<DeleteUserPayload, 'user'> & { user?: Maybe<ResolversTypes['User']> }>;
+  ErrorCode: ErrorCode;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   IdStrategy: IdStrategy;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
-  ItemError: ResolverTypeWrapper<ItemError>;
   Long: ResolverTypeWrapper<Scalars['Long']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  MutationError: ResolverTypeWrapper<MutationError>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Sequence: ResolverTypeWrapper<SequenceState>;
+  SequenceConnection: ResolverTypeWrapper<Omit<SequenceConnection, 'edges'> & { edges: Array<ResolversTypes['SequenceEdge']> }>;
+  SequenceEdge: ResolverTypeWrapper<Omit<SequenceEdge, 'node'> & { node: ResolversTypes['Sequence'] }>;
   SequenceRange: ResolverTypeWrapper<SequenceRange>;
+  SetSequencePayload: ResolverTypeWrapper<Omit<SetSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversTypes['Sequence']> }>;
   StrategyStats: ResolverTypeWrapper<StrategyStats>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
-  User: ResolverTypeWrapper<UserDocument>;
-  UserConnection: ResolverTypeWrapper<Omit<UserConnection, 'edges'> & { edges: Array<ResolversTypes['UserEdge']> }>;
+  UpdateUserInput: UpdateUserInput;
+  UpdateUserPayload: ResolverTypeWrapper<Omit<UpdateUserPayload, 'user'> & { user?: Maybe<ResolversTypes['User']> }>;
+  User: ResolverTypeWrapper<UserModel>;
+  UserConnection: ResolverTypeWrapper<UserConnectionSource>;
   UserEdge: ResolverTypeWrapper<Omit<UserEdge, 'node'> & { node: ResolversTypes['User'] }>;
+  UserFilter: UserFilter;
+  UserOrder: UserOrder;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
+  AllocateSequencePayload: Omit<AllocateSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversParentTypes['Sequence']> };
   Boolean: Scalars['Boolean']['output'];
   CreateSequenceInput: CreateSequenceInput;
+  CreateSequencePayload: Omit<CreateSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversParentTypes['Sequence']> };
   CreateUserInput: CreateUserInput;
-  CreateUserPayload: Omit<CreateUserPayload, 'user'> & { user: ResolversParentTypes['User'] };
+  CreateUserPayload: Omit<CreateUserPayload, 'user' | 'userEdge'> & { user?: Maybe<ResolversParentTypes['User']>, userEdge?: Maybe<ResolversParentTypes['UserEdge']> };
   CreateUsersPayload: Omit<CreateUsersPayload, 'results'> & { results: Array<ResolversParentTypes['CreateUsersResult']> };
-  CreateUsersResult: Omit<CreateUsersResult, 'user'> & { user?: Maybe<ResolversParentTypes['User']> };
+  CreateUsersResult: Omit<CreateUsersResult, 'user' | 'userEdge'> & { user?: Maybe<ResolversParentTypes['User']>, userEdge?: Maybe<ResolversParentTypes['UserEdge']> };
   DateTime: Scalars['DateTime']['output'];
+  DeleteUserPayload: Omit<DeleteUserPayload, 'user'> & { user?: Maybe<ResolversParentTypes['User']> };
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
-  ItemError: ItemError;
   Long: Scalars['Long']['output'];
   Mutation: Record<PropertyKey, never>;
+  MutationError: MutationError;
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
   Sequence: SequenceState;
+  SequenceConnection: Omit<SequenceConnection, 'edges'> & { edges: Array<ResolversParentTypes['SequenceEdge']> };
+  SequenceEdge: Omit<SequenceEdge, 'node'> & { node: ResolversParentTypes['Sequence'] };
   SequenceRange: SequenceRange;
+  SetSequencePayload: Omit<SetSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversParentTypes['Sequence']> };
   StrategyStats: StrategyStats;
   String: Scalars['String']['output'];
-  User: UserDocument;
-  UserConnection: Omit<UserConnection, 'edges'> & { edges: Array<ResolversParentTypes['UserEdge']> };
+  UpdateUserInput: UpdateUserInput;
+  UpdateUserPayload: Omit<UpdateUserPayload, 'user'> & { user?: Maybe<ResolversParentTypes['User']> };
+  User: UserModel;
+  UserConnection: UserConnectionSource;
   UserEdge: Omit<UserEdge, 'node'> & { node: ResolversParentTypes['User'] };
+  UserFilter: UserFilter;
+}>;
+
+export type AllocateSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AllocateSequencePayload'] = ResolversParentTypes['AllocateSequencePayload']> = ResolversObject<{
+  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  range?: Resolver<Maybe<ResolversTypes['SequenceRange']>, ParentType, ContextType>;
+  sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
+}>;
+
+export type CreateSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateSequencePayload'] = ResolversParentTypes['CreateSequencePayload']> = ResolversObject<{
+  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
 export type CreateUserPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateUserPayload'] = ResolversParentTypes['CreateUserPayload']> = ResolversObject<{
-  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  replayed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  attempts?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  replayed?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   strategy?: Resolver<ResolversTypes['IdStrategy'], ParentType, ContextType>;
-  user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  userEdge?: Resolver<Maybe<ResolversTypes['UserEdge']>, ParentType, ContextType>;
 }>;
 
 export type CreateUsersPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateUsersPayload'] = ResolversParentTypes['CreateUsersPayload']> = ResolversObject<{
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   results?: Resolver<Array<ResolversTypes['CreateUsersResult']>, ParentType, ContextType>;
   strategy?: Resolver<ResolversTypes['IdStrategy'], ParentType, ContextType>;
 }>;
 
 export type CreateUsersResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateUsersResult'] = ResolversParentTypes['CreateUsersResult']> = ResolversObject<{
-  error?: Resolver<Maybe<ResolversTypes['ItemError']>, ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  userEdge?: Resolver<Maybe<ResolversTypes['UserEdge']>, ParentType, ContextType>;
 }>;
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
 
-export type ItemErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ItemError'] = ResolversParentTypes['ItemError']> = ResolversObject<{
-  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+export type DeleteUserPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteUserPayload'] = ResolversParentTypes['DeleteUserPayload']> = ResolversObject<{
+  deletedUserId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 }>;
 
 export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Long'], any> {
@@ -445,31 +751,46 @@ export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 }
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
-  allocateSequence?: Resolver<ResolversTypes['SequenceRange'], ParentType, ContextType, RequireFields<MutationAllocateSequenceArgs, 'count' | 'name'>>;
-  createSequence?: Resolver<ResolversTypes['Sequence'], ParentType, ContextType, RequireFields<MutationCreateSequenceArgs, 'input'>>;
-  createUser?: Resolver<ResolversTypes['CreateUserPayload'], ParentType, ContextType, RequireFields<MutationCreateUserArgs, 'input' | 'strategy'>>;
-  createUsers?: Resolver<ResolversTypes['CreateUsersPayload'], ParentType, ContextType, RequireFields<MutationCreateUsersArgs, 'inputs' | 'strategy'>>;
-  setSequence?: Resolver<ResolversTypes['Sequence'], ParentType, ContextType, RequireFields<MutationSetSequenceArgs, 'name' | 'value'>>;
+  allocateSequence?: Resolver<Maybe<ResolversTypes['AllocateSequencePayload']>, ParentType, ContextType, RequireFields<MutationAllocateSequenceArgs, 'count' | 'name'>>;
+  createSequence?: Resolver<Maybe<ResolversTypes['CreateSequencePayload']>, ParentType, ContextType, RequireFields<MutationCreateSequenceArgs, 'input'>>;
+  createUser?: Resolver<Maybe<ResolversTypes['CreateUserPayload']>, ParentType, ContextType, RequireFields<MutationCreateUserArgs, 'input' | 'strategy'>>;
+  createUsers?: Resolver<Maybe<ResolversTypes['CreateUsersPayload']>, ParentType, ContextType, RequireFields<MutationCreateUsersArgs, 'inputs' | 'strategy'>>;
+  deleteUser?: Resolver<Maybe<ResolversTypes['DeleteUserPayload']>, ParentType, ContextType, RequireFields<MutationDeleteUserArgs, 'id'>>;
+  setSequence?: Resolver<Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<MutationSetSequenceArgs, 'name' | 'value'>>;
+  updateUser?: Resolver<Maybe<ResolversTypes['UpdateUserPayload']>, ParentType, ContextType, RequireFields<MutationUpdateUserArgs, 'id' | 'input'>>;
+}>;
+
+export type MutationErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MutationError'] = ResolversParentTypes['MutationError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['ErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  retryable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
-  endCursor?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  hasPreviousPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
-  nextSequence?: Resolver<ResolversTypes['Long'], ParentType, ContextType, RequireFields<QueryNextSequenceArgs, 'name'>>;
-  sequences?: Resolver<Array<ResolversTypes['Sequence']>, ParentType, ContextType, Partial<QuerySequencesArgs>>;
-  strategyStats?: Resolver<Array<ResolversTypes['StrategyStats']>, ParentType, ContextType>;
+  nextSequence?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType, RequireFields<QueryNextSequenceArgs, 'name'>>;
+  sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType, RequireFields<QuerySequenceArgs, 'name'>>;
+  sequences?: Resolver<Maybe<ResolversTypes['SequenceConnection']>, ParentType, ContextType, RequireFields<QuerySequencesArgs, 'first'>>;
+  strategyStats?: Resolver<Maybe<Array<ResolversTypes['StrategyStats']>>, ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
-  users?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, RequireFields<QueryUsersArgs, 'first'>>;
+  userByEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserByEmailArgs, 'email'>>;
+  users?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<QueryUsersArgs, 'order'>>;
 }>;
 
 export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Sequence'] = ResolversParentTypes['Sequence']> = ResolversObject<{
   drift?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   max?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   next?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  owner?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   scope?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   start?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   step?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -477,13 +798,26 @@ export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends R
   value?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
 }>;
 
+export type SequenceConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceConnection'] = ResolversParentTypes['SequenceConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['SequenceEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type SequenceEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceEdge'] = ResolversParentTypes['SequenceEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Sequence'], ParentType, ContextType>;
+}>;
+
 export type SequenceRangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceRange'] = ResolversParentTypes['SequenceRange']> = ResolversObject<{
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   first?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   last?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
-  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  scope?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   step?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type SetSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SetSequencePayload'] = ResolversParentTypes['SetSequencePayload']> = ResolversObject<{
+  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
 export type StrategyStatsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StrategyStats'] = ResolversParentTypes['StrategyStats']> = ResolversObject<{
@@ -498,38 +832,53 @@ export type StrategyStatsResolvers<ContextType = GraphQLContext, ParentType exte
   usersCreated?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
+export type UpdateUserPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateUserPayload'] = ResolversParentTypes['UpdateUserPayload']> = ResolversObject<{
+  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+}>;
+
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = ResolversObject<{
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   createdWith?: Resolver<ResolversTypes['IdStrategy'], ParentType, ContextType>;
   email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   invitedBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  invitedById?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  invitees?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<UserInviteesArgs, 'order'>>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type UserConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserConnection'] = ResolversParentTypes['UserConnection']> = ResolversObject<{
   edges?: Resolver<Array<ResolversTypes['UserEdge']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type UserEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserEdge'] = ResolversParentTypes['UserEdge']> = ResolversObject<{
-  cursor?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   node?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
 }>;
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
+  AllocateSequencePayload?: AllocateSequencePayloadResolvers<ContextType>;
+  CreateSequencePayload?: CreateSequencePayloadResolvers<ContextType>;
   CreateUserPayload?: CreateUserPayloadResolvers<ContextType>;
   CreateUsersPayload?: CreateUsersPayloadResolvers<ContextType>;
   CreateUsersResult?: CreateUsersResultResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
-  ItemError?: ItemErrorResolvers<ContextType>;
+  DeleteUserPayload?: DeleteUserPayloadResolvers<ContextType>;
   Long?: GraphQLScalarType;
   Mutation?: MutationResolvers<ContextType>;
+  MutationError?: MutationErrorResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Sequence?: SequenceResolvers<ContextType>;
+  SequenceConnection?: SequenceConnectionResolvers<ContextType>;
+  SequenceEdge?: SequenceEdgeResolvers<ContextType>;
   SequenceRange?: SequenceRangeResolvers<ContextType>;
+  SetSequencePayload?: SetSequencePayloadResolvers<ContextType>;
   StrategyStats?: StrategyStatsResolvers<ContextType>;
+  UpdateUserPayload?: UpdateUserPayloadResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserConnection?: UserConnectionResolvers<ContextType>;
   UserEdge?: UserEdgeResolvers<ContextType>;

@@ -1,29 +1,83 @@
-/** `aggregate` on a collection (see engine/pipeline.ts for the supported stages); results via a cursor. */
+/**
+ * `aggregate` on a collection (see engine/pipeline.ts for the supported stages), `$collStats`,
+ * and `$currentOp` on `{ aggregate: 1 }`; results via a cursor. Other database-level pipelines
+ * are refused.
+ */
+import { Collection } from '../engine/collection';
 import {
   collectionNameOf,
+  CommandContext,
   CommandDefinition,
   cursorReply,
   optionalDocument,
   optionalNumber,
 } from './context';
 import { badValue, unsupported } from '../engine/errors';
-import { runPipeline } from '../engine/pipeline';
+import { commandVariables } from '../engine/expressions';
+import { runPipeline, stagesOf } from '../engine/pipeline';
+import { Document, isNumeric, numberOf } from '../engine/values';
+import { collStatsDocument } from './coll-stats';
+import { currentOpDocuments } from './current-op';
+import { explainReply } from './explain';
+
+type RunStages = (collection: Collection | undefined, source?: Document[]) => Document[];
+
+/**
+ * Where the pipeline reads from: a collection, the document of a leading `$collStats`, or (on
+ * `{ aggregate: 1 }`) the operations of a leading `$currentOp`; those leading stages are taken
+ * off `stages` before the rest runs.
+ */
+function readSource(
+  command: Document,
+  context: CommandContext,
+  stages: Array<[string, unknown]>,
+  run: RunStages,
+): { namespace: string; results: Document[] } {
+  const { server, database } = context;
+  const databaseLevel = isNumeric(command.aggregate) && numberOf(command.aggregate) === 1;
+  if (databaseLevel && stages[0]?.[0] === '$currentOp') {
+    const operations = currentOpDocuments(command, context, stages.shift()![1]);
+    return { namespace: `${database}.$cmd.aggregate`, results: run(undefined, operations) };
+  }
+  if (typeof command.aggregate !== 'string') throw unsupported('database-level aggregate');
+  const name = collectionNameOf(command, 'aggregate');
+  const collStats =
+    stages[0]?.[0] === '$collStats'
+      ? [collStatsDocument(context, name, stages.shift()![1])]
+      : undefined;
+  return {
+    namespace: `${database}.${name}`,
+    results: run(server.store.get(database, name), collStats),
+  };
+}
 
 export const aggregate: CommandDefinition = {
   name: 'aggregate',
-  fields: ['pipeline', 'cursor', 'allowDiskUse', 'hint', 'explain', 'bypassDocumentValidation'],
-  run(command, { server, database }) {
-    if (typeof command.aggregate !== 'string') throw unsupported('database-level aggregate');
-    if (command.explain === true) throw unsupported('aggregate explain');
+  fields: [
+    'pipeline',
+    'cursor',
+    'allowDiskUse',
+    'hint',
+    'explain',
+    'bypassDocumentValidation',
+    'let',
+  ],
+  run(command, context) {
+    if (command.explain === true) {
+      const { explain: _explain, ...inner } = command;
+      return explainReply(inner, 'queryPlanner', context);
+    }
     const cursor = optionalDocument(command, 'cursor');
     if (!cursor)
       throw badValue(
         "The 'cursor' option is required, except for aggregate with the explain argument",
       );
-    const name = collectionNameOf(command, 'aggregate');
-    const namespace = `${database}.${name}`;
-    const results = runPipeline(server.store.get(database, name), command.pipeline);
-    const { batch, id } = server.cursors.openCursor(
+    const stages = stagesOf(command.pipeline);
+    const variables = commandVariables(command.let);
+    const { namespace, results } = readSource(command, context, stages, (collection, source) =>
+      runPipeline(collection, stages, variables, source),
+    );
+    const { batch, id } = context.server.cursors.openCursor(
       namespace,
       results,
       optionalNumber(cursor, 'batchSize'),

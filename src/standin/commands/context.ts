@@ -5,11 +5,12 @@
  * declares the fields it understands; the registry refuses any other field by name.
  */
 import { Long } from 'bson';
-import { CursorRegistry } from './cursors';
-import { CommandError } from '../engine/errors';
+import { CursorRegistry } from '../state/cursors';
+import { CommandError, ErrorCode } from '../engine/errors';
 import { Store } from '../engine/store';
 import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
-import { FailPoints } from './fail-points';
+import { Activity } from '../state/activity';
+import { FailPoints } from '../state/fail-points';
 
 export interface ConnectionInfo {
   id: number;
@@ -20,6 +21,7 @@ export interface ServerState {
   store: Store;
   cursors: CursorRegistry;
   failPoints: FailPoints;
+  activity: Activity;
   startedAt: Date;
   port: number;
 }
@@ -46,7 +48,10 @@ export interface CommandDefinition {
 export function collectionNameOf(command: Document, name: string): string {
   const value = command[name];
   if (typeof value !== 'string' || value.length === 0) {
-    throw new CommandError(73, `collection name has invalid type ${typeof value}`);
+    throw new CommandError(
+      ErrorCode.InvalidNamespace,
+      `collection name has invalid type ${typeof value}`,
+    );
   }
   return value;
 }
@@ -55,7 +60,10 @@ export function optionalDocument(command: Document, field: string): Document | u
   const value = command[field];
   if (value === undefined || value === null) return undefined;
   if (!isPlainDocument(value))
-    throw new CommandError(14, `BSON field '${field}' is the wrong type, expected type 'object'`);
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field '${field}' is the wrong type, expected type 'object'`,
+    );
   return value;
 }
 
@@ -63,7 +71,10 @@ export function optionalDocument(command: Document, field: string): Document | u
 export function documentsOf(command: Document, field: string): Document[] {
   const value = command[field];
   if (!Array.isArray(value) || !value.every(isPlainDocument)) {
-    throw new CommandError(2, `${Object.keys(command)[0]}.${field} must be an array of documents`);
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `${Object.keys(command)[0]}.${field} must be an array of documents`,
+    );
   }
   return value as Document[];
 }
@@ -72,7 +83,10 @@ export function optionalNumber(command: Document, field: string): number | undef
   const value = command[field];
   if (value === undefined || value === null) return undefined;
   if (!isNumeric(value))
-    throw new CommandError(14, `BSON field '${field}' is the wrong type, expected a number`);
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field '${field}' is the wrong type, expected a number`,
+    );
   return numberOf(value);
 }
 

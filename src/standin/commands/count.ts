@@ -1,6 +1,6 @@
 /** `count` (legacy estimatedDocumentCount path and older tools): number of matches after skip/limit. */
 import { collectionNameOf, CommandDefinition, optionalDocument, optionalNumber } from './context';
-import { runQuery } from '../engine/query';
+import { assertHintUsable, runQuery } from '../engine/query';
 
 export const count: CommandDefinition = {
   name: 'count',
@@ -8,6 +8,7 @@ export const count: CommandDefinition = {
   run(command, { server, database }) {
     const collection = server.store.get(database, collectionNameOf(command, 'count'));
     const query = optionalDocument(command, 'query');
+    assertHintUsable(collection, command.hint);
     if (!collection) return { n: 0, ok: 1 };
     const skip = optionalNumber(command, 'skip') ?? 0;
     const limit = Math.abs(optionalNumber(command, 'limit') ?? 0);

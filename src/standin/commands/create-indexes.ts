@@ -3,7 +3,7 @@
  * identical existing index is a no-op; building a unique index over duplicates fails with E11000.
  */
 import { collectionNameOf, CommandDefinition } from './context';
-import { badValue, CommandError } from '../engine/errors';
+import { badValue, CommandError, ErrorCode } from '../engine/errors';
 import { parseIndexSpec } from '../engine/indexes';
 
 export const createIndexes: CommandDefinition = {
@@ -22,8 +22,12 @@ export const createIndexes: CommandDefinition = {
     try {
       for (const spec of specs) collection.addIndex(spec);
     } catch (error) {
-      if (error instanceof CommandError && error.code === 11000) {
-        throw new CommandError(11000, `Index build failed: ${error.message}`, error.extra);
+      if (error instanceof CommandError && error.code === ErrorCode.DuplicateKey) {
+        throw new CommandError(
+          ErrorCode.DuplicateKey,
+          `Index build failed: ${error.message}`,
+          error.extra,
+        );
       }
       throw error;
     }

@@ -3,7 +3,7 @@
  * behaviour (capped, validators, views, timeseries, clustered, collation) are refused.
  */
 import { collectionNameOf, CommandDefinition } from './context';
-import { CommandError } from '../engine/errors';
+import { CommandError, ErrorCode } from '../engine/errors';
 
 export const create: CommandDefinition = {
   name: 'create',
@@ -11,7 +11,10 @@ export const create: CommandDefinition = {
   run(command, { server, database }) {
     const name = collectionNameOf(command, 'create');
     if (server.store.get(database, name))
-      throw new CommandError(48, `Collection ${database}.${name} already exists.`);
+      throw new CommandError(
+        ErrorCode.NamespaceExists,
+        `Collection ${database}.${name} already exists.`,
+      );
     server.store.obtain(database, name);
     return { ok: 1 };
   },

@@ -1,6 +1,6 @@
 /** `dropIndexes`: by name, by key pattern, a list of names, or '*' (all but `_id_`). */
 import { collectionNameOf, CommandDefinition } from './context';
-import { CommandError } from '../engine/errors';
+import { CommandError, ErrorCode } from '../engine/errors';
 import { Document, indexKeyOf, isPlainDocument } from '../engine/values';
 
 export const dropIndexes: CommandDefinition = {
@@ -10,7 +10,8 @@ export const dropIndexes: CommandDefinition = {
   run(command, { server, database }) {
     const name = collectionNameOf(command, Object.keys(command)[0]);
     const collection = server.store.get(database, name);
-    if (!collection) throw new CommandError(26, `ns not found ${database}.${name}`);
+    if (!collection)
+      throw new CommandError(ErrorCode.NamespaceNotFound, `ns not found ${database}.${name}`);
     const before = collection.indexes.length;
     const target = command.index;
     let names: string[];
@@ -23,13 +24,21 @@ export const dropIndexes: CommandDefinition = {
         (index) => indexKeyOf(index.spec.key) === indexKeyOf(target as Document),
       );
       if (!match)
-        throw new CommandError(27, `can't find index with key: ${JSON.stringify(target)}`);
+        throw new CommandError(
+          ErrorCode.IndexNotFound,
+          `can't find index with key: ${JSON.stringify(target)}`,
+        );
       names = [match.name];
-    } else throw new CommandError(14, 'dropIndexes.index must be a string, array or document');
+    } else
+      throw new CommandError(
+        ErrorCode.TypeMismatch,
+        'dropIndexes.index must be a string, array or document',
+      );
     for (const indexName of names) {
-      if (indexName === '_id_') throw new CommandError(72, 'cannot drop _id index');
+      if (indexName === '_id_')
+        throw new CommandError(ErrorCode.InvalidOptions, 'cannot drop _id index');
       if (!collection.dropIndex(indexName))
-        throw new CommandError(27, `index not found with name [${indexName}]`);
+        throw new CommandError(ErrorCode.IndexNotFound, `index not found with name [${indexName}]`);
     }
     return { nIndexesWas: before, ok: 1 };
   },

@@ -1,6 +1,6 @@
 /** `drop`: removes a collection and its indexes; NamespaceNotFound (26) when it does not exist. */
 import { collectionNameOf, CommandDefinition } from './context';
-import { CommandError } from '../engine/errors';
+import { CommandError, ErrorCode } from '../engine/errors';
 
 export const drop: CommandDefinition = {
   name: 'drop',
@@ -8,7 +8,7 @@ export const drop: CommandDefinition = {
   run(command, { server, database }) {
     const name = collectionNameOf(command, 'drop');
     const collection = server.store.get(database, name);
-    if (!collection) throw new CommandError(26, 'ns not found');
+    if (!collection) throw new CommandError(ErrorCode.NamespaceNotFound, 'ns not found');
     const indexes = collection.indexes.length;
     server.store.drop(database, name);
     return { nIndexesWas: indexes, ns: `${database}.${name}`, ok: 1 };

@@ -7,7 +7,9 @@
 import { collectionNameOf, CommandDefinition, optionalDocument } from './context';
 import { badValue } from '../engine/errors';
 import { compileProjection } from '../engine/projection';
-import { runQuery } from '../engine/query';
+import { parseArrayFilters } from '../engine/array-filters';
+import { commandVariables } from '../engine/expressions';
+import { assertHintUsable, runQuery } from '../engine/query';
 import { Document } from '../engine/values';
 import { assertUpsertQueryAllowed, updateDocument, upsertDocument } from '../engine/writes';
 
@@ -24,6 +26,8 @@ export const findAndModify: CommandDefinition = {
     'fields',
     'bypassDocumentValidation',
     'hint',
+    'arrayFilters',
+    'let',
   ],
   run(command, { server, database }) {
     const name = collectionNameOf(command, Object.keys(command)[0]);
@@ -43,8 +47,16 @@ export const findAndModify: CommandDefinition = {
     const collection = upsert
       ? server.store.obtain(database, name).collection
       : server.store.get(database, name);
+    assertHintUsable(collection, command.hint);
+    const variables = commandVariables(command.let);
+    const arrayFilters = parseArrayFilters(command.arrayFilters);
+    const context = { arrayFilters, variables, query };
     const [found] = collection
-      ? runQuery(collection, query, { sort: optionalDocument(command, 'sort'), limit: 1 })
+      ? runQuery(collection, query, {
+          sort: optionalDocument(command, 'sort'),
+          limit: 1,
+          variables,
+        })
       : [];
     const reply = (lastErrorObject: Document, value: Document | null): Document => ({
       lastErrorObject,
@@ -57,11 +69,11 @@ export const findAndModify: CommandDefinition = {
       return reply({ n: found ? 1 : 0 }, found ?? null);
     }
     if (found) {
-      const updated = updateDocument(collection, found, command.update);
+      const updated = updateDocument(collection, found, command.update, context);
       return reply({ n: 1, updatedExisting: true }, returnNew ? updated : found);
     }
     if (!upsert) return reply({ n: 0, updatedExisting: false }, null);
-    const inserted = upsertDocument(collection, query, command.update);
+    const inserted = upsertDocument(collection, query, command.update, context);
     return reply(
       { n: 1, updatedExisting: false, upserted: inserted._id },
       returnNew ? inserted : null,

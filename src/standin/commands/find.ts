@@ -10,8 +10,9 @@ import {
   optionalDocument,
   optionalNumber,
 } from './context';
+import { commandVariables } from '../engine/expressions';
 import { compileProjection } from '../engine/projection';
-import { runQuery } from '../engine/query';
+import { assertHintUsable, runQuery } from '../engine/query';
 
 export const find: CommandDefinition = {
   name: 'find',
@@ -28,18 +29,22 @@ export const find: CommandDefinition = {
     'allowPartialResults',
     'returnKey',
     'showRecordId',
+    'let',
+    'allowDiskUse',
   ],
   run(command, { server, database }) {
     const name = collectionNameOf(command, 'find');
     const namespace = `${database}.${name}`;
     const limit = optionalNumber(command, 'limit') ?? 0;
     const collection = server.store.get(database, name);
+    assertHintUsable(collection, command.hint);
     const projection = compileProjection(optionalDocument(command, 'projection'));
     const results = collection
       ? runQuery(collection, optionalDocument(command, 'filter'), {
           sort: optionalDocument(command, 'sort'),
           skip: optionalNumber(command, 'skip'),
           limit: Math.abs(limit),
+          variables: commandVariables(command.let),
         }).map(projection)
       : [];
     const single = command.singleBatch === true || limit < 0;

@@ -3,7 +3,7 @@
  * by name rather than answered with invented values.
  */
 import { CommandDefinition } from './context';
-import { CommandError, unsupported } from '../engine/errors';
+import { CommandError, ErrorCode, unsupported } from '../engine/errors';
 import { isPlainDocument } from '../engine/values';
 
 const PARAMETERS: Record<string, unknown> = {
@@ -21,7 +21,8 @@ export const getParameter: CommandDefinition = {
     }
     const reply: Record<string, unknown> = {};
     for (const name of Object.keys(PARAMETERS)) if (name in command) reply[name] = PARAMETERS[name];
-    if (Object.keys(reply).length === 0) throw new CommandError(72, 'no option found to get');
+    if (Object.keys(reply).length === 0)
+      throw new CommandError(ErrorCode.InvalidOptions, 'no option found to get');
     return { ...reply, ok: 1 };
   },
 };

@@ -6,7 +6,7 @@ import {
   optionalDocument,
   optionalNumber,
 } from './context';
-import { CommandError } from '../engine/errors';
+import { CommandError, ErrorCode } from '../engine/errors';
 
 export const listIndexes: CommandDefinition = {
   name: 'listIndexes',
@@ -14,7 +14,8 @@ export const listIndexes: CommandDefinition = {
   run(command, { server, database }) {
     const name = collectionNameOf(command, 'listIndexes');
     const collection = server.store.get(database, name);
-    if (!collection) throw new CommandError(26, `ns does not exist: ${database}.${name}`);
+    if (!collection)
+      throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${database}.${name}`);
     const namespace = `${database}.${name}`;
     const batchSize = optionalNumber(optionalDocument(command, 'cursor') ?? {}, 'batchSize');
     const { batch, id } = server.cursors.openCursor(

@@ -9,15 +9,19 @@ import { aggregate } from './aggregate';
 import { buildInfo } from './build-info';
 import { configureFailPoint } from './configure-fail-point';
 import { CommandContext, CommandDefinition } from './context';
+import { collStats } from './coll-stats';
 import { count } from './count';
 import { createIndexes } from './create-indexes';
+import { dbStats } from './db-stats';
 import { create } from './create';
 import { deleteCommand } from './delete';
+import { distinct } from './distinct';
 import { dropDatabase } from './drop-database';
 import { dropIndexes } from './drop-indexes';
 import { drop } from './drop';
 import { endSessions } from './end-sessions';
-import { CommandError, unsupported } from '../engine/errors';
+import { explain } from './explain';
+import { CommandError, ErrorCode, unsupported } from '../engine/errors';
 import { Document, isPlainDocument } from '../engine/values';
 import { findAndModify } from './find-and-modify';
 import { find } from './find';
@@ -30,6 +34,7 @@ import { listCollections } from './list-collections';
 import { listDatabases } from './list-databases';
 import { listIndexes } from './list-indexes';
 import { ping } from './ping';
+import { serverStatus } from './server-status';
 import { update } from './update';
 
 const DEFINITIONS: CommandDefinition[] = [
@@ -56,6 +61,11 @@ const DEFINITIONS: CommandDefinition[] = [
   listCollections,
   listDatabases,
   configureFailPoint,
+  distinct,
+  dbStats,
+  collStats,
+  explain,
+  serverStatus,
 ];
 
 /** Fields any command may carry: routing, sessions, concerns, limits, API versioning. */
@@ -96,6 +106,9 @@ const ALIAS_OF: Record<string, string> = {
   findandmodify: 'findAndModify',
   buildinfo: 'buildInfo',
   deleteIndexes: 'dropIndexes',
+  dbstats: 'dbStats',
+  collstats: 'collStats',
+  serverstatus: 'serverStatus',
 };
 
 /** The name failCommand matches against: mongod's command name, never the alias that was sent. */
@@ -117,30 +130,39 @@ function refuseUnsupportedGenerics(command: Document): void {
 }
 
 /**
+ * The definition that runs `command`, after refusing what it does not implement: an unknown
+ * name, transactions, undeclared fields, unsupported generic options. Also used by explain for
+ * the command it explains.
+ */
+export function definitionFor(command: Document): CommandDefinition {
+  const name = commandNameOf(command);
+  const definition = TABLE.get(name);
+  if (!definition) {
+    throw new CommandError(
+      ErrorCode.CommandNotFound,
+      `no such command: '${name}' (the MongoDB stand-in does not implement it)`,
+    );
+  }
+  if (command.startTransaction !== undefined || command.autocommit !== undefined)
+    throw unsupported('transactions');
+  const allowed = ALLOWED_FIELDS.get(definition);
+  if (allowed) {
+    for (const field of Object.keys(command).slice(1)) {
+      if (!GENERIC_FIELDS.has(field) && !allowed.has(field))
+        throw unsupported(`the field '${field}' of ${name}`);
+    }
+  }
+  refuseUnsupportedGenerics(command);
+  return definition;
+}
+
+/**
  * Runs a command synchronously and returns the reply (ok: 1 or MongoDB's error shape). Anything
  * thrown that is not a CommandError is a stand-in bug: it propagates for the server to log.
  */
 export function runCommand(command: Document, context: CommandContext): Document {
-  const name = commandNameOf(command);
   try {
-    const definition = TABLE.get(name);
-    if (!definition) {
-      throw new CommandError(
-        59,
-        `no such command: '${name}' (the MongoDB stand-in does not implement it)`,
-      );
-    }
-    if (command.startTransaction !== undefined || command.autocommit !== undefined)
-      throw unsupported('transactions');
-    const allowed = ALLOWED_FIELDS.get(definition);
-    if (allowed) {
-      for (const field of Object.keys(command).slice(1)) {
-        if (!GENERIC_FIELDS.has(field) && !allowed.has(field))
-          throw unsupported(`the field '${field}' of ${name}`);
-      }
-    }
-    refuseUnsupportedGenerics(command);
-    return definition.run(command, context);
+    return definitionFor(command).run(command, context);
   } catch (error) {
     if (error instanceof CommandError) return errorReply(error);
     throw error;

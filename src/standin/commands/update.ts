@@ -5,49 +5,48 @@
  */
 import { collectionNameOf, CommandDefinition, documentsOf } from './context';
 import { unsupported } from '../engine/errors';
-import { runQuery } from '../engine/query';
+import { parseArrayFilters } from '../engine/array-filters';
+import { commandVariables } from '../engine/expressions';
+import { assertHintUsable, runQuery } from '../engine/query';
 import { Document, sameBson } from '../engine/values';
 import { assertUpsertQueryAllowed, updateDocument, upsertDocument } from '../engine/writes';
 import { WriteErrors } from './write-errors';
 
-const STATEMENT_FIELDS = new Set([
-  'q',
-  'u',
-  'upsert',
-  'multi',
-  'hint',
-  'collation',
-  'arrayFilters',
-]);
+/** Statement fields; `collation` is refused by name. */
+const STATEMENT_FIELDS = new Set(['q', 'u', 'upsert', 'multi', 'hint', 'arrayFilters']);
 
 export const update: CommandDefinition = {
   name: 'update',
-  fields: ['updates', 'ordered', 'bypassDocumentValidation'],
+  fields: ['updates', 'ordered', 'bypassDocumentValidation', 'let'],
   run(command, { server, database }) {
     const statements = documentsOf(command, 'updates');
     const { collection } = server.store.obtain(database, collectionNameOf(command, 'update'));
     const errors = new WriteErrors(command.ordered !== false);
     const upserted: Document[] = [];
+    const variables = commandVariables(command.let);
     let matched = 0;
     let modified = 0;
     for (let index = 0; index < statements.length; index++) {
       const statement = statements[index];
       try {
         for (const field of Object.keys(statement)) {
-          if (!STATEMENT_FIELDS.has(field) || field === 'collation' || field === 'arrayFilters') {
-            throw unsupported(`update statement field '${field}'`);
-          }
+          if (!STATEMENT_FIELDS.has(field)) throw unsupported(`update statement field '${field}'`);
         }
+        assertHintUsable(collection, statement.hint);
         const filter = statement.q as Document | undefined;
+        const arrayFilters = parseArrayFilters(statement.arrayFilters);
+        const context = { arrayFilters, variables, query: filter };
         if (statement.upsert === true) assertUpsertQueryAllowed(filter);
-        const found = runQuery(collection, filter, { limit: statement.multi === true ? 0 : 1 });
+        const limit = statement.multi === true ? 0 : 1;
+        const found = runQuery(collection, filter, { limit, variables });
         for (const doc of found) {
-          const next = updateDocument(collection, doc, statement.u);
+          const next = updateDocument(collection, doc, statement.u, context);
           matched++;
           if (!sameBson(next, doc)) modified++;
         }
         if (found.length === 0 && statement.upsert === true) {
-          upserted.push({ index, _id: upsertDocument(collection, filter, statement.u)._id });
+          const inserted = upsertDocument(collection, filter, statement.u, context);
+          upserted.push({ index, _id: inserted._id });
         }
       } catch (error) {
         if (!errors.record(error, index)) break;

@@ -4,10 +4,13 @@
  * order so `_id` lookups never scan and `sort({_id: -1}).limit(1)` reads one end. Every method
  * is synchronous: a read-modify-write of a document completes before any other command runs,
  * which is what makes each command atomic per document. Stored documents are never mutated in
- * place (updates replace them), so references handed out stay valid snapshots.
+ * place (updates replace them), so references handed out stay valid snapshots. Each applied
+ * change is reported to `record` (the store's listener, see changes.ts); refused ones are not.
  */
 import { ObjectId } from 'bson';
-import { badValue, CommandError } from './errors';
+import { ChangeListener } from './changes';
+import { CommandError, ErrorCode } from './errors';
+import { assertStorableId } from './field-names';
 import { Index, IndexSpec, sameSpec } from './indexes';
 import { withIdFirst } from './update';
 import { compareValues, Document, formatDocument, indexKeyOf } from './values';
@@ -27,6 +30,7 @@ export class Collection {
   constructor(
     readonly database: string,
     readonly name: string,
+    private readonly record: ChangeListener = () => undefined,
   ) {
     this.indexList = [new Index(ID_INDEX, this.namespace)];
   }
@@ -72,13 +76,14 @@ export class Collection {
   /** Inserts a document (adding an ObjectId `_id` first when absent); throws E11000 on conflict. */
   insert(input: Document): Document {
     const doc = '_id' in input ? withIdFirst(input) : { _id: new ObjectId(), ...input };
-    if (Array.isArray(doc._id)) throw badValue("can't use an array for _id");
+    assertStorableId(doc._id);
     const idKey = indexKeyOf(doc._id);
     if (this.documents.has(idKey)) throw this.indexList[0].duplicateKeyError(doc);
     const keys = this.uniqueKeys(doc, undefined);
     this.documents.set(idKey, doc);
     this.insertId(doc._id, idKey);
     for (const [index, key] of keys) index.owners.set(key, idKey);
+    this.record({ op: 'put', db: this.database, coll: this.name, doc });
     return doc;
   }
 
@@ -92,6 +97,7 @@ export class Collection {
     }
     for (const [index, key] of keys) index.owners.set(key, idKey);
     this.documents.set(idKey, next);
+    this.record({ op: 'put', db: this.database, coll: this.name, doc: next });
   }
 
   remove(doc: Document): void {
@@ -103,6 +109,7 @@ export class Collection {
     }
     const position = this.findIdPosition(doc._id);
     if (this.idsInOrder[position]?.key === idKey) this.idsInOrder.splice(position, 1);
+    this.record({ op: 'remove', db: this.database, coll: this.name, id: doc._id });
   }
 
   /** Unique keys `doc` would take, checked against other documents (`selfKey` may keep its own). */
@@ -146,13 +153,16 @@ export class Collection {
       if (sameSpec(byName.spec, spec)) return false;
       const sameKey = indexKeyOf(byName.spec.key) === indexKeyOf(spec.key);
       throw new CommandError(
-        sameKey ? 85 : 86,
+        sameKey ? ErrorCode.IndexOptionsConflict : ErrorCode.IndexKeySpecsConflict,
         `An existing index has the same name as the requested index. Requested index: ${formatDocument(spec.key)}, existing index: ${formatDocument(byName.spec.key)}`,
       );
     }
     const byKey = this.indexList.find((index) => sameSpec(index.spec, spec));
     if (byKey)
-      throw new CommandError(85, `Index already exists with a different name: ${byKey.name}`);
+      throw new CommandError(
+        ErrorCode.IndexOptionsConflict,
+        `Index already exists with a different name: ${byKey.name}`,
+      );
     const index = new Index(spec, this.namespace);
     if (index.unique) {
       for (const [idKey, doc] of this.documents) {
@@ -163,6 +173,7 @@ export class Collection {
       }
     }
     this.indexList.push(index);
+    this.record({ op: 'createIndex', db: this.database, coll: this.name, spec });
     return true;
   }
 
@@ -170,6 +181,7 @@ export class Collection {
     const position = this.indexList.findIndex((index) => index.name === name);
     if (position <= 0) return false;
     this.indexList.splice(position, 1);
+    this.record({ op: 'dropIndex', db: this.database, coll: this.name, name });
     return true;
   }
 }

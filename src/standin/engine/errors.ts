@@ -4,49 +4,90 @@
  * behaves as it would against mongod. `extra` holds fields mongod adds beside errmsg
  * (keyPattern/keyValue on E11000). Nothing here formats wire replies; the server does that.
  */
-export const ERROR_CODE_NAMES = {
-  1: 'InternalError',
-  2: 'BadValue',
-  6: 'HostUnreachable',
-  9: 'FailedToParse',
-  13: 'Unauthorized',
-  14: 'TypeMismatch',
-  26: 'NamespaceNotFound',
-  27: 'IndexNotFound',
-  28: 'PathNotViable',
-  40: 'ConflictingUpdateOperators',
-  43: 'CursorNotFound',
-  48: 'NamespaceExists',
-  50: 'MaxTimeMSExpired',
-  59: 'CommandNotFound',
-  66: 'ImmutableField',
-  67: 'CannotCreateIndex',
-  72: 'InvalidOptions',
-  73: 'InvalidNamespace',
-  85: 'IndexOptionsConflict',
-  86: 'IndexKeySpecsConflict',
-  89: 'NetworkTimeout',
-  91: 'ShutdownInProgress',
-  10107: 'NotWritablePrimary',
-  11000: 'DuplicateKey',
-  11600: 'InterruptedAtShutdown',
-  11602: 'InterruptedDueToReplStateChange',
-  13435: 'NotPrimaryNoSecondaryOk',
-  13436: 'NotPrimaryOrSecondary',
-  189: 'PrimarySteppedDown',
-  224: 'QueryFeatureNotAllowed',
-  262: 'ExceededTimeLimit',
-  40415: 'Location40415',
-} as const satisfies Record<number, string>;
+/**
+ * MongoDB's error codes by their codeName (src/mongo/base/error_codes.yml), the one place the
+ * stand-in spells a code as a number: the codes it raises, and those tests make a failCommand
+ * fail point return (network, shutdown and primary-change errors), so replies carry their
+ * codeName. Codes mongod raises only as unnamed assertions are in LocationCode below.
+ */
+export const ErrorCode = {
+  InternalError: 1,
+  BadValue: 2,
+  HostUnreachable: 6,
+  FailedToParse: 9,
+  Unauthorized: 13,
+  TypeMismatch: 14,
+  NamespaceNotFound: 26,
+  IndexNotFound: 27,
+  PathNotViable: 28,
+  ConflictingUpdateOperators: 40,
+  CursorNotFound: 43,
+  NamespaceExists: 48,
+  MaxTimeMSExpired: 50,
+  DollarPrefixedFieldName: 52,
+  CommandNotFound: 59,
+  ImmutableField: 66,
+  CannotCreateIndex: 67,
+  InvalidOptions: 72,
+  InvalidNamespace: 73,
+  IndexOptionsConflict: 85,
+  IndexKeySpecsConflict: 86,
+  NetworkTimeout: 89,
+  ShutdownInProgress: 91,
+  PrimarySteppedDown: 189,
+  QueryFeatureNotAllowed: 224,
+  ExceededMemoryLimit: 146,
+  ExceededTimeLimit: 262,
+  NotWritablePrimary: 10107,
+  DuplicateKey: 11000,
+  InterruptedAtShutdown: 11600,
+  InterruptedDueToReplStateChange: 11602,
+  NotPrimaryNoSecondaryOk: 13435,
+  NotPrimaryOrSecondary: 13436,
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/**
+ * Codes mongod raises from assertions that have no name of their own; their codeName is
+ * `Location<code>`. The keys here only say what each is for.
+ */
+export const LocationCode = {
+  /** a $regex pattern PCRE2 rejects */
+  InvalidRegex: 51091,
+  /** a $options letter other than i, m, s, x, u */
+  InvalidRegexOption: 51108,
+  /** options given both in a regex literal and in $options */
+  RegexOptionsTwice: 51075,
+  /** a distinct reply above the 16 MB BSON limit */
+  DistinctTooBig: 17217,
+  /** `$$name` with no such variable */
+  UndefinedVariable: 17276,
+  /** $replaceRoot/$replaceWith to something that is no document */
+  ReplacementNotDocument: 40228,
+  /** $replaceRoot without newRoot */
+  MissingNewRoot: 40231,
+  /** $set/$addFields with a specification that is no document */
+  AddFieldsNotDocument: 40272,
+  /** $project with a specification that is no document */
+  ProjectNotDocument: 15969,
+  /** $unset with something other than field names */
+  UnsetNotFieldNames: 31002,
+} as const;
+
+const CODE_NAMES = new Map<number, string>(
+  Object.entries(ErrorCode).map(([name, code]) => [code, name]),
+);
 
 /** Name mongod uses for a code; codes it does not name here are reported as `Location<code>`. */
 export function codeNameOf(code: number): string {
-  return (ERROR_CODE_NAMES as Record<number, string>)[code] ?? `Location${code}`;
+  return CODE_NAMES.get(code) ?? `Location${code}`;
 }
 
 export class CommandError extends Error {
   readonly codeName: string;
   constructor(
+    /** an ErrorCode, or any number a failCommand fail point was told to return */
     readonly code: number,
     message: string,
     readonly extra: Record<string, unknown> = {},
@@ -58,9 +99,9 @@ export class CommandError extends Error {
 
 /** Refusal of something the stand-in deliberately does not implement (never a silent wrong answer). */
 export function unsupported(what: string): CommandError {
-  return new CommandError(2, `the MongoDB stand-in does not support ${what}`);
+  return new CommandError(ErrorCode.BadValue, `the MongoDB stand-in does not support ${what}`);
 }
 
 export function badValue(message: string): CommandError {
-  return new CommandError(2, message);
+  return new CommandError(ErrorCode.BadValue, message);
 }

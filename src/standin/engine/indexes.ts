@@ -5,7 +5,7 @@
  * index skips documents outside its filter. Non-unique indexes are kept only as definitions
  * (listIndexes shows them; queries scan). Unique keys over arrays (multikey) are refused.
  */
-import { CommandError, unsupported } from './errors';
+import { CommandError, ErrorCode, unsupported } from './errors';
 import { compileFilter, Predicate } from './matcher';
 import { getPath } from './paths';
 import { Document, formatDocument, indexKeyOf, isPlainDocument } from './values';
@@ -55,7 +55,7 @@ export class Index {
     const keyValue: Document = {};
     for (const field of this.fields) keyValue[field] = getPath(doc, field) ?? null;
     return new CommandError(
-      11000,
+      ErrorCode.DuplicateKey,
       `E11000 duplicate key error collection: ${this.namespace} index: ${this.spec.name} dup key: ${formatDocument(keyValue)}`,
       { keyPattern: this.spec.key, keyValue },
     );
@@ -80,7 +80,10 @@ const INDEX_OPTIONS = new Set([
 /** Validates a createIndexes entry; refuses index kinds and options the stand-in does not implement. */
 export function parseIndexSpec(raw: unknown): IndexSpec {
   if (!isPlainDocument(raw) || !isPlainDocument(raw.key) || typeof raw.name !== 'string') {
-    throw new CommandError(9, 'index specification must have a key document and a name');
+    throw new CommandError(
+      ErrorCode.FailedToParse,
+      'index specification must have a key document and a name',
+    );
   }
   for (const option of Object.keys(raw)) {
     if (!INDEX_OPTIONS.has(option)) throw unsupported(`the index option '${option}'`);
@@ -89,7 +92,7 @@ export function parseIndexSpec(raw: unknown): IndexSpec {
     if (typeof direction === 'string') throw unsupported(`'${direction}' indexes (on ${field})`);
   }
   if (raw.partialFilterExpression !== undefined && !isPlainDocument(raw.partialFilterExpression)) {
-    throw new CommandError(9, 'partialFilterExpression must be an object');
+    throw new CommandError(ErrorCode.FailedToParse, 'partialFilterExpression must be an object');
   }
   const spec: IndexSpec = { name: raw.name, key: raw.key };
   if (raw.unique === true) spec.unique = true;

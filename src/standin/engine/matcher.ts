@@ -3,13 +3,16 @@
  * when any value reached through the path (arrays fan out, and an array's elements are tried as
  * well as the array itself) satisfies it; range operators only compare within one BSON type
  * bracket (numbers with numbers, strings with strings); `{ a: null }` also matches a missing
- * field. Operators outside the supported set are refused at compile time, so a filter either
- * runs with MongoDB's meaning or fails loudly.
+ * field. A regex (a BSON regex value, or `$regex`/`$options`) matches strings by pattern, with
+ * PCRE's meaning (engine/regex.ts); `$eq` with a regex compares regexes, as in mongod. Operators
+ * outside the supported set are refused at compile time, so a filter either runs with MongoDB's
+ * meaning or fails loudly.
  */
-import { Double, Int32, Long } from 'bson';
-import { badValue, unsupported } from './errors';
-import { evaluate, isTruthy } from './expressions';
+import { BSONRegExp, BSONSymbol, Double, Int32, Long } from 'bson';
+import { badValue, CommandError, LocationCode, unsupported } from './errors';
+import { evaluate, isTruthy, Variables } from './expressions';
 import { valuesAtPath } from './paths';
+import { compileRegex, isRegexValue, RegexValue, regexParts } from './regex';
 import { compareValues, Document, isPlainDocument, typeRank } from './values';
 
 export type Predicate = (doc: Document) => boolean;
@@ -74,10 +77,43 @@ function typeTest(spec: unknown): ValueTest {
 }
 
 function equalsTest(expected: unknown): ValueTest {
-  if (expected instanceof RegExp || (isPlainDocument(expected) && '$regex' in expected)) {
-    throw unsupported('regular expression matching');
-  }
   return (value) => compareValues(value, expected) === 0;
+}
+
+/**
+ * A regex tested against strings (and symbols); a stored regex also matches when it is the
+ * same regex, as in mongod.
+ */
+function regexTest(regex: RegexValue, options?: string): ValueTest {
+  const parts = regexParts(regex);
+  const compiled = compileRegex(parts.pattern, options ?? parts.options);
+  return (value) => {
+    if (typeof value === 'string') return compiled.test(value);
+    if (value instanceof BSONSymbol) return compiled.test(value.value);
+    return isRegexValue(value) && compareValues(value, regex) === 0;
+  };
+}
+
+/** What a bare value or an `$in` element means: a regex matches by pattern, anything else by equality. */
+function valueTest(operator: string, expected: unknown): ValueTest {
+  if (isRegexValue(expected)) return regexTest(expected);
+  if (isOperatorDocument(expected)) throw badValue(`cannot nest $ under ${operator}`);
+  return equalsTest(expected);
+}
+
+/** `$regex` with its `$options` (a string, or a regex whose own options `$options` must not repeat). */
+function regexOperatorTest(regex: unknown, options: unknown): ValueTest {
+  if (options !== undefined && typeof options !== 'string')
+    throw badValue('$options has to be a string');
+  if (typeof regex === 'string') return regexTest(new BSONRegExp(regex), options ?? '');
+  if (!isRegexValue(regex)) throw badValue('$regex has to be a string');
+  if (options !== undefined && regexParts(regex).options !== '') {
+    throw new CommandError(
+      LocationCode.RegexOptionsTwice,
+      'options set in both $regex and $options',
+    );
+  }
+  return regexTest(regex, options);
 }
 
 function rangeTest(expected: unknown, accept: (order: number) => boolean): ValueTest {
@@ -104,6 +140,7 @@ function compileOperator(path: string[], operator: string, operand: unknown): Pr
     case '$eq':
       return anyValue(path, equalsTest(operand));
     case '$ne':
+      if (isRegexValue(operand)) throw badValue("Can't have regex as arg to $ne.");
       return negation(anyValue(path, equalsTest(operand)));
     case '$gt':
       return anyValue(
@@ -128,7 +165,7 @@ function compileOperator(path: string[], operator: string, operand: unknown): Pr
     case '$in':
     case '$nin': {
       if (!Array.isArray(operand)) throw badValue(`${operator} needs an array`);
-      const tests = operand.map(equalsTest);
+      const tests = operand.map((element) => valueTest(operator, element));
       const inList = anyValue(path, (value) => tests.some((test) => test(value)));
       return operator === '$in' ? inList : negation(inList);
     }
@@ -139,6 +176,7 @@ function compileOperator(path: string[], operator: string, operand: unknown): Pr
     case '$type':
       return anyValue(path, typeTest(operand));
     case '$not':
+      if (isRegexValue(operand)) return negation(anyValue(path, regexTest(operand)));
       if (!isPlainDocument(operand)) throw badValue('$not needs a regex or a document');
       return negation(compileField(path, operand));
     default:
@@ -157,10 +195,17 @@ function isOperatorDocument(value: unknown): value is Document {
 }
 
 function compileField(path: string[], condition: unknown): Predicate {
-  if (!isOperatorDocument(condition)) return anyValue(path, equalsTest(condition));
-  const predicates = Object.entries(condition).map(([operator, operand]) =>
-    compileOperator(path, operator, operand),
-  );
+  if (!isOperatorDocument(condition)) {
+    return anyValue(path, isRegexValue(condition) ? regexTest(condition) : equalsTest(condition));
+  }
+  const predicates: Predicate[] = [];
+  for (const [operator, operand] of Object.entries(condition)) {
+    if (operator === '$options') {
+      if (!('$regex' in condition)) throw badValue('$options needs a $regex');
+    } else if (operator === '$regex') {
+      predicates.push(anyValue(path, regexOperatorTest(operand, condition.$options)));
+    } else predicates.push(compileOperator(path, operator, operand));
+  }
   return allOf(predicates);
 }
 
@@ -169,25 +214,30 @@ function allOf(predicates: Predicate[]): Predicate {
   return (doc) => predicates.every((predicate) => predicate(doc));
 }
 
-function compileClauses(operator: string, clauses: unknown): Predicate[] {
+function compileClauses(operator: string, clauses: unknown, variables: Variables): Predicate[] {
   if (!Array.isArray(clauses) || clauses.length === 0 || !clauses.every(isPlainDocument)) {
     throw badValue(`${operator} must be a nonempty array`);
   }
-  return clauses.map((clause) => compileFilter(clause));
+  return clauses.map((clause) => compileFilter(clause, variables));
 }
 
-export function compileFilter(filter: Document | undefined | null): Predicate {
+/** A filter as a predicate; `variables` (a command's `let`, `$$NOW`) serve its `$expr`. */
+export function compileFilter(
+  filter: Document | undefined | null,
+  variables: Variables = {},
+): Predicate {
   if (!filter) return () => true;
   const predicates: Predicate[] = [];
   for (const [key, condition] of Object.entries(filter)) {
-    if (key === '$and') predicates.push(allOf(compileClauses(key, condition)));
+    if (key === '$and') predicates.push(allOf(compileClauses(key, condition, variables)));
     else if (key === '$or') {
-      const clauses = compileClauses(key, condition);
+      const clauses = compileClauses(key, condition, variables);
       predicates.push((doc) => clauses.some((clause) => clause(doc)));
     } else if (key === '$nor') {
-      const clauses = compileClauses(key, condition);
+      const clauses = compileClauses(key, condition, variables);
       predicates.push((doc) => !clauses.some((clause) => clause(doc)));
-    } else if (key === '$expr') predicates.push((doc) => isTruthy(evaluate(condition, doc)));
+    } else if (key === '$expr')
+      predicates.push((doc) => isTruthy(evaluate(condition, doc, variables)));
     else if (key === '$comment') continue;
     else if (key.startsWith('$')) throw unsupported(`the top-level query operator ${key}`);
     else predicates.push(compileField(key.split('.'), condition));
@@ -209,8 +259,9 @@ export function equalityFields(filter: Document | undefined | null): Map<string,
         if (isPlainDocument(clause)) for (const [k, v] of equalityFields(clause)) fields.set(k, v);
       }
     } else if (!key.startsWith('$')) {
-      if (!isOperatorDocument(condition)) fields.set(key, condition);
-      else if ('$eq' in condition) fields.set(key, condition.$eq);
+      if (!isOperatorDocument(condition)) {
+        if (!isRegexValue(condition)) fields.set(key, condition);
+      } else if ('$eq' in condition) fields.set(key, condition.$eq);
     }
   }
   return fields;

@@ -4,7 +4,7 @@
  * fan-out is what lets `{ 'tags.name': x }` match any element). Writing creates missing
  * intermediate documents and refuses to traverse scalars, as mongod does.
  */
-import { CommandError } from './errors';
+import { CommandError, ErrorCode } from './errors';
 import { Document, isPlainDocument } from './values';
 
 /** The single value at a path, without array fan-out (undefined when absent). */
@@ -40,7 +40,7 @@ export function valuesAtPath(doc: unknown, segments: readonly string[], from = 0
 
 function traversalError(path: string, segment: string, found: unknown): CommandError {
   return new CommandError(
-    28,
+    ErrorCode.PathNotViable,
     `Cannot create field '${segment}' in element {${path.split('.')[0]}: ${JSON.stringify(found)}}`,
   );
 }

@@ -1,17 +1,20 @@
 /**
- * Aggregation pipelines as far as countDocuments and this service use them: $match, $sort,
- * $skip, $limit, $project (inclusion/exclusion), $count, and $group with $sum, $min, $max,
- * $first, $last. The first $match (and a following $sort/$limit) is planned through runQuery so
- * indexes apply. Unknown stages and accumulators are refused by name.
+ * Aggregation pipelines as far as countDocuments, this service and data repair use them:
+ * $match, $sort, $skip, $limit, $project (inclusion/exclusion), $count, $group with $sum, $min,
+ * $max, $first, $last, and the reshaping stages shared with pipeline-style updates ($addFields/
+ * $set, $unset, $replaceRoot/$replaceWith, see pipeline-update.ts). The first $match (and a
+ * following $sort/$skip/$limit) is planned through executeQuery so indexes apply. Unknown stages
+ * and accumulators are refused by name.
  */
 import { Int32 } from 'bson';
 import { Collection } from './collection';
 import { badValue, unsupported } from './errors';
-import { evaluate } from './expressions';
+import { evaluate, Variables } from './expressions';
 import { compileFilter } from './matcher';
 import { addForExpression } from './numbers';
+import { reshape } from './pipeline-update';
 import { compileProjection } from './projection';
-import { runQuery } from './query';
+import { executeQuery, QueryExecution, QueryOptions } from './query';
 import { comparatorFor } from './sort';
 import {
   compareValues,
@@ -67,7 +70,7 @@ function extreme(better: (order: number) => boolean): Accumulator {
   };
 }
 
-function group(docs: Document[], spec: Document): Document[] {
+function group(docs: Document[], spec: Document, variables: Variables): Document[] {
   if (!('_id' in spec)) throw badValue('a group specification must include an _id');
   const fields = Object.entries(spec).filter(([field]) => field !== '_id');
   const parsed = fields.map(([field, accumulator]) => {
@@ -80,14 +83,16 @@ function group(docs: Document[], spec: Document): Document[] {
   });
   const groups = new Map<string, { id: unknown; accumulators: Accumulator[] }>();
   for (const doc of docs) {
-    const id = evaluate(spec._id, doc) ?? null;
+    const id = evaluate(spec._id, doc, variables) ?? null;
     const key = indexKeyOf(id);
     let entry = groups.get(key);
     if (!entry) {
       entry = { id, accumulators: parsed.map(({ operator }) => ACCUMULATORS[operator]()) };
       groups.set(key, entry);
     }
-    parsed.forEach(({ expression }, i) => entry!.accumulators[i].add(evaluate(expression, doc)));
+    parsed.forEach(({ expression }, i) =>
+      entry!.accumulators[i].add(evaluate(expression, doc, variables)),
+    );
   }
   return [...groups.values()].map(({ id, accumulators }) => {
     const result: Document = { _id: id };
@@ -108,11 +113,21 @@ function nonNegative(name: string, value: unknown): number {
   return numberOf(value);
 }
 
-/** Leading $match [+ $sort] [+ $skip] [+ $limit] run as one planned query; returns the stages consumed. */
-function plannedPrefix(
+/** The leading $match [+ $sort] [+ $skip] [+ $limit] of a pipeline, run as one planned query. */
+export interface PipelinePrefix {
+  filter?: Document;
+  options: QueryOptions;
+  /** how many stages the query stands for */
+  consumed: number;
+  /** what the query did; null when there was nothing to read (no collection, or `$limit: 0`) */
+  execution: QueryExecution | null;
+}
+
+export function runPipelinePrefix(
   collection: Collection | undefined,
   stages: Array<[string, unknown]>,
-): { docs: Document[]; consumed: number } {
+  variables: Variables,
+): PipelinePrefix {
   let consumed = 0;
   let filter: Document | undefined;
   let sort: Document | undefined;
@@ -124,20 +139,39 @@ function plannedPrefix(
     sort = stages[consumed++][1] as Document;
   if (stages[consumed]?.[0] === '$skip') skip = nonNegative('$skip', stages[consumed++][1]);
   if (stages[consumed]?.[0] === '$limit') limit = nonNegative('$limit', stages[consumed++][1]);
-  if (limit === 0 && stages[consumed - 1]?.[0] === '$limit') return { docs: [], consumed };
-  const docs = collection ? runQuery(collection, filter, { sort, skip, limit }) : [];
-  return { docs, consumed };
+  const options = { sort, skip, limit, variables };
+  const nothingToRead = limit === 0 && stages[consumed - 1]?.[0] === '$limit';
+  const execution = collection && !nothingToRead ? executeQuery(collection, filter, options) : null;
+  return { filter, options, consumed, execution };
 }
 
-export function runPipeline(collection: Collection | undefined, pipeline: unknown): Document[] {
+/** The stages of a pipeline as [name, argument] pairs; BadValue unless an array of one-field stages. */
+export function stagesOf(pipeline: unknown): Array<[string, unknown]> {
   if (!Array.isArray(pipeline)) throw badValue("'pipeline' option must be specified as an array");
-  const stages = pipeline.map(stageOf);
-  const prefix = plannedPrefix(collection, stages);
-  let docs = prefix.docs;
-  for (const [name, argument] of stages.slice(prefix.consumed)) {
+  return pipeline.map(stageOf);
+}
+
+/**
+ * Runs stages over a collection, or over `source` documents when a leading stage that reads no
+ * collection (the command's `$collStats`) produced them.
+ */
+export function runPipeline(
+  collection: Collection | undefined,
+  stages: Array<[string, unknown]>,
+  variables: Variables,
+  source?: Document[],
+): Document[] {
+  let docs = source ?? [];
+  let consumed = 0;
+  if (!source) {
+    const prefix = runPipelinePrefix(collection, stages, variables);
+    docs = prefix.execution?.docs ?? [];
+    consumed = prefix.consumed;
+  }
+  for (const [name, argument] of stages.slice(consumed)) {
     switch (name) {
       case '$match':
-        docs = docs.filter(compileFilter(argument as Document));
+        docs = docs.filter(compileFilter(argument as Document, variables));
         break;
       case '$sort':
         docs = [...docs].sort(comparatorFor(argument as Document));
@@ -151,8 +185,15 @@ export function runPipeline(collection: Collection | undefined, pipeline: unknow
       case '$project':
         docs = docs.map(compileProjection(argument as Document));
         break;
+      case '$addFields':
+      case '$set':
+      case '$unset':
+      case '$replaceRoot':
+      case '$replaceWith':
+        docs = docs.map((doc) => reshape(doc, name, argument, variables));
+        break;
       case '$group':
-        docs = group(docs, argument as Document);
+        docs = group(docs, argument as Document, variables);
         break;
       case '$count':
         if (typeof argument !== 'string' || argument.length === 0)

@@ -1,14 +1,20 @@
 /**
  * Applying an update document to a stored document, copy-on-write: the input is never mutated,
  * so an image already handed out (findAndModify's pre- or post-image) can never change later.
- * Supports replacement documents and $set, $unset, $inc (MongoDB's numeric promotion), $max,
- * $min, $setOnInsert (only when the update inserts), $currentDate. `_id` is immutable, and two
- * operators touching overlapping paths are refused (code 40), as in mongod.
+ * Supports replacement documents, pipelines of update stages (pipeline-update.ts), and $set, $unset, $inc (MongoDB's numeric promotion), $max,
+ * $min, $setOnInsert (only when the update inserts), $currentDate, on paths that may hold `$[]`
+ * and `$[<identifier>]` segments (array-filters.ts). `_id` is immutable, and two operators
+ * touching overlapping paths are refused (code 40), as in mongod.
  */
 import { Long } from 'bson';
-import { badValue, CommandError, unsupported } from './errors';
+import { badValue, CommandError, ErrorCode, unsupported } from './errors';
+import { ArrayFilters, assertFiltersUsed, concretePaths } from './array-filters';
+import { Variables } from './expressions';
+import { assertReplacementNames } from './field-names';
 import { addNumbers } from './numbers';
 import { getPath, setPath, unsetPath } from './paths';
+import { stagesOf } from './pipeline';
+import { applyPipelineUpdate } from './pipeline-update';
 import {
   cloneValue,
   compareValues,
@@ -19,6 +25,8 @@ import {
 } from './values';
 
 type FieldUpdate = (doc: Document, path: string, operand: unknown) => void;
+
+const NO_ARRAY_FILTERS: ArrayFilters = new Map();
 
 function typeName(value: unknown): string {
   if (typeof value === 'string') return 'string';
@@ -35,7 +43,7 @@ const FIELD_UPDATES: Record<string, FieldUpdate> = {
   $inc: (doc, path, operand) => {
     if (!isNumeric(operand)) {
       throw new CommandError(
-        14,
+        ErrorCode.TypeMismatch,
         `Cannot increment with non-numeric argument: {${path}: ${JSON.stringify(operand)}}`,
       );
     }
@@ -43,7 +51,7 @@ const FIELD_UPDATES: Record<string, FieldUpdate> = {
     if (current === undefined) return setPath(doc, path, operand);
     if (!isNumeric(current)) {
       throw new CommandError(
-        14,
+        ErrorCode.TypeMismatch,
         `Cannot apply $inc to a value of non-numeric type. {_id: ${String(doc._id)}} has the field '${path}' of non-numeric type ${typeName(current)}`,
       );
     }
@@ -72,6 +80,18 @@ const FIELD_UPDATES: Record<string, FieldUpdate> = {
   },
 };
 
+/** MongoDB's update operators the stand-in refuses (any other `$` name is not an operator at all). */
+const UNIMPLEMENTED_OPERATORS = new Set([
+  '$mul',
+  '$rename',
+  '$addToSet',
+  '$pop',
+  '$pull',
+  '$push',
+  '$pullAll',
+  '$bit',
+]);
+
 export function isOperatorUpdate(update: Document): boolean {
   const keys = Object.keys(update);
   return keys.length > 0 && keys[0].startsWith('$');
@@ -83,7 +103,7 @@ function refuseConflicts(paths: string[]): void {
     const previous = sorted[i - 1];
     if (sorted[i] === previous || sorted[i].startsWith(`${previous}.`)) {
       throw new CommandError(
-        40,
+        ErrorCode.ConflictingUpdateOperators,
         `Updating the path '${sorted[i]}' would create a conflict at '${previous}'`,
       );
     }
@@ -92,7 +112,7 @@ function refuseConflicts(paths: string[]): void {
 
 function immutableIdError(): CommandError {
   return new CommandError(
-    66,
+    ErrorCode.ImmutableField,
     "Performing an update on the path '_id' would modify the immutable field '_id'",
   );
 }
@@ -104,29 +124,37 @@ export function withIdFirst(doc: Document): Document {
   return { _id, ...rest };
 }
 
-function applyOperators(original: Document, update: Document, inserting: boolean): Document {
+function applyOperators(
+  original: Document,
+  update: Document,
+  { inserting = false, arrayFilters = NO_ARRAY_FILTERS, query }: UpdateContext,
+): Document {
   const doc = cloneValue(original);
   const touched: string[] = [];
   for (const [operator, fields] of Object.entries(update)) {
     const apply = FIELD_UPDATES[operator];
     if (!apply) {
-      if (!operator.startsWith('$')) {
-        throw badValue(
-          `Unknown modifier: ${operator}. Expected a valid update modifier or pipeline-style update specified as an array`,
-        );
-      }
-      throw unsupported(`the update operator ${operator}`);
+      if (UNIMPLEMENTED_OPERATORS.has(operator))
+        throw unsupported(`the update operator ${operator}`);
+      throw new CommandError(
+        ErrorCode.FailedToParse,
+        `Unknown modifier: ${operator}. Expected a valid update modifier or pipeline-style update specified as an array`,
+      );
     }
     if (!isPlainDocument(fields)) {
       throw new CommandError(
-        9,
+        ErrorCode.FailedToParse,
         `Modifiers operate on fields but we found type ${typeName(fields)} instead. For example: {$mod: {<field>: ...}} not {${operator}: ${JSON.stringify(fields)}}`,
       );
     }
-    for (const [path, operand] of Object.entries(fields)) {
-      touched.push(path);
-      if (operator === '$setOnInsert' && !inserting) continue;
-      apply(doc, path, operand);
+    touched.push(...Object.keys(fields));
+  }
+  assertFiltersUsed(touched, arrayFilters, update);
+  for (const [operator, fields] of Object.entries(update)) {
+    if (operator === '$setOnInsert' && !inserting) continue;
+    for (const [path, operand] of Object.entries(fields as Document)) {
+      for (const concrete of concretePaths(original, path, arrayFilters, query))
+        FIELD_UPDATES[operator](doc, concrete, operand);
     }
   }
   refuseConflicts(touched);
@@ -135,12 +163,7 @@ function applyOperators(original: Document, update: Document, inserting: boolean
 }
 
 function applyReplacement(original: Document, replacement: Document): Document {
-  for (const key of Object.keys(replacement)) {
-    if (key.startsWith('$'))
-      throw badValue(
-        `The dollar ($) prefixed field '${key}' in '${key}' is not allowed in the context of an update's replacement document.`,
-      );
-  }
+  assertReplacementNames(replacement);
   if ('_id' in replacement && '_id' in original && !valuesEqual(replacement._id, original._id)) {
     throw immutableIdError();
   }
@@ -149,14 +172,47 @@ function applyReplacement(original: Document, replacement: Document): Document {
   return withIdFirst(doc);
 }
 
-/** The document after `update`; `inserting` is true when building an upserted document. */
-export function applyUpdate(original: Document, update: unknown, inserting = false): Document {
-  if (Array.isArray(update)) throw unsupported('pipeline-style updates');
+/** What an update runs with besides the document: see applyUpdate. */
+export interface UpdateContext {
+  /** building an upserted document ($setOnInsert applies) */
+  inserting?: boolean;
+  /** for the `$[<identifier>]` segments of operator paths */
+  arrayFilters?: ArrayFilters;
+  /** the command's `let` and `$$NOW`, for pipeline-style updates */
+  variables?: Variables;
+  /** the query that selected the document, for the positional `$` */
+  query?: Document;
+}
+
+/** The document after `update`: operators, a replacement, or a pipeline of update stages. */
+export function applyUpdate(
+  original: Document,
+  update: unknown,
+  context: UpdateContext = {},
+): Document {
+  const { arrayFilters = NO_ARRAY_FILTERS, variables = {} } = context;
+  if (Array.isArray(update)) {
+    if (arrayFilters.size > 0)
+      throw new CommandError(
+        ErrorCode.FailedToParse,
+        'arrayFilters may not be specified for pipeline-style updates',
+      );
+    const next = applyPipelineUpdate(original, stagesOf(update), variables);
+    if (!('_id' in original)) return next;
+    // A pipeline whose result has no _id (e.g. $replaceRoot) keeps the document's, as in mongod.
+    if (!('_id' in next)) return { _id: original._id, ...next };
+    if (!valuesEqual(next._id, original._id)) throw immutableIdError();
+    return withIdFirst(next);
+  }
   if (!isPlainDocument(update))
-    throw new CommandError(14, 'Update argument must be either an object or an array');
-  return isOperatorUpdate(update)
-    ? applyOperators(original, update, inserting)
-    : applyReplacement(original, update);
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      'Update argument must be either an object or an array',
+    );
+  if (isOperatorUpdate(update)) return applyOperators(original, update, context);
+  if (arrayFilters.size > 0)
+    throw badValue('arrayFilters may only be specified with update operators');
+  return applyReplacement(original, update);
 }
 
 /** The seed of an upserted document: the query's equality fields (dotted paths nested). */

@@ -23,6 +23,7 @@ import {
   ObjectId,
   Timestamp,
 } from 'bson';
+import { RegexValue, regexParts } from './regex';
 
 export type Document = Record<string, unknown>;
 
@@ -96,6 +97,10 @@ function stringOf(value: unknown): string {
   return value instanceof BSONSymbol ? value.value : (value as string);
 }
 
+function compareStrings(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 export function compareValues(a: unknown, b: unknown): number {
   const ra = typeRank(a);
   const rb = typeRank(b);
@@ -103,11 +108,8 @@ export function compareValues(a: unknown, b: unknown): number {
   switch (ra) {
     case 3:
       return compareNumbers(a, b);
-    case 4: {
-      const x = stringOf(a);
-      const y = stringOf(b);
-      return x < y ? -1 : x > y ? 1 : 0;
-    }
+    case 4:
+      return compareStrings(stringOf(a), stringOf(b));
     case 5:
       return compareDocuments(a as Document, b as Document);
     case 6:
@@ -122,6 +124,11 @@ export function compareValues(a: unknown, b: unknown): number {
       return Math.sign((a as Date).getTime() - (b as Date).getTime());
     case 11:
       return (a as Timestamp).compare(b as Timestamp);
+    case 12: {
+      const x = regexParts(a as RegexValue);
+      const y = regexParts(b as RegexValue);
+      return compareStrings(x.pattern, y.pattern) || compareStrings(x.options, y.options);
+    }
     default:
       return 0;
   }
@@ -184,6 +191,10 @@ export function indexKeyOf(value: unknown): string {
       return value ? 'T' : 'F';
     case 10:
       return `d${(value as Date).getTime()}`;
+    case 12: {
+      const { pattern, options } = regexParts(value as RegexValue);
+      return `r${JSON.stringify(pattern)}/${options}`;
+    }
     default:
       return `t${typeRank(value)}:${String(value)}`;
   }

@@ -7,17 +7,18 @@
  * (QueryFeatureNotAllowed, 224), whether or not a document matches.
  */
 import { Collection } from './collection';
-import { CommandError } from './errors';
+import { CommandError, ErrorCode } from './errors';
 import { equalityFields } from './matcher';
-import { applyUpdate, upsertSeed } from './update';
+import { applyUpdate, UpdateContext, upsertSeed } from './update';
 import { Document } from './values';
 
 export function updateDocument(
   collection: Collection,
   current: Document,
   update: unknown,
+  context: UpdateContext = {},
 ): Document {
-  const next = applyUpdate(current, update);
+  const next = applyUpdate(current, update, context);
   collection.replace(current, next);
   return next;
 }
@@ -25,7 +26,10 @@ export function updateDocument(
 /** Called for every upserting statement before it runs: mongod refuses `$expr` in its query. */
 export function assertUpsertQueryAllowed(filter: Document | undefined): void {
   if (filter && '$expr' in filter) {
-    throw new CommandError(224, '$expr is not allowed in the query predicate for an upsert');
+    throw new CommandError(
+      ErrorCode.QueryFeatureNotAllowed,
+      '$expr is not allowed in the query predicate for an upsert',
+    );
   }
 }
 
@@ -33,7 +37,8 @@ export function upsertDocument(
   collection: Collection,
   filter: Document | undefined,
   update: unknown,
+  context: UpdateContext = {},
 ): Document {
   const seed = upsertSeed(equalityFields(filter));
-  return collection.insert(applyUpdate(seed, update, true));
+  return collection.insert(applyUpdate(seed, update, { ...context, inserting: true }));
 }

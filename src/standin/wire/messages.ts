@@ -31,7 +31,8 @@ export interface CommandRequest {
   moreToCome: boolean;
 }
 
-const DESERIALIZE_OPTIONS = {
+/** How the stand-in decodes BSON everywhere (the wire, the journal, the snapshot). */
+export const DESERIALIZE_OPTIONS = {
   promoteValues: false,
   promoteBuffers: false,
   bsonRegExp: true,

@@ -1,0 +1,65 @@
+/**
+ * Who is calling: the role a request's `Authorization: Bearer <token>` header earns.
+ *
+ * Invariants: a token is compared with every configured token in constant time (SHA-256 digests of
+ * equal length through `timingSafeEqual`, and no early exit), so neither a token's content, its
+ * length nor which client holds it leaks through timing. A missing header, another scheme, a
+ * malformed value and an unknown token all make the same anonymous caller: a wrong token is never
+ * told apart from none. Outside production an anonymous caller acts as the client named
+ * `OPEN_ACCESS_CLIENT` (open defaults for exploration, announced at start-up by `openAccessWarning`);
+ * in production it stays anonymous.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { OPEN_ACCESS_CLIENT, type ClientToken } from './tokens.js';
+
+export type Role = 'anonymous' | 'client' | 'admin';
+
+export type Caller = { role: 'anonymous' } | { role: 'client'; client: string } | { role: 'admin' };
+
+export interface AuthConfig {
+  NODE_ENV: 'development' | 'production' | 'test';
+  ADMIN_TOKEN?: string;
+  CLIENT_TOKENS: ClientToken[];
+}
+
+const BEARER = /^Bearer ([\x21-\x7e]+)$/;
+
+const digest = (text: string) => createHash('sha256').update(text, 'latin1').digest();
+
+/** Turns an `Authorization` header into the caller it proves; built once per process. */
+export function createAuthenticator(config: AuthConfig): (authorization?: string) => Caller {
+  const known: Array<{ digest: Buffer; caller: Caller }> = [
+    ...(config.ADMIN_TOKEN === undefined
+      ? []
+      : [{ digest: digest(config.ADMIN_TOKEN), caller: { role: 'admin' } as const }]),
+    ...config.CLIENT_TOKENS.map(({ client, token }) => ({
+      digest: digest(token),
+      caller: { role: 'client', client } as const,
+    })),
+  ];
+  const anonymous: Caller =
+    config.NODE_ENV === 'production'
+      ? { role: 'anonymous' }
+      : { role: 'client', client: OPEN_ACCESS_CLIENT };
+  return (authorization) => {
+    const presented = BEARER.exec(authorization ?? '')?.[1];
+    if (presented === undefined) return anonymous;
+    const candidate = digest(presented);
+    let match: Caller | undefined;
+    for (const entry of known) {
+      // Every entry is compared, matched or not, so the time spent says nothing about which.
+      if (timingSafeEqual(candidate, entry.digest)) match ??= entry.caller;
+    }
+    return match ?? anonymous;
+  };
+}
+
+/** The start-up warning when requests without a token get more than production allows, else null. */
+export function openAccessWarning(config: Pick<AuthConfig, 'NODE_ENV'>): string | null {
+  if (config.NODE_ENV === 'production') return null;
+  return (
+    `OPEN ACCESS (NODE_ENV=${config.NODE_ENV}): requests without a valid token act as the client ` +
+    `"${OPEN_ACCESS_CLIENT}": they can read users, batch-create users and define and allocate ` +
+    `sequences. Set NODE_ENV=production to require tokens (see "Who may call what" in README.md).`
+  );
+}

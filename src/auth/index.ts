@@ -1,0 +1,18 @@
+/** Authorization: who a request is (callers.ts), what it may call (policy.ts), valid tokens (tokens.ts). */
+export {
+  createAuthenticator,
+  openAccessWarning,
+  type AuthConfig,
+  type Caller,
+  type Role,
+} from './callers.js';
+export {
+  authorize,
+  ENDPOINT_ACCESS,
+  FIELD_ACCESS,
+  requiredRole,
+  sequenceAccess,
+  UnauthenticatedError,
+  usersPerRequest,
+} from './policy.js';
+export { parseClientTokens, tokenProblem, type ClientToken } from './tokens.js';

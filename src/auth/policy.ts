@@ -1,0 +1,87 @@
+/**
+ * Who may call what: the one table of the service's authorization (README "Who may call what" shows
+ * it, and test/http/authorization.test.ts checks the two agree with each other and the schema).
+ *
+ * Roles are ordered anonymous < client < admin; each root field, each field that leads to other
+ * users' data, and each endpoint names the least role that may call it. Fail closed: a field without a row is refused to everyone but admin. Decisions:
+ * - a sign-up page needs only `createUser`, so that is all anonymous callers get in production, one
+ *   user per request (`usersPerRequest`); they read nothing of other users and touch no sequence;
+ * - batches (`createUsers`), strategy statistics and `/metrics` need a client token: they are for
+ *   back-end services, imports and operators, and each costs far more than a sign-up;
+ * - clients define, allocate, peek at and list only the sequences they own (the sequences component
+ *   enforces ownership from `sequenceAccess`); moving a counter is admin only;
+ * - clients create and read users (a sign-up back end, an import); changing or deleting a user is
+ *   admin only, since users belong to no client.
+ * Refusals: UNAUTHENTICATED when the field needs a token and the request has none that is valid;
+ * FORBIDDEN when the caller's token is valid but its role is too low.
+ */
+import { DomainError, ForbiddenError } from '../errors.js';
+import type { SequenceAccess } from '../sequences/index.js';
+import type { Caller, Role } from './callers.js';
+
+const RANK: Record<Role, number> = { anonymous: 0, client: 1, admin: 2 };
+
+export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>>>> = {
+  Query: {
+    user: 'client',
+    userByEmail: 'client',
+    users: 'client',
+    sequence: 'client',
+    sequences: 'client',
+    nextSequence: 'client',
+    strategyStats: 'client',
+  },
+  Mutation: {
+    createUser: 'anonymous',
+    createUsers: 'client',
+    updateUser: 'admin',
+    deleteUser: 'admin',
+    createSequence: 'client',
+    allocateSequence: 'client',
+    setSequence: 'admin',
+  },
+  // Fields that lead from a user to other users: a sign-up page without a token may read the user
+  // it created, not its inviter (named by `invitedById`) nor anyone's invitees.
+  User: {
+    invitedBy: 'client',
+    invitees: 'client',
+  },
+};
+
+export const ENDPOINT_ACCESS: Readonly<Record<string, Role>> = { 'GET /metrics': 'client' };
+
+/** The most users one HTTP request may create, across aliases and batched operations. */
+export function usersPerRequest(caller: Caller): number {
+  return caller.role === 'anonymous' ? 1 : 1_000;
+}
+
+export class UnauthenticatedError extends DomainError {
+  readonly code = 'UNAUTHENTICATED';
+}
+
+const ROLE_NEED: Record<Role, string> = {
+  anonymous: 'no token',
+  client: 'a client or admin token (Authorization: Bearer <token>)',
+  admin: 'the admin token (Authorization: Bearer <ADMIN_TOKEN>)',
+};
+
+/** The least role allowed to call `Type.field` (admin for a field the table forgot). */
+export function requiredRole(type: string, field: string): Role {
+  return FIELD_ACCESS[type]?.[field] ?? 'admin';
+}
+
+/** How the sequences component knows the caller; anonymous callers reach no sequence. */
+export function sequenceAccess(caller: Caller): SequenceAccess {
+  if (caller.role === 'anonymous')
+    throw new UnauthenticatedError(`Sequences need ${ROLE_NEED.client}`);
+  return caller;
+}
+
+/** Throws UNAUTHENTICATED or FORBIDDEN unless `caller` may call `what` (a field or endpoint). */
+export function authorize(caller: Caller, needed: Role, what: string): void {
+  if (RANK[caller.role] >= RANK[needed]) return;
+  const message = `${what} needs ${ROLE_NEED[needed]}`;
+  throw caller.role === 'anonymous'
+    ? new UnauthenticatedError(message)
+    : new ForbiddenError(message);
+}

@@ -1,0 +1,269 @@
+/**
+ * What a whole HTTP request asks for, read before any of it executes: how many users it would
+ * create, how many sequence allocations it would make and how many items its pages could list,
+ * summed over every alias, fragment and batched operation, and whether any string argument (inline
+ * or through a variable) is not well-formed Unicode.
+ *
+ * Why before execution: batched operations run concurrently and aliases run one after another, so a
+ * bound checked field by field lets the first fields through before a later one is refused; the HTTP
+ * layer refuses the whole request instead, and nothing is created. Listed items are bounded for the
+ * event loop's sake: graphql-armor's cost grows with depth, not page size, so 10 batched operations
+ * of aliased 100-item pages (or pages of invitees under pages of users) passed it while answering
+ * tens of thousands of items per request, and `/health` waited behind them. A page's size is its
+ * `first` or `last` (else the default), multiplied through nesting. The counts are upper bounds
+ * (`@skip`/`@include` are ignored; without an `operationName` every mutation counts). A document
+ * that does not parse is counted as nothing: Apollo then refuses it with its own parse error.
+ *
+ * Lone surrogates: JSON and GraphQL escapes can produce UTF-16 halves without their pair; MongoDB
+ * stores them as U+FFFD, so the stored text would differ from what was acknowledged (a key that can
+ * never match again). graphql-js refuses them in a document with a syntax error; to name the argument
+ * instead, each lone surrogate is swapped for U+FFFD (same length, so positions hold) and the
+ * argument whose literal spans it is reported.
+ */
+import {
+  Kind,
+  parse,
+  visit,
+  type DocumentNode,
+  type IntValueNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql';
+
+/** One operation as it arrives in a request body (or a GET query string). */
+export interface RequestedOperation {
+  query?: unknown;
+  operationName?: unknown;
+  variables?: unknown;
+}
+
+export interface RequestPlan {
+  usersCreated: number;
+  sequenceAllocations: number;
+  /** The most items the request's pages can list: page sizes multiplied through nesting, summed. */
+  listedItems: number;
+  /** The argument path of the first string that is not well-formed Unicode, e.g. `input.name`. */
+  malformedString: string | null;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const ESCAPED_LONE_SURROGATE =
+  /\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}/g;
+const REPLACEMENT = '\ufffd';
+const ESCAPED_REPLACEMENT = '\\uFFFD';
+
+/** Root mutation fields that create users: how many one field creates, given its arguments. */
+const USER_CREATING_FIELDS: Record<string, (count: (argument: string) => number) => number> = {
+  createUser: () => 1,
+  createUsers: (count) => count('inputs'),
+};
+const ALLOCATING_FIELDS = new Set(['allocateSequence']);
+/** Fields answering a page of a connection; their size is `first` or `last`, else the default. */
+const PAGED_FIELDS = new Set(['users', 'sequences', 'invitees']);
+const DEFAULT_PAGE_SIZE = 20;
+
+type Variables = Record<string, unknown>;
+
+function variablesOf(operation: RequestedOperation): Variables {
+  const { variables } = operation;
+  return typeof variables === 'object' && variables !== null && !Array.isArray(variables)
+    ? (variables as Variables)
+    : {};
+}
+
+function isMalformed(text: string): boolean {
+  LONE_SURROGATE.lastIndex = 0;
+  return LONE_SURROGATE.test(text);
+}
+
+/** The query with every lone surrogate (raw or escaped) replaced, and where they were. */
+function withSurrogatesMarked(query: string): { text: string; positions: number[] } {
+  const positions: number[] = [];
+  const text = query
+    .replace(LONE_SURROGATE, (_match, offset: number) => {
+      positions.push(offset);
+      return REPLACEMENT;
+    })
+    .replace(ESCAPED_LONE_SURROGATE, (_match, offset: number) => {
+      positions.push(offset);
+      return ESCAPED_REPLACEMENT;
+    });
+  return { text, positions };
+}
+
+/** The path inside a JSON value where a malformed string is (keys included), or null. */
+function malformedIn(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return isMalformed(value) ? path : null;
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const itemPath = `${path}.${key}`;
+    if (isMalformed(key)) return itemPath;
+    const found = malformedIn(item, itemPath);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+function malformedArgument(
+  document: DocumentNode,
+  variables: Variables,
+  positions: number[],
+): string | null {
+  const spans = (node: ValueNode) =>
+    node.loc !== undefined && positions.some((at) => at >= node.loc!.start && at < node.loc!.end);
+  const inValue = (node: ValueNode, path: string): string | null => {
+    switch (node.kind) {
+      case Kind.VARIABLE:
+        return malformedIn(variables[node.name.value], path);
+      case Kind.STRING:
+        return spans(node) ? path : null;
+      case Kind.LIST:
+        for (const [index, item] of node.values.entries()) {
+          const found = inValue(item, `${path}.${index}`);
+          if (found !== null) return found;
+        }
+        return null;
+      case Kind.OBJECT:
+        for (const field of node.fields) {
+          const found = inValue(field.value, `${path}.${field.name.value}`);
+          if (found !== null) return found;
+        }
+        return null;
+      default:
+        return null;
+    }
+  };
+  let found: string | null = null;
+  visit(document, {
+    Argument(argument) {
+      found ??= inValue(argument.value, argument.name.value);
+    },
+  });
+  if (found !== null) return found;
+  // A variable no argument uses is refused by validation; still, it must not slip past this check.
+  const unused = malformedIn(variables, '$');
+  return unused === null ? null : unused.slice(2);
+}
+
+/** How many items a list argument holds (a single value coerces to a list of one). */
+function listLength(
+  node: ValueNode | undefined,
+  variables: Variables,
+  defaults: Variables,
+): number {
+  if (node === undefined) return 0;
+  if (node.kind === Kind.LIST) return node.values.length;
+  if (node.kind === Kind.NULL) return 0;
+  if (node.kind !== Kind.VARIABLE) return 1;
+  const value =
+    node.name.value in variables ? variables[node.name.value] : defaults[node.name.value];
+  if (Array.isArray(value)) return value.length;
+  return value === null || value === undefined ? 0 : 1;
+}
+
+function defaultsOf(operation: OperationDefinitionNode): Variables {
+  const defaults: Variables = {};
+  for (const definition of operation.variableDefinitions ?? []) {
+    const value = definition.defaultValue;
+    if (value === undefined) continue;
+    defaults[definition.variable.name.value] =
+      value.kind === Kind.LIST ? value.values : value.kind === Kind.NULL ? null : value;
+  }
+  return defaults;
+}
+
+/** The whole number an Int argument holds (inline, or through a variable or its default). */
+function intValue(node: ValueNode | undefined, variables: Variables, defaults: Variables) {
+  const value =
+    node?.kind === Kind.VARIABLE
+      ? node.name.value in variables
+        ? variables[node.name.value]
+        : defaults[node.name.value]
+      : node;
+  const literal =
+    (value as ValueNode | undefined)?.kind === Kind.INT
+      ? Number((value as IntValueNode).value)
+      : value;
+  return typeof literal === 'number' && Number.isSafeInteger(literal) ? literal : null;
+}
+
+function planOperation(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Variables,
+  plan: RequestPlan,
+): void {
+  const fragments = new Map(
+    document.definitions.flatMap((definition) =>
+      definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition]] : [],
+    ),
+  );
+  const defaults = defaultsOf(operation);
+  const seen = new Set<string>();
+  const atRoot = operation.operation === 'mutation';
+  // `items` is how many times this selection set is answered (the page sizes above it, multiplied).
+  const walk = (selections: SelectionSetNode, items: number, root: boolean) => {
+    for (const selection of selections.selections) {
+      if (selection.kind === Kind.INLINE_FRAGMENT) walk(selection.selectionSet, items, root);
+      else if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const fragment = fragments.get(selection.name.value);
+        // A fragment spread twice counts once per spread; a cycle is cut.
+        if (fragment !== undefined && !seen.has(fragment.name.value)) {
+          seen.add(fragment.name.value);
+          walk(fragment.selectionSet, items, root);
+          seen.delete(fragment.name.value);
+        }
+      } else {
+        const field = selection.name.value;
+        const argumentNode = (name: string) =>
+          selection.arguments?.find((a) => a.name.value === name)?.value;
+        if (root) {
+          const count = (name: string) => listLength(argumentNode(name), variables, defaults);
+          plan.usersCreated += USER_CREATING_FIELDS[field]?.(count) ?? 0;
+          if (ALLOCATING_FIELDS.has(field)) plan.sequenceAllocations += 1;
+        }
+        let answered = items;
+        if (PAGED_FIELDS.has(field)) {
+          const size =
+            intValue(argumentNode('first'), variables, defaults) ??
+            intValue(argumentNode('last'), variables, defaults) ??
+            DEFAULT_PAGE_SIZE;
+          answered = items * Math.max(size, 0);
+          plan.listedItems += answered;
+        }
+        if (selection.selectionSet !== undefined) walk(selection.selectionSet, answered, false);
+      }
+    }
+  };
+  walk(operation.selectionSet, 1, atRoot);
+}
+
+/** Plans every operation of a request; `maxTokens` bounds parsing as Apollo's parser does. */
+export function planRequest(operations: RequestedOperation[], maxTokens: number): RequestPlan {
+  const plan: RequestPlan = {
+    usersCreated: 0,
+    sequenceAllocations: 0,
+    listedItems: 0,
+    malformedString: null,
+  };
+  for (const operation of operations) {
+    if (typeof operation.query !== 'string') continue;
+    const variables = variablesOf(operation);
+    const marked = withSurrogatesMarked(operation.query);
+    let document: DocumentNode;
+    try {
+      document = parse(marked.text, { maxTokens });
+    } catch {
+      continue;
+    }
+    plan.malformedString ??= malformedArgument(document, variables, marked.positions);
+    const name = typeof operation.operationName === 'string' ? operation.operationName : null;
+    for (const definition of document.definitions) {
+      if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+      if (name !== null && definition.name?.value !== name) continue;
+      planOperation(document, definition, variables, plan);
+    }
+  }
+  return plan;
+}

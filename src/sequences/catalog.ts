@@ -1,0 +1,176 @@
+/**
+ * `SequenceCatalog`: the sequences as callers see them; the API's only way to the counters.
+ *
+ * Invariants:
+ * - Ownership. A sequence a client creates stores that client as `owner`. A client sees, reads,
+ *   allocates from and sets only its own sequences; any other answers exactly like one that does
+ *   not exist (SEQUENCE_NOT_FOUND, or absent from `list`), so tenants learn nothing of each other.
+ *   Admin sees and uses all. Counters without an owner (version 0.1's, `userid`) are admin-only.
+ * - Only `create` creates: `allocate`, `setValue` and `peekNext` on an undefined name are
+ *   SEQUENCE_NOT_FOUND and write nothing. Reserved sequences exist implicitly.
+ * - Reserved sequences (`userid`) belong to the component whose ids they feed. Nobody allocates
+ *   them here (values issued outside that component would also be issued as its ids), they are
+ *   created only with the implicit definition (the first id is 1, always), read and set by admin
+ *   only, and set forward only: BLOCK reservations live in process memory, where no check can see
+ *   them, so a lower value could issue an id twice. Their state carries `drift`.
+ * - Every write honours `options.signal` (src/database/write-options.ts).
+ */
+import type { WriteOptions } from '../database/write-options.js';
+import { type SequenceState, unusedState } from './counter-document.js';
+import {
+  IMPLICIT_DEFINITION,
+  type SequenceDefinition,
+  differingField,
+  validateDefinition,
+} from './definition.js';
+import { BadUserInputError, ForbiddenError } from './errors.js';
+import { type SequenceKey, describeKey, resolveKey } from './keys.js';
+import type { AllocatedRange, SequencePage, Sequences } from './sequences.js';
+
+/** Who is calling: admin, or a client known by name (from its token). */
+export type SequenceAccess = { role: 'admin' } | { role: 'client'; client: string };
+
+/** A sequence another component owns because it feeds that component's stored ids. */
+export interface ReservedSequence {
+  /** An unscoped name. */
+  name: string;
+  /** What its values become, for messages: "user ids". */
+  feeds: string;
+  /** The largest id stored by the owning component, for `drift`. */
+  largestStored(): Promise<number>;
+}
+
+/** The owner filter of a caller: a client's own name; none for admin. */
+function ownerOf(access: SequenceAccess): string | undefined {
+  return access.role === 'admin' ? undefined : access.client;
+}
+
+export class SequenceCatalog {
+  private readonly reserved: Map<string, ReservedSequence>;
+
+  constructor(
+    private readonly counters: Sequences,
+    reserved: ReservedSequence[] = [],
+  ) {
+    this.reserved = new Map(reserved.map((sequence) => [sequence.name, sequence]));
+  }
+
+  /** The sequence, or null when it does not exist or is not the caller's. */
+  async get(key: SequenceKey, access: SequenceAccess): Promise<SequenceState | null> {
+    const reserved = this.reservedAs(key, access);
+    const state = await this.counters.get(key);
+    if (reserved !== undefined) {
+      return this.withDrift(reserved, state ?? unusedState(resolveKey(key), IMPLICIT_DEFINITION));
+    }
+    const owner = ownerOf(access);
+    return state === null || (owner !== undefined && state.owner !== owner) ? null : state;
+  }
+
+  /** `first` (1 to 100) of the caller's sequences after the cursor `after` (an `id`), by name then scope. */
+  async list(
+    request: { first: number; after?: string | null; scope?: string | null },
+    access: SequenceAccess,
+  ): Promise<SequencePage> {
+    const page = await this.counters.page({ ...request, owner: ownerOf(access) });
+    const sequences = await Promise.all(
+      page.sequences.map((state) => {
+        const reserved = this.reservedOf(state);
+        return reserved === undefined ? state : this.withDrift(reserved, state);
+      }),
+    );
+    return { ...page, sequences };
+  }
+
+  /** Defines a sequence owned by the calling client (by nobody for admin); idempotent. */
+  async create(
+    input: SequenceKey & Partial<SequenceDefinition>,
+    access: SequenceAccess,
+    options?: WriteOptions,
+  ): Promise<SequenceState> {
+    const reserved = this.reservedAs(input, access);
+    if (reserved !== undefined) {
+      const field = differingField(validateDefinition(input), IMPLICIT_DEFINITION);
+      if (field !== null) {
+        throw new BadUserInputError(
+          `Sequence "${reserved.name}" feeds ${reserved.feeds}: its definition is fixed (start 1, step 1, no max), so the first is 1 and they only grow.`,
+          { field },
+        );
+      }
+      const state = await this.counters.create({ name: reserved.name }, options);
+      return this.withDrift(reserved, state);
+    }
+    return this.counters.create(input, { ...options, owner: ownerOf(access) ?? null });
+  }
+
+  /** Consumes `count` values of an existing sequence; answers the range and the updated state. */
+  async allocate(
+    key: SequenceKey,
+    count: number,
+    access: SequenceAccess,
+    options?: WriteOptions,
+  ): Promise<{ range: AllocatedRange; sequence: SequenceState }> {
+    const reserved = this.reservedOf(key);
+    if (reserved !== undefined) {
+      throw new ForbiddenError(
+        `Sequence "${reserved.name}" feeds ${reserved.feeds} and cannot be allocated here: its values would also be issued as ${reserved.feeds}.`,
+        { field: 'name' },
+      );
+    }
+    return this.counters.allocateExisting(key, count, { ...options, owner: ownerOf(access) });
+  }
+
+  /** Sets the last issued value of an existing sequence (reserved ones: admin, forward only). */
+  async setValue(
+    key: SequenceKey,
+    value: number,
+    access: SequenceAccess,
+    options?: WriteOptions,
+  ): Promise<SequenceState> {
+    const reserved = this.reservedAs(key, access);
+    if (reserved !== undefined) {
+      const state = await this.counters.setValue(key, value, {
+        ...options,
+        forwardOnly: true,
+      });
+      return this.withDrift(reserved, state);
+    }
+    return this.counters.setValue(key, value, {
+      ...options,
+      owner: ownerOf(access),
+      mayCreate: false,
+    });
+  }
+
+  /** The value the next allocation of an existing sequence will return; nothing is written. */
+  async peekNext(key: SequenceKey, access: SequenceAccess): Promise<number> {
+    const reserved = this.reservedAs(key, access);
+    return this.counters.peekNext(key, {
+      owner: ownerOf(access),
+      mayCreate: reserved !== undefined,
+    });
+  }
+
+  /** The reserved sequence `key` names, if any. */
+  private reservedOf(key: SequenceKey): ReservedSequence | undefined {
+    return (key.scope ?? null) === null ? this.reserved.get(key.name) : undefined;
+  }
+
+  /** Like `reservedOf`, refusing every caller but admin (after validating the key). */
+  private reservedAs(key: SequenceKey, access: SequenceAccess): ReservedSequence | undefined {
+    const reserved = this.reservedOf(key);
+    if (reserved !== undefined && access.role !== 'admin') {
+      throw new ForbiddenError(
+        `Sequence ${describeKey(resolveKey(key))} feeds ${reserved.feeds}; only admin may read or set it.`,
+        { field: 'name' },
+      );
+    }
+    return reserved;
+  }
+
+  private async withDrift(
+    reserved: ReservedSequence,
+    state: SequenceState,
+  ): Promise<SequenceState> {
+    return { ...state, drift: state.value - (await reserved.largestStored()) };
+  }
+}

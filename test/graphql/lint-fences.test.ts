@@ -1,0 +1,67 @@
+/**
+ * The lint fences of src/graphql and schema.graphql (eslint.config.mjs) really fence: ESLint, run as
+ * `npm run lint` runs it, refuses a driver import in src/graphql and an undescribed schema field,
+ * and passes the schema as committed. Checked through the CLI so the real flat config is loaded.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const ESLINT = path.join(ROOT, 'node_modules', '.bin', 'eslint');
+
+/**
+ * Lints `text` as if it were the file at `asFile`; resolves with the exit code and the rule ids and
+ * messages reported.
+ */
+function lint(text: string, asFile: string): Promise<{ code: number; report: string }> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      ESLINT,
+      ['--stdin', '--stdin-filename', asFile, '--format', 'json'],
+      { cwd: ROOT, timeout: 60_000 },
+      (error, stdout) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        if (code !== 0 && code !== 1) {
+          reject(error);
+          return;
+        }
+        const [file] = JSON.parse(stdout) as Array<{
+          messages: Array<{ ruleId: string | null; message: string }>;
+        }>;
+        const report = file.messages.map((m) => `${m.ruleId}: ${m.message}`).join('\n');
+        resolve({ code, report });
+      },
+    );
+    child.stdin?.end(text);
+  });
+}
+
+test('src/graphql may not import the driver or bson', async () => {
+  for (const module of ['mongodb', 'bson']) {
+    const result = await lint(
+      `import { Long } from '${module}';\nexport const one = Long;\n`,
+      'src/graphql/leak.ts',
+    );
+    expect(result.code).toBe(1);
+    expect(result.report).toMatch(new RegExp(`'${module}' import is restricted`));
+  }
+  const elsewhere = await lint(
+    `import { Long } from 'bson';\nexport const one = Long;\n`,
+    'src/users/fine.ts',
+  );
+  expect(elsewhere.code).toBe(0);
+}, 120_000);
+
+test('the schema passes the graphql-eslint rules, and an undescribed argument does not', async () => {
+  const schema = readFileSync(path.join(ROOT, 'schema.graphql'), 'utf8');
+  expect(await lint(schema, 'schema.graphql')).toEqual({ code: 0, report: '' });
+  const undescribed = schema.replace(
+    /"""\n {4}A user id: the decimal string of its numeric `_id`.\n {4}"""\n/,
+    '',
+  );
+  expect(undescribed).not.toBe(schema);
+  const result = await lint(undescribed, 'schema.graphql');
+  expect(result.code).toBe(1);
+  expect(result.report).toMatch(/require-description/);
+}, 120_000);

@@ -1,0 +1,107 @@
+/**
+ * Counters written by someone else with the wrong types (finding 10): nothing they hold ever
+ * becomes an id. Each is refused with SEQUENCE_CORRUPT naming the document and the repair, and no
+ * user is stored; an operator's repair makes the service work again.
+ */
+import { type Db, Double, Long } from 'mongodb';
+import { SequenceCatalog } from '../../src/sequences';
+import { ID_STRATEGIES } from '../../src/users';
+import { UsersTestBed } from '../users/fixture';
+
+let bed: UsersTestBed;
+beforeAll(async () => {
+  bed = await UsersTestBed.open();
+});
+afterAll(() => bed.close());
+
+const untrusted: Array<[string, unknown]> = [
+  ['the string "17"', '17'],
+  ['a double NaN', new Double(NaN)],
+  ['the fraction 17.5', new Double(17.5)],
+  ['an Int64 beyond 2^53', Long.fromString('9007199254740993')],
+];
+
+const COUNTER_FED = ID_STRATEGIES.filter((strategy) => strategy !== 'OPTIMISTIC_LOOP');
+
+/** Writes a counter as another program might have: `fields` with their BSON types as given. */
+function writeForeignCounter(db: Db, id: string, fields: Record<string, unknown>) {
+  return db
+    .collection('counters')
+    .insertOne({ _id: id as never, name: id, start: Long.fromNumber(1), step: 1, ...fields });
+}
+
+describe.each(untrusted)('a userid counter whose seq is %s', (_, seq) => {
+  test.each(COUNTER_FED)(
+    '%s refuses to create, stores nothing, and names the repair',
+    async (strategy) => {
+      const { users, db } = await bed.fresh();
+      await writeForeignCounter(db, 'userid', { seq });
+      const attempt = users.createUser({ name: 'Ann' }, strategy);
+      await expect(attempt).rejects.toMatchObject({ code: 'SEQUENCE_CORRUPT' });
+      await expect(attempt).rejects.toThrow(/"userid".*seq.*db\.counters\.updateOne/);
+      expect(await db.collection('users').countDocuments()).toBe(0);
+    },
+  );
+
+  test('the catalog, peekNext and setValue forward refuse it too; a repair in mongosh makes it work', async () => {
+    const { users, sequences, db } = await bed.fresh();
+    const catalog = new SequenceCatalog(sequences, [users.idSequence]);
+    await writeForeignCounter(db, 'userid', { seq });
+    const corrupt = { code: 'SEQUENCE_CORRUPT' };
+    await expect(catalog.get({ name: 'userid' }, { role: 'admin' })).rejects.toMatchObject(corrupt);
+    await expect(catalog.list({ first: 10 }, { role: 'admin' })).rejects.toMatchObject(corrupt);
+    await expect(catalog.peekNext({ name: 'userid' }, { role: 'admin' })).rejects.toMatchObject(
+      corrupt,
+    );
+    await expect(catalog.setValue({ name: 'userid' }, 40, { role: 'admin' })).rejects.toMatchObject(
+      corrupt,
+    );
+    await db
+      .collection('counters')
+      .updateOne({ _id: 'userid' as never }, { $set: { seq: Long.fromNumber(17) } });
+    expect(Number((await users.createUser({ name: 'Ann' }, 'COUNTER')).user.id)).toBe(18);
+  });
+});
+
+test('a sequence whose seq is NaN never issues a value through allocate (the old code issued 0)', async () => {
+  const { sequences, db } = await bed.fresh();
+  await writeForeignCounter(db, 'invoice', { seq: new Double(NaN) });
+  await expect(sequences.allocate({ name: 'invoice' })).rejects.toMatchObject({
+    code: 'SEQUENCE_CORRUPT',
+  });
+});
+
+test('a tutorial-shaped counter with a fractional double seq is refused, not rounded', async () => {
+  const { sequences, db } = await bed.fresh();
+  await db.collection('counters').insertOne({ _id: 'legacy' as never, seq: new Double(2.5) });
+  await expect(sequences.allocate({ name: 'legacy' })).rejects.toMatchObject({
+    code: 'SEQUENCE_CORRUPT',
+  });
+  const raw = await db.collection('counters').findOne({ _id: 'legacy' as never });
+  expect(raw?.seq).toBe(2.5);
+});
+
+test.each(COUNTER_FED)(
+  '%s never issues an id <= 0 from a userid counter defined with start -3 (finding 1)',
+  async (strategy) => {
+    const { users, db } = await bed.fresh();
+    await writeForeignCounter(db, 'userid', {
+      seq: Long.fromNumber(-4),
+      start: Long.fromNumber(-3),
+    });
+    const attempt = users.createUser({ name: 'Ann' }, strategy);
+    await expect(attempt).rejects.toMatchObject({ code: 'SEQUENCE_CORRUPT' });
+    await expect(attempt).rejects.toThrow(/user ids start at 1/);
+    expect(await db.collection('users').countDocuments()).toBe(0);
+  },
+);
+
+test('a counter with a name no sequence can have is left out of pages instead of failing them', async () => {
+  const { users, sequences, db } = await bed.fresh();
+  const catalog = new SequenceCatalog(sequences, [users.idSequence]);
+  await catalog.create({ name: 'invoice' }, { role: 'admin' });
+  await writeForeignCounter(db, '$weird name', { seq: Long.fromNumber(3) });
+  await db.collection('counters').insertOne({ _id: 'other' as never, name: 'mismatch', seq: 1 });
+  const page = await catalog.list({ first: 10 }, { role: 'admin' });
+  expect(page.sequences.map((sequence) => sequence.id)).toEqual(['invoice']);
+});

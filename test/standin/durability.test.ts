@@ -1,0 +1,278 @@
+/**
+ * A stand-in with a data directory keeps what it acknowledged: a child process (the CLI, as
+ * `npm run standin -- --data-dir` starts it) is SIGKILLed under 32 concurrent clients of the real
+ * driver, and restarted on the same directory; torn and corrupt journal records, snapshot
+ * rotation, a crash while a snapshot is written, and a journal that cannot write are covered
+ * in-process.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { appendFile, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Long, MongoClient } from 'mongodb';
+import { startStandin } from '../../src/standin';
+
+const CLIENTS = 32;
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'standin-durability-'));
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function startCli(dataDir: string): Promise<{ child: ChildProcess; uri: string; line: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/standin/cli.ts', '--port', '0', '--data-dir', dataDir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`stand-in exited with ${code}: ${output}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const uri = /mongodb:\/\/127\.0\.0\.1:\d+\//.exec(output)?.[0];
+      if (uri) resolve({ child, uri, line: output.split('\n')[0] });
+    });
+  });
+}
+
+function killed(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+/** the driver reads an Int64 that fits as a number */
+interface Counter {
+  _id: string;
+  seq: number | Long;
+}
+
+interface User {
+  _id: number;
+  email: string;
+}
+
+test('SIGKILL under 32 clients loses no acknowledged user or counter value; ids continue above every stored one', async () => {
+  const first = await startCli(dir);
+  expect(first.line).toMatch(/not MongoDB; data kept in/);
+  const client = await MongoClient.connect(first.uri, {
+    maxPoolSize: CLIENTS,
+    retryWrites: false,
+    serverSelectionTimeoutMS: 2_000,
+  });
+  const db = client.db('durable');
+  await db.collection('users').createIndex({ email: 1 }, { unique: true });
+  const acknowledgedUsers = new Set<number>();
+  let highestCounter = 0;
+  let stop = false;
+  const worker = async () => {
+    while (!stop) {
+      try {
+        const counter = await db
+          .collection<Counter>('counters')
+          .findOneAndUpdate(
+            { _id: 'userid' },
+            { $inc: { seq: Long.ONE } },
+            { upsert: true, returnDocument: 'after' },
+          );
+        const id = Number(counter!.seq);
+        highestCounter = Math.max(highestCounter, id);
+        await db.collection<User>('users').insertOne({ _id: id, email: `u${id}@example.com` });
+        acknowledgedUsers.add(id);
+      } catch {
+        return; // the server died under us: what was acknowledged before is what counts
+      }
+    }
+  };
+  const workers = Array.from({ length: CLIENTS }, worker);
+  const deadline = Date.now() + 30_000;
+  while (acknowledgedUsers.size < 300 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
+  expect(acknowledgedUsers.size).toBeGreaterThanOrEqual(300);
+  await killed(first.child);
+  stop = true;
+  await Promise.all(workers);
+  await client.close(true);
+
+  const second = await startCli(dir);
+  const reader = await MongoClient.connect(second.uri, { serverSelectionTimeoutMS: 2_000 });
+  try {
+    const rdb = reader.db('durable');
+    const stored = await rdb.collection<User>('users').find({}).toArray();
+    const storedIds = new Set(stored.map((user) => user._id));
+    for (const id of acknowledgedUsers) expect(storedIds.has(id)).toBe(true);
+    const counter = await rdb.collection<Counter>('counters').findOne({ _id: 'userid' });
+    const seq = Number(counter!.seq);
+    expect(seq).toBeGreaterThanOrEqual(highestCounter);
+    expect(Math.max(...storedIds)).toBeLessThanOrEqual(seq);
+    const next = await rdb
+      .collection<Counter>('counters')
+      .findOneAndUpdate(
+        { _id: 'userid' },
+        { $inc: { seq: Long.ONE } },
+        { returnDocument: 'after' },
+      );
+    expect(Number(next!.seq)).toBeGreaterThan(Math.max(...storedIds));
+    await expect(
+      rdb.collection<User>('users').insertOne({ _id: 0, email: stored[0].email }),
+    ).rejects.toMatchObject({ code: 11000 });
+  } finally {
+    await reader.close();
+    await killed(second.child);
+  }
+});
+
+async function journalFiles(): Promise<string[]> {
+  return (await readdir(dir)).filter((name) => name.startsWith('journal.')).sort();
+}
+
+/** Three users written through the CLI, which is then SIGKILLed: they are only in the journal. */
+async function crashAfterThreeUsers(): Promise<string> {
+  const { child, uri } = await startCli(dir);
+  const client = await MongoClient.connect(uri);
+  for (const id of [1, 2, 3])
+    await client
+      .db('t')
+      .collection<User>('users')
+      .insertOne({ _id: id, email: `${id}@x` });
+  await client.close();
+  await killed(child);
+  return path.join(dir, (await journalFiles()).pop()!);
+}
+
+test('a torn last journal record is dropped; everything acknowledged before it is kept', async () => {
+  const journal = await crashAfterThreeUsers();
+  const whole = await readFile(journal);
+  await appendFile(journal, whole.subarray(0, Math.floor(whole.length / 2)));
+
+  const reopened = await startStandin({ dataDir: dir, log: () => undefined });
+  expect(reopened.recovery!.tornBytes).toBeGreaterThan(0);
+  const reader = await MongoClient.connect(reopened.uri);
+  await expect(reader.db('t').collection('users').countDocuments()).resolves.toBe(3);
+  await reader.close();
+  await reopened.stop();
+});
+
+test('a corrupt record that is not the last one stops recovery with an error naming the file', async () => {
+  const journal = await crashAfterThreeUsers();
+  const bytes = await readFile(journal);
+  bytes[12] ^= 0xff; // inside the first record's payload
+  await writeFile(journal, bytes);
+  await expect(startStandin({ dataDir: dir, log: () => undefined })).rejects.toThrow(
+    /journal\.\d+: record at byte 0 fails its checksum/,
+  );
+});
+
+test('snapshots bound the journal; concurrent writes across rotations all survive a restart', async () => {
+  const standin = await startStandin({
+    dataDir: dir,
+    snapshotAfterBytes: 16 * 1024,
+    log: () => undefined,
+  });
+  const client = await MongoClient.connect(standin.uri, { maxPoolSize: CLIENTS });
+  const users = client.db('t').collection<User>('users');
+  await users.createIndex({ email: 1 }, { unique: true });
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < 2_000) {
+        const id = ++next;
+        await users.insertOne({ _id: id, email: `${id}@x` });
+      }
+    }),
+  );
+  await users.deleteOne({ _id: 7 });
+  await users.updateOne({ _id: 8 }, { $set: { email: 'eight@x' } });
+  await client.close();
+  await standin.stop();
+  expect(await readdir(dir)).toContain('snapshot');
+  expect((await journalFiles()).length).toBeLessThanOrEqual(2);
+
+  const reopened = await startStandin({ dataDir: dir, log: () => undefined });
+  expect(reopened.recovery).toMatchObject({ documents: 1_999, journalRecords: 0 }); // a clean stop snapshots
+  const reader = await MongoClient.connect(reopened.uri);
+  const again = reader.db('t').collection<User>('users');
+  await expect(again.countDocuments()).resolves.toBe(1_999);
+  await expect(again.findOne({ _id: 8 })).resolves.toEqual({ _id: 8, email: 'eight@x' });
+  await expect(again.insertOne({ _id: 9_999, email: '9@x' })).rejects.toMatchObject({
+    code: 11000,
+  });
+  await reader.close();
+  await reopened.stop();
+});
+
+test('a crash while a snapshot is written (a partial snapshot.tmp) loses nothing', async () => {
+  const standin = await startStandin({ dataDir: dir, log: () => undefined });
+  const client = await MongoClient.connect(standin.uri);
+  await client.db('t').collection<User>('users').insertOne({ _id: 1, email: '1@x' });
+  await client.close();
+  await standin.stop();
+  await writeFile(path.join(dir, 'snapshot.tmp'), 'half a snapshot');
+
+  const reopened = await startStandin({ dataDir: dir, log: () => undefined });
+  const reader = await MongoClient.connect(reopened.uri);
+  await expect(reader.db('t').collection<User>('users').findOne({ _id: 1 })).resolves.toEqual({
+    _id: 1,
+    email: '1@x',
+  });
+  await reader.close();
+  await reopened.stop();
+  expect(await readdir(dir)).not.toContain('snapshot.tmp');
+});
+
+test('a second live process cannot open the same data directory', async () => {
+  const standin = await startStandin({ dataDir: dir, log: () => undefined });
+  const other = await startCli(dir).catch((error: Error) => error);
+  expect(other).toBeInstanceOf(Error);
+  expect((other as Error).message).toMatch(/in use by process/);
+  await standin.stop();
+});
+
+/** The descriptor this process holds open on `file` (from /proc/self/fd). */
+async function descriptorOf(file: string): Promise<number> {
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (target === file) return Number(fd);
+  }
+  throw new Error(`${file} is not open`);
+}
+
+test('a journal that cannot write (disk full) fails the write it holds and every command after it; a restart has what was acknowledged', async () => {
+  const logged: string[] = [];
+  const standin = await startStandin({ dataDir: dir, log: (line) => logged.push(line) });
+  const client = await MongoClient.connect(standin.uri);
+  const users = client.db('t').collection<User>('users');
+  await users.insertOne({ _id: 1, email: '1@x' });
+  // The journal's descriptor now points at /dev/full: the next write fails with ENOSPC.
+  const fd = await descriptorOf(path.join(dir, (await journalFiles()).pop()!));
+  closeSync(fd);
+  expect(openSync('/dev/full', 'w')).toBe(fd);
+
+  await expect(users.insertOne({ _id: 2, email: '2@x' })).rejects.toMatchObject({
+    code: 1,
+    message: expect.stringMatching(/journal failed/),
+  });
+  await expect(users.insertOne({ _id: 3, email: '3@x' })).rejects.toMatchObject({ code: 1 });
+  // document 2 is in memory but not on disk: no reply may show it
+  await expect(users.findOne({ _id: 2 })).rejects.toMatchObject({ code: 1 });
+  expect(logged.join('\n')).toMatch(/every command fails until restart/);
+  await client.close();
+  await standin.stop();
+
+  const reopened = await startStandin({ dataDir: dir, log: () => undefined });
+  const reader = await MongoClient.connect(reopened.uri);
+  await expect(reader.db('t').collection('users').find({}).toArray()).resolves.toEqual([
+    { _id: 1, email: '1@x' },
+  ]);
+  await reader.close();
+  await reopened.stop();
+});
