@@ -56,13 +56,15 @@ export async function runHttpLoad(options: {
   shape: LoadShape;
   connections: number;
   durationS: number;
+  /** Sent with every request, e.g. the client token. */
+  headers: Record<string, string>;
 }): Promise<LoadResult> {
   const succeeded = bodyCheck(options.shape);
   const result = await autocannon({
     // autocannon takes several urls (connection i goes to url i mod K); its types say one.
     url: options.urls.map((url) => `${url}/graphql`) as unknown as string,
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...options.headers },
     body: mutationBody(options.shape),
     connections: options.connections,
     duration: options.durationS,

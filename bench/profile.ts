@@ -81,13 +81,15 @@ async function main(): Promise<void> {
   try {
     const shape: LoadShape = { strategy: options.strategy, usersPerRequest: 1 };
     const urls = fleet.processes.map((p) => p.url);
-    await runHttpLoad({ urls, shape, connections: 8, durationS: WARM_UP_SECONDS });
+    const { headers } = fleet;
+    await runHttpLoad({ urls, shape, connections: 8, durationS: WARM_UP_SECONDS, headers });
     const loadStarted = Date.now();
     const load = await runHttpLoad({
       urls,
       shape,
       connections: options.concurrency,
       durationS: options.seconds,
+      headers,
     });
     measured = { started: loadStarted, ended: Date.now() };
     process.stderr.write(

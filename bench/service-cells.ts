@@ -134,6 +134,7 @@ export async function measureServiceCell(
     shape: plan.shape,
     connections: concurrency,
     durationS,
+    headers: fleet.headers,
   });
   const { snapshot: after, lastRise } = await drain(fleet, plan.strategy, performance.now());
   const cpu = await cpuSpent();
@@ -174,6 +175,7 @@ export async function warmUp(fleet: ServiceFleet, plan: ServicePlan, durationS: 
     shape: plan.shape,
     connections: WARM_UP_CONNECTIONS,
     durationS,
+    headers: fleet.headers,
   });
   await drain(fleet, plan.strategy, performance.now());
 }

@@ -6,10 +6,12 @@
  * Contract: `startServiceFleet` returns only when every process answers `GET /ready`, within a
  * bounded time, or kills them all and throws with the failed process's output. Each process gets
  * its own free port on 127.0.0.1 and the same `MONGODB_DB`, so the fleet shares one `users`
- * collection and one `userid` counter. RSS is sampled from `/proc/<pid>/status` every ~100 ms
+ * collection and one `userid` counter. The fleet calls itself a client of the service (one client
+ * token per fleet, `CLIENT_TOKENS`), as a back-end would: batches and `/metrics` need one. RSS is sampled from `/proc/<pid>/status` every ~100 ms
  * while a sampler runs, so the peak covers the whole cell. Every HTTP call is bounded in time.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { rssMb } from './process-usage';
 import { freePort } from '../test/support/ports';
@@ -27,6 +29,8 @@ export type MetricsSnapshot = Map<string, Map<string, number>>;
 
 export interface ServiceFleet {
   processes: ServiceProcess[];
+  /** What every request to the fleet carries: its client token. */
+  headers: Record<string, string>;
   /** Every process's `GET /metrics`, summed. */
   metrics(): Promise<MetricsSnapshot>;
   /** Starts sampling RSS; the returned function stops it and gives the peak of any process, MB. */
@@ -118,7 +122,10 @@ export async function startServiceFleet(options: {
   /** The service's built entry point; this checkout's `dist/main.js` unless told otherwise. */
   entry?: string;
 }): Promise<ServiceFleet> {
+  const token = randomBytes(24).toString('hex');
+  const headers = { authorization: `Bearer ${token}` };
   const env = {
+    CLIENT_TOKENS: `bench:${token}`,
     MONGODB_URI: options.mongodbUri,
     MONGODB_DB: options.dbName,
     NODE_ENV: 'production',
@@ -141,10 +148,11 @@ export async function startServiceFleet(options: {
 
   return {
     processes,
+    headers,
     async metrics() {
       const snapshot: MetricsSnapshot = new Map();
       const texts = await Promise.all(
-        processes.map(async (p) => (await fetchBounded(`${p.url}/metrics`)).text()),
+        processes.map(async (p) => (await fetchBounded(`${p.url}/metrics`, { headers })).text()),
       );
       for (const [, name, label, value] of texts.flatMap((t) => [...t.matchAll(SAMPLE_LINE)])) {
         const series = snapshot.get(name) ?? new Map<string, number>();
