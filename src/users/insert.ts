@@ -5,7 +5,9 @@
  * must not stop the others. Why only duplicate keys are per document: they are the one refusal the
  * caller can act on (take another id, report the email, replay the idempotent request); anything
  * else (network, timeout, write concern not satisfied) fails the whole call, with the driver's own
- * error so the GraphQL layer can map it (e.g. to SERVICE_UNAVAILABLE).
+ * error so the GraphQL layer can map it (e.g. to SERVICE_UNAVAILABLE). Why `insertOne` for a
+ * single document: it is the same `insert` command, without the driver's bulk-write machinery
+ * (`BulkWriteResult`, batching), which costs measurably more CPU on every `createUser`.
  */
 import { MongoBulkWriteError } from 'mongodb';
 import { duplicateKeyFields, isDuplicateKeyError } from '../database/index.js';
@@ -34,6 +36,16 @@ export async function insertUnordered(
   cost: CreationCost,
 ): Promise<Map<number, UniqueField>> {
   countCommand(cost);
+  if (docs.length === 1) {
+    try {
+      await users.insertOne(docs[0]);
+      return new Map();
+    } catch (err) {
+      const field = duplicatedField(err);
+      if (field === undefined) throw err;
+      return new Map([[0, field]]);
+    }
+  }
   try {
     await users.collection.insertMany(docs, users.options({ ordered: false }));
     return new Map();
