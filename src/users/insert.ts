@@ -38,7 +38,7 @@ export async function insertUnordered(
   countCommand(cost);
   if (docs.length === 1) {
     try {
-      await users.insertOne(docs[0]);
+      await users.collection.insertOne(docs[0], users.options());
       return new Map();
     } catch (err) {
       const field = duplicatedField(err);
