@@ -1,17 +1,25 @@
 /**
- * The express app: `POST /graphql` (and Apollo's GET), `GET /health`, `GET /ready`, `GET /metrics`,
- * CORS, and the limits of ./limits.ts.
+ * The HTTP face of the service, on Node's own `http` module: `POST /graphql` (and Apollo's GET),
+ * `GET /health`, `GET /ready`, `GET /metrics`, CORS, and the limits of ./limits.ts.
+ *
+ * Why no framework: five routes and one middleware chain do not need a router, and express's
+ * per-request work (prototype swaps, layered routing, an ETag hash of every response) cost about a
+ * tenth of the service's CPU per `createUser` (issue 14). The well-kept pieces stay: `cors` and
+ * body-parser's `json` (the BODY_LIMIT, charsets, compressed bodies and their errors), both
+ * connect-style middlewares that work on Node's request and response as they are; Apollo's own
+ * `executeHTTPGraphQLRequest` answers GraphQL (CSRF prevention, GET, batching, the landing page).
  *
  * `/health` answers 200 while the process runs, whatever the database does (a liveness probe must
- * not restart a healthy process during a database outage); `/ready` pings the database with a short
- * timeout and answers 503 while it cannot be reached or while the users' unique indexes are missing
- * (a database swapped for an empty one, a dropped collection) and being rebuilt. Outside production `GET /` leads to the
- * Apollo Sandbox landing page served at `/graphql`.
+ * not restart a healthy process during a database outage), before authentication; `/ready` pings
+ * the database with a short timeout and answers 503 while it cannot be reached or while the users'
+ * unique indexes are missing (a database swapped for an empty one, a dropped collection) and being
+ * rebuilt. Outside production
+ * `GET /` leads to the Apollo Sandbox landing page served at `/graphql`. Anything else is 404.
  */
-import type { ApolloServer } from '@apollo/server';
-import { expressMiddleware } from '@as-integrations/express5';
+import { HeaderMap, type ApolloServer } from '@apollo/server';
+import { json } from 'body-parser';
 import cors from 'cors';
-import express, { type Express } from 'express';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { MongoClient } from 'mongodb';
 import {
   authorize,
@@ -30,8 +38,14 @@ import {
 import { GRAPHQL_LIMITS } from '../graphql/server.js';
 import type { Logger } from '../logger.js';
 import { corsOptions } from './cors.js';
-import { batchLimit, jsonErrorHandler, requestBounds, requestTimeout } from './limits.js';
-import './request-locals.js';
+import {
+  bodyErrorAnswer,
+  refusedBatch,
+  refusedBounds,
+  sendJson,
+  startDeadline,
+  type ServiceRequest,
+} from './limits.js';
 
 /** How long `/ready` waits for the database's answer to a ping. */
 const READY_PING_TIMEOUT_MS = 2_000;
@@ -54,67 +68,127 @@ export interface AppDeps {
   logger: Logger;
 }
 
-export function createApp({ config, apollo, client, components, logger }: AppDeps): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('env', config.NODE_ENV);
+type Middleware = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (err?: unknown) => void,
+) => void;
+
+/** Runs a connect-style middleware: true when it passed the request on, false when it answered. */
+function passes(middleware: Middleware, req: IncomingMessage, res: ServerResponse) {
+  return new Promise<boolean>((resolve, reject) => {
+    const answered = () => resolve(false);
+    res.once('finish', answered);
+    middleware(req, res, (err) => {
+      res.off('finish', answered);
+      if (err === undefined) resolve(true);
+      else reject(err);
+    });
+  });
+}
+
+/** The path and the query string (`?` included, or empty) of a request's URL. */
+function splitUrl(url = '/'): { path: string; search: string } {
+  const mark = url.indexOf('?');
+  return mark < 0
+    ? { path: url, search: '' }
+    : { path: url.slice(0, mark), search: url.slice(mark) };
+}
+
+export function createApp({
+  config,
+  apollo,
+  client,
+  components,
+  logger,
+}: AppDeps): RequestListener {
   const openAccess = openAccessWarning(config);
   if (openAccess !== null) logger.warn(openAccess);
-
-  // First, before anything that reads headers or bodies: a liveness probe costs nothing.
-  app.get('/health', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-
-  app.get('/ready', async (_req, res) => {
-    const reachable = await pingDatabase(client, READY_PING_TIMEOUT_MS);
-    // Only ready once the unique indexes writes depend on exist (asking starts their rebuild).
-    const indexed = reachable && (await components.users.indexesReady());
-    const status = !reachable ? 'database unreachable' : indexed ? 'ready' : 'indexes rebuilding';
-    res.status(indexed ? 200 : 503).json({ status });
-  });
-
   const authenticate = createAuthenticator(config);
-  app.use((req, res, next) => {
-    res.locals.caller = authenticate(req.headers.authorization);
-    next();
-  });
+  const buildContext = createContextFactory(components);
+  const allowCors = cors(corsOptions(config)) as Middleware;
+  const readJson = json({ limit: config.BODY_LIMIT }) as Middleware;
 
-  app.get('/metrics', async (_req, res) => {
+  const metrics = async (req: ServiceRequest, res: ServerResponse) => {
     try {
-      authorize(res.locals.caller, ENDPOINT_ACCESS['GET /metrics'], 'GET /metrics');
+      authorize(req.caller, ENDPOINT_ACCESS['GET /metrics'], 'GET /metrics');
     } catch (err) {
       const unauthenticated = err instanceof UnauthenticatedError;
-      if (unauthenticated) res.set('www-authenticate', 'Bearer');
-      res.status(unauthenticated ? 401 : 403).json({ error: (err as Error).message });
+      if (unauthenticated) res.setHeader('www-authenticate', 'Bearer');
+      sendJson(res, unauthenticated ? 401 : 403, { error: (err as Error).message });
       return;
     }
-    res.type(components.stats.contentType).send(await components.stats.metrics());
-  });
+    const text = await components.stats.metrics();
+    res.setHeader('content-type', components.stats.contentType);
+    res.end(text);
+  };
 
-  if (config.NODE_ENV !== 'production') {
-    app.get('/', (_req, res) => {
-      res.redirect(302, '/graphql');
+  const graphql = async (req: ServiceRequest, res: ServerResponse, search: string) => {
+    if (!(await passes(allowCors, req, res))) return; // a preflight, answered
+    startDeadline(req, res, config.REQUEST_TIMEOUT_MS);
+    if (!(await passes(readJson, req, res))) return;
+    // GETs and non-JSON posts have no body; Apollo answers them (landing page, GET queries, the
+    // CSRF refusal of simple requests).
+    req.body ??= {};
+    if (refusedBatch(req, res) || refusedBounds(req, res, search, GRAPHQL_LIMITS.maxTokens)) return;
+    const headers = new HeaderMap();
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const answer = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body: req.body },
+      context: () => buildContext(req),
     });
-  }
+    // The deadline answered 503 meanwhile: the late answer has no one to go to.
+    if (res.headersSent) return;
+    for (const [key, value] of answer.headers) res.setHeader(key, value);
+    res.statusCode = answer.status ?? 200;
+    if (answer.body.kind === 'complete') {
+      res.end(answer.body.string);
+      return;
+    }
+    for await (const chunk of answer.body.asyncIterator) res.write(chunk);
+    res.end();
+  };
 
-  const buildContext = createContextFactory(components);
-  app.use(
-    '/graphql',
-    cors(corsOptions(config)),
-    requestTimeout(config.REQUEST_TIMEOUT_MS),
-    express.json({ limit: config.BODY_LIMIT }),
-    // Apollo's middleware insists on a parsed body; GETs and non-JSON posts have none, and Apollo
-    // itself then answers them (landing page, GET queries, CSRF refusal of simple requests).
-    (req, _res, next) => {
-      req.body ??= {};
-      next();
-    },
-    batchLimit,
-    requestBounds(GRAPHQL_LIMITS.maxTokens),
-    expressMiddleware(apollo, { context: ({ res }) => buildContext(res.locals) }),
-  );
+  const route = async (req: ServiceRequest, res: ServerResponse) => {
+    const { path, search } = splitUrl(req.url);
+    const read = req.method === 'GET' || req.method === 'HEAD';
+    // First, before anything that reads headers or bodies: a liveness probe costs nothing.
+    if (read && path === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (read && path === '/ready') {
+      const reachable = await pingDatabase(client, READY_PING_TIMEOUT_MS);
+      // Only ready once the unique indexes writes depend on exist (asking starts their rebuild).
+      const indexed = reachable && (await components.users.indexesReady());
+      const status = !reachable ? 'database unreachable' : indexed ? 'ready' : 'indexes rebuilding';
+      return sendJson(res, indexed ? 200 : 503, { status });
+    }
+    req.caller = authenticate(req.headers.authorization);
+    if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, search);
+    if (read && path === '/metrics') return metrics(req, res);
+    if (read && path === '/' && config.NODE_ENV !== 'production') {
+      res.writeHead(302, { location: '/graphql' });
+      res.end();
+      return;
+    }
+    sendJson(res, 404, { error: `No ${req.method ?? ''} ${path} here` });
+  };
 
-  app.use(jsonErrorHandler(logger));
-  return app;
+  return (req, res) => {
+    route(req as ServiceRequest, res).catch((err: unknown) => {
+      const answer = bodyErrorAnswer(err);
+      if (answer === null) logger.error({ err }, 'unexpected error in the HTTP layer');
+      if (res.headersSent) {
+        // Already answered (the deadline fired first): the late failure has no one to tell.
+        if (!res.writableEnded) res.end();
+        return;
+      }
+      const { status, code, message } = answer ?? {
+        status: 500,
+        code: 'INTERNAL_SERVER_ERROR',
+        message: 'Internal server error',
+      };
+      sendJson(res, status, { errors: [{ message, extensions: { code } }] });
+    });
+  };
 }

@@ -1,72 +1,84 @@
 /**
  * HTTP-level limits in front of GraphQL, each answering with a 4xx (or 503 for time) and a
  * GraphQL-shaped error body, never a 500:
- * - at most MAX_BATCH_OPERATIONS operations in one batched (array) request: 400 BAD_REQUEST;
- * - the body size limit of `express.json` (BODY_LIMIT): 413 PAYLOAD_TOO_LARGE; malformed JSON: 400;
- * - the whole request, body upload included, bounded by REQUEST_TIMEOUT_MS (`requestTimeout`): at
+ * - at most MAX_BATCH_OPERATIONS operations in one batched (array) request (`refusedBatch`): 400;
+ * - the body size limit of body-parser's `json` (BODY_LIMIT): 413 PAYLOAD_TOO_LARGE; malformed JSON: 400;
+ * - the whole request, body upload included, bounded by REQUEST_TIMEOUT_MS (`startDeadline`): at
  *   the deadline the request's budget aborts (domain writes and root fields check it) and the client
  *   gets 503 SERVICE_UNAVAILABLE with `retryable: true`; a request whose body arrives after that is
  *   never executed;
- * - what the whole request asks for, over every alias and batched operation (`requestBounds`, read
+ * - what the whole request asks for, over every alias and batched operation (`refusedBounds`, read
  *   by src/graphql/request-plan.ts before anything runs): at most `usersPerRequest(caller)` users
  *   created (src/auth: one without a token in production, else 1,000), at most
  *   MAX_ALLOCATIONS_PER_REQUEST `allocateSequence` calls, at most MAX_LISTED_ITEMS_PER_REQUEST items
  *   listed by its pages (so `/health` never waits behind one request's serialisation), and no
  *   string argument that is not well-formed Unicode (400 BAD_USER_INPUT naming it).
  */
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import { usersPerRequest } from '../auth/index.js';
-import { startRequestBudget } from '../graphql/budget.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { usersPerRequest, type Caller } from '../auth/index.js';
+import { startRequestBudget, type RequestBudget } from '../graphql/budget.js';
 import { planRequest, type RequestedOperation } from '../graphql/request-plan.js';
-import type { Logger } from '../logger.js';
+
+/**
+ * A request as the HTTP layer knows it before GraphQL runs: who is calling (src/auth, once per
+ * request), its budget (the deadline) and, once read, its JSON body.
+ */
+export interface ServiceRequest extends IncomingMessage {
+  caller: Caller;
+  budget: RequestBudget;
+  body?: unknown;
+}
 
 const MAX_BATCH_OPERATIONS = 10;
 export const MAX_ALLOCATIONS_PER_REQUEST = 10;
 /** Items one request's pages may list in all (a page of 100 users with 10 invitees each: 1,100). */
 export const MAX_LISTED_ITEMS_PER_REQUEST = 2_000;
 
+/** Answers `status` with a JSON body (with its length, so the connection can stay open). */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(body));
+}
+
 function sendError(
-  res: Response,
+  res: ServerResponse,
   status: number,
   code: string,
   message: string,
   extensions: Record<string, unknown> = {},
 ): void {
-  res.status(status).json({ errors: [{ message, extensions: { code, ...extensions } }] });
+  sendJson(res, status, { errors: [{ message, extensions: { code, ...extensions } }] });
 }
 
-export const batchLimit: RequestHandler = (req, res, next) => {
-  if (Array.isArray(req.body) && req.body.length > MAX_BATCH_OPERATIONS) {
-    sendError(
-      res,
-      400,
-      'BAD_REQUEST',
-      `A batched request may hold at most ${MAX_BATCH_OPERATIONS} operations`,
-    );
-    return;
-  }
-  next();
-};
-
-/** Starts the request's budget (`res.locals.budget`); placed before the body is read. */
-export function requestTimeout(timeoutMs: number): RequestHandler {
-  return (_req, res, next) => {
-    const budget = startRequestBudget(timeoutMs);
-    res.locals.budget = budget;
-    budget.signal.addEventListener('abort', () => {
-      if (!res.headersSent) {
-        const reason = budget.signal.reason as Error;
-        sendError(res, 503, 'SERVICE_UNAVAILABLE', reason.message, { retryable: true });
-      }
-    });
-    res.on('finish', budget.end);
-    res.on('close', budget.end);
-    next();
-  };
+/** Answers 400 and returns true for a batch of more than MAX_BATCH_OPERATIONS operations. */
+export function refusedBatch(req: ServiceRequest, res: ServerResponse): boolean {
+  if (!Array.isArray(req.body) || req.body.length <= MAX_BATCH_OPERATIONS) return false;
+  sendError(
+    res,
+    400,
+    'BAD_REQUEST',
+    `A batched request may hold at most ${MAX_BATCH_OPERATIONS} operations`,
+  );
+  return true;
 }
 
-/** The operations of a POST body (one or a batch) or of a GET query string. */
-function operationsOf(req: Request): RequestedOperation[] {
+/** Starts the request's budget (`req.budget`), before the body is read. */
+export function startDeadline(req: ServiceRequest, res: ServerResponse, timeoutMs: number): void {
+  const budget = startRequestBudget(timeoutMs);
+  req.budget = budget;
+  budget.signal.addEventListener('abort', () => {
+    if (!res.headersSent) {
+      const reason = budget.signal.reason as Error;
+      sendError(res, 503, 'SERVICE_UNAVAILABLE', reason.message, { retryable: true });
+    }
+  });
+  res.on('finish', budget.end);
+  res.on('close', budget.end);
+}
+
+/** The operations of a POST body (one or a batch) or of a GET query string (`search`). */
+function operationsOf(req: ServiceRequest, search: string): RequestedOperation[] {
   if (req.method !== 'GET') {
     const body: unknown = req.body;
     const operations = Array.isArray(body) ? body : [body];
@@ -75,7 +87,10 @@ function operationsOf(req: Request): RequestedOperation[] {
         typeof operation === 'object' && operation !== null,
     );
   }
-  const { query, operationName, variables } = req.query;
+  const params = new URLSearchParams(search);
+  const [query, operationName, variables] = ['query', 'operationName', 'variables'].map(
+    (name) => params.get(name) ?? undefined,
+  );
   let parsed: unknown;
   try {
     parsed = typeof variables === 'string' ? JSON.parse(variables) : undefined;
@@ -85,55 +100,61 @@ function operationsOf(req: Request): RequestedOperation[] {
   return [{ query, operationName, variables: parsed }];
 }
 
-/** Placed after the body is read: refuses what the whole request asks for beyond its bounds. */
-export function requestBounds(maxTokens: number): RequestHandler {
-  return (req, res, next) => {
-    // Answered 503 while the body was still arriving: it must never run.
-    if (res.locals.budget.signal.aborted) return;
-    const plan = planRequest(operationsOf(req), maxTokens);
-    const caller = res.locals.caller;
-    const maxUsers = usersPerRequest(caller);
-    if (plan.malformedString !== null) {
-      sendError(
-        res,
-        400,
-        'BAD_USER_INPUT',
-        `${plan.malformedString} is not well-formed Unicode (it holds half of a surrogate pair)`,
-        { field: plan.malformedString },
-      );
-    } else if (plan.usersCreated > maxUsers && caller.role === 'anonymous') {
-      sendError(
-        res,
-        401,
-        'UNAUTHENTICATED',
-        `Creating more than ${maxUsers} user in one request needs a client or admin token (Authorization: Bearer <token>)`,
-      );
-    } else if (plan.usersCreated > maxUsers) {
-      sendError(
-        res,
-        400,
-        'BAD_USER_INPUT',
-        `One request may create at most ${maxUsers} users in total, over all its aliases and batched operations; this one asks for ${plan.usersCreated}`,
-        { field: 'inputs' },
-      );
-    } else if (plan.listedItems > MAX_LISTED_ITEMS_PER_REQUEST) {
-      sendError(
-        res,
-        400,
-        'BAD_USER_INPUT',
-        `One request may list at most ${MAX_LISTED_ITEMS_PER_REQUEST} items over all its pages (page sizes multiplied through nesting, over every alias and batched operation); this one may list ${plan.listedItems}: ask for smaller pages`,
-        { field: 'first' },
-      );
-    } else if (plan.sequenceAllocations > MAX_ALLOCATIONS_PER_REQUEST) {
-      sendError(
-        res,
-        400,
-        'BAD_USER_INPUT',
-        `One request may call allocateSequence at most ${MAX_ALLOCATIONS_PER_REQUEST} times, over all its aliases and batched operations; this one asks for ${plan.sequenceAllocations}`,
-        { field: 'count' },
-      );
-    } else next();
-  };
+/**
+ * After the body is read: answers and returns true when the whole request asks for more than its
+ * bounds, or when the deadline already answered it (then it must never run).
+ */
+export function refusedBounds(
+  req: ServiceRequest,
+  res: ServerResponse,
+  search: string,
+  maxTokens: number,
+): boolean {
+  if (req.budget.signal.aborted) return true;
+  const plan = planRequest(operationsOf(req, search), maxTokens);
+  const caller = req.caller;
+  const maxUsers = usersPerRequest(caller);
+  if (plan.malformedString !== null) {
+    sendError(
+      res,
+      400,
+      'BAD_USER_INPUT',
+      `${plan.malformedString} is not well-formed Unicode (it holds half of a surrogate pair)`,
+      { field: plan.malformedString },
+    );
+  } else if (plan.usersCreated > maxUsers && caller.role === 'anonymous') {
+    sendError(
+      res,
+      401,
+      'UNAUTHENTICATED',
+      `Creating more than ${maxUsers} user in one request needs a client or admin token (Authorization: Bearer <token>)`,
+    );
+  } else if (plan.usersCreated > maxUsers) {
+    sendError(
+      res,
+      400,
+      'BAD_USER_INPUT',
+      `One request may create at most ${maxUsers} users in total, over all its aliases and batched operations; this one asks for ${plan.usersCreated}`,
+      { field: 'inputs' },
+    );
+  } else if (plan.listedItems > MAX_LISTED_ITEMS_PER_REQUEST) {
+    sendError(
+      res,
+      400,
+      'BAD_USER_INPUT',
+      `One request may list at most ${MAX_LISTED_ITEMS_PER_REQUEST} items over all its pages (page sizes multiplied through nesting, over every alias and batched operation); this one may list ${plan.listedItems}: ask for smaller pages`,
+      { field: 'first' },
+    );
+  } else if (plan.sequenceAllocations > MAX_ALLOCATIONS_PER_REQUEST) {
+    sendError(
+      res,
+      400,
+      'BAD_USER_INPUT',
+      `One request may call allocateSequence at most ${MAX_ALLOCATIONS_PER_REQUEST} times, over all its aliases and batched operations; this one asks for ${plan.sequenceAllocations}`,
+      { field: 'count' },
+    );
+  } else return false;
+  return true;
 }
 
 interface BodyParserError {
@@ -141,30 +162,26 @@ interface BodyParserError {
   status?: unknown;
 }
 
-export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
-  return (err: unknown, _req, res, _next) => {
-    if (res.headersSent) {
-      // Already answered (the request timeout fired first): the late failure has no one to tell.
-      if (!res.writableEnded) res.end();
-      return;
-    }
-    const { type, status } = (
-      typeof err === 'object' && err !== null ? err : {}
-    ) as BodyParserError;
-    if (type === 'entity.too.large') {
-      sendError(
-        res,
-        413,
-        'PAYLOAD_TOO_LARGE',
-        'The request body is larger than this server accepts',
-      );
-    } else if (type === 'entity.parse.failed') {
-      sendError(res, 400, 'BAD_REQUEST', 'The request body is not valid JSON');
-    } else if (typeof status === 'number' && status >= 400 && status < 500) {
-      sendError(res, status, 'BAD_REQUEST', 'The request could not be read');
-    } else {
-      logger.error({ err }, 'unexpected error in the HTTP layer');
-      sendError(res, 500, 'INTERNAL_SERVER_ERROR', 'Internal server error');
-    }
-  };
+/**
+ * The answer to a failure of reading the body (body-parser's errors), or null for any other
+ * error, which is the service's fault (500, logged).
+ */
+export function bodyErrorAnswer(
+  err: unknown,
+): { status: number; code: string; message: string } | null {
+  const { type, status } = (typeof err === 'object' && err !== null ? err : {}) as BodyParserError;
+  if (type === 'entity.too.large') {
+    return {
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+      message: 'The request body is larger than this server accepts',
+    };
+  }
+  if (type === 'entity.parse.failed') {
+    return { status: 400, code: 'BAD_REQUEST', message: 'The request body is not valid JSON' };
+  }
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { status, code: 'BAD_REQUEST', message: 'The request could not be read' };
+  }
+  return null;
 }
