@@ -19,7 +19,13 @@
  * never match again). graphql-js refuses them in a document with a syntax error; to name the argument
  * instead, each lone surrogate is swapped for U+FFFD (same length, so positions hold) and the
  * argument whose literal spans it is reported.
+ *
+ * Cost: clients send the same few documents over and over, so a parsed document is kept per query
+ * text (a bounded LRU, like Apollo's own document cache), and the search for a malformed argument
+ * runs only when the query or the variables hold a lone surrogate at all: a request then costs a
+ * walk of the cached document, not a parse (issue 14).
  */
+import { LRUCache } from 'lru-cache';
 import {
   Kind,
   parse,
@@ -134,6 +140,9 @@ function malformedArgument(
         return null;
     }
   };
+  // Nothing malformed anywhere: no argument can hold it (the common case, without a walk).
+  const unused = malformedIn(variables, '$');
+  if (positions.length === 0 && unused === null) return null;
   let found: string | null = null;
   visit(document, {
     Argument(argument) {
@@ -142,7 +151,6 @@ function malformedArgument(
   });
   if (found !== null) return found;
   // A variable no argument uses is refused by validation; still, it must not slip past this check.
-  const unused = malformedIn(variables, '$');
   return unused === null ? null : unused.slice(2);
 }
 
@@ -239,6 +247,23 @@ function planOperation(
   walk(operation.selectionSet, 1, atRoot);
 }
 
+/** Parsed documents by query text (after marking), for texts that parse; about 8 MB of text at most. */
+const documents = new LRUCache<string, DocumentNode>({
+  max: 1_000,
+  maxSize: 8 * 1024 * 1024,
+  sizeCalculation: (_document, text) => Math.max(1, text.length),
+});
+
+/** The document of `text`, parsed once per text while it stays in the cache; throws like `parse`. */
+function parsed(text: string, maxTokens: number): DocumentNode {
+  let document = documents.get(text);
+  if (document === undefined) {
+    document = parse(text, { maxTokens });
+    documents.set(text, document);
+  }
+  return document;
+}
+
 /** Plans every operation of a request; `maxTokens` bounds parsing as Apollo's parser does. */
 export function planRequest(operations: RequestedOperation[], maxTokens: number): RequestPlan {
   const plan: RequestPlan = {
@@ -253,7 +278,7 @@ export function planRequest(operations: RequestedOperation[], maxTokens: number)
     const marked = withSurrogatesMarked(operation.query);
     let document: DocumentNode;
     try {
-      document = parse(marked.text, { maxTokens });
+      document = parsed(marked.text, maxTokens);
     } catch {
       continue;
     }
