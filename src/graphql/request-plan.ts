@@ -71,6 +71,9 @@ const DEFAULT_PAGE_SIZE = 20;
 
 type Variables = Record<string, unknown>;
 
+/** What one answering of a selection set asks for; its items are multiplied by the pages above. */
+type SelectionTally = Pick<RequestPlan, 'usersCreated' | 'sequenceAllocations' | 'listedItems'>;
+
 function variablesOf(operation: RequestedOperation): Variables {
   const { variables } = operation;
   return typeof variables === 'object' && variables !== null && !Array.isArray(variables)
@@ -98,15 +101,22 @@ function withSurrogatesMarked(query: string): { text: string; positions: number[
   return { text, positions };
 }
 
-/** The path inside a JSON value where a malformed string is (keys included), or null. */
+/**
+ * The path inside a JSON value where a malformed string is (keys included), or null. Iterative:
+ * `JSON.parse` reads arrays nested far deeper than a recursive walk has stack for.
+ */
 function malformedIn(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return isMalformed(value) ? path : null;
-  if (typeof value !== 'object' || value === null) return null;
-  for (const [key, item] of Object.entries(value)) {
-    const itemPath = `${path}.${key}`;
-    if (isMalformed(key)) return itemPath;
-    const found = malformedIn(item, itemPath);
-    if (found !== null) return found;
+  // Depth first, keys before their values, in order: the first malformed string is the one named.
+  const pending: Array<[unknown, string]> = [[value, path]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, itemPath] = next;
+    if (typeof item === 'string') {
+      if (isMalformed(item)) return itemPath;
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, child] of Object.entries(item).reverse()) {
+        pending.push([child, `${itemPath}.${key}`], [key, `${itemPath}.${key}`]);
+      }
+    }
   }
   return null;
 }
@@ -208,43 +218,62 @@ function planOperation(
     ),
   );
   const defaults = defaultsOf(operation);
-  const seen = new Set<string>();
-  const atRoot = operation.operation === 'mutation';
-  // `items` is how many times this selection set is answered (the page sizes above it, multiplied).
-  const walk = (selections: SelectionSetNode, items: number, root: boolean) => {
+  // What a fragment asks for is the same at every spread (given whether it is at the mutation
+  // root), so it is tallied once: walking every spread is exponential in nested fragments.
+  const tallies = new Map<string, SelectionTally>();
+  const inProgress = new Set<string>();
+  const tally = (selections: SelectionSetNode, root: boolean): SelectionTally => {
+    const total: SelectionTally = { usersCreated: 0, sequenceAllocations: 0, listedItems: 0 };
+    const add = (part: SelectionTally) => {
+      total.usersCreated += part.usersCreated;
+      total.sequenceAllocations += part.sequenceAllocations;
+      total.listedItems += part.listedItems;
+    };
     for (const selection of selections.selections) {
-      if (selection.kind === Kind.INLINE_FRAGMENT) walk(selection.selectionSet, items, root);
+      if (selection.kind === Kind.INLINE_FRAGMENT) add(tally(selection.selectionSet, root));
       else if (selection.kind === Kind.FRAGMENT_SPREAD) {
         const fragment = fragments.get(selection.name.value);
-        // A fragment spread twice counts once per spread; a cycle is cut.
-        if (fragment !== undefined && !seen.has(fragment.name.value)) {
-          seen.add(fragment.name.value);
-          walk(fragment.selectionSet, items, root);
-          seen.delete(fragment.name.value);
+        const key = `${selection.name.value}@${root ? 'root' : 'nested'}`;
+        // A fragment spread twice counts once per spread; a cycle is cut (validation refuses it).
+        if (fragment === undefined || inProgress.has(key)) continue;
+        let part = tallies.get(key);
+        if (part === undefined) {
+          inProgress.add(key);
+          part = tally(fragment.selectionSet, root);
+          inProgress.delete(key);
+          tallies.set(key, part);
         }
+        add(part);
       } else {
         const field = selection.name.value;
         const argumentNode = (name: string) =>
           selection.arguments?.find((a) => a.name.value === name)?.value;
         if (root) {
           const count = (name: string) => listLength(argumentNode(name), variables, defaults);
-          plan.usersCreated += USER_CREATING_FIELDS[field]?.(count) ?? 0;
-          if (ALLOCATING_FIELDS.has(field)) plan.sequenceAllocations += 1;
+          total.usersCreated += USER_CREATING_FIELDS[field]?.(count) ?? 0;
+          if (ALLOCATING_FIELDS.has(field)) total.sequenceAllocations += 1;
         }
-        let answered = items;
+        const below =
+          selection.selectionSet === undefined
+            ? null
+            : tally(selection.selectionSet, false).listedItems;
         if (PAGED_FIELDS.has(field)) {
-          const size =
+          const size = Math.max(
             intValue(argumentNode('first'), variables, defaults) ??
-            intValue(argumentNode('last'), variables, defaults) ??
-            DEFAULT_PAGE_SIZE;
-          answered = items * Math.max(size, 0);
-          plan.listedItems += answered;
-        }
-        if (selection.selectionSet !== undefined) walk(selection.selectionSet, answered, false);
+              intValue(argumentNode('last'), variables, defaults) ??
+              DEFAULT_PAGE_SIZE,
+            0,
+          );
+          total.listedItems += size + size * (below ?? 0);
+        } else total.listedItems += below ?? 0;
       }
     }
+    return total;
   };
-  walk(operation.selectionSet, 1, atRoot);
+  const whole = tally(operation.selectionSet, operation.operation === 'mutation');
+  plan.usersCreated += whole.usersCreated;
+  plan.sequenceAllocations += whole.sequenceAllocations;
+  plan.listedItems += whole.listedItems;
 }
 
 /** Parsed documents by query text (after marking), for texts that parse; about 8 MB of text at most. */

@@ -1,0 +1,136 @@
+/**
+ * Findings of trying the 0.2 service as its callers would (issues 11-13), each kept as a test.
+ *
+ * - A fragment bomb: fragments spreading the next one twice, level after level, make a document of
+ *   a few hundred bytes whose spreads expand to 2^levels selections. The request plan read before
+ *   execution (src/graphql/request-plan.ts) walked every expansion, so a request without a token
+ *   held the event loop for good (22 levels took seconds, 40 never ended), `/health` included. The
+ *   plan must stay exact (every spread counts) without walking the expansion.
+ * - Deeply nested JSON in `variables` (valid JSON; `JSON.parse` reads it) overflowed the stack of
+ *   the lone-surrogate check and was answered 500 INTERNAL_SERVER_ERROR; it must be read like any
+ *   other variable: a lone surrogate at any depth still refused with 400 BAD_USER_INPUT.
+ */
+import type { Db, MongoClient } from 'mongodb';
+import { planRequest } from '../../src/graphql/request-plan';
+import { connectTestClient, uniqueDbName } from '../support/db';
+import { startTestService, type TestService } from '../support/service';
+
+const MAX_TOKENS = 2_000;
+
+/** `levels` fragments, each spreading the next twice; the last one holds `leaf`. */
+function fragmentBomb(operation: 'query' | 'mutation', levels: number, leaf: string): string {
+  const type = operation === 'query' ? 'Query' : 'Mutation';
+  const fragments = Array.from(
+    { length: levels },
+    (_, level) => `fragment F${level} on ${type} { ...F${level + 1} ...F${level + 1} }`,
+  );
+  return `${operation} { ...F0 } ${fragments.join(' ')} fragment F${levels} on ${type} { ${leaf} }`;
+}
+
+/** A JSON text nesting `depth` arrays around `innermost`. */
+function nestedArrays(depth: number, innermost: string): string {
+  return `${'['.repeat(depth)}${innermost}${']'.repeat(depth)}`;
+}
+
+describe('the request plan of a fragment bomb', () => {
+  it('counts every spread without walking the expansion', () => {
+    const levels = 60;
+    const mutation = planRequest(
+      [
+        {
+          query: fragmentBomb(
+            'mutation',
+            levels,
+            'createUser(input: { name: "x" }) { user { id } }',
+          ),
+        },
+      ],
+      MAX_TOKENS,
+    );
+    expect(mutation.usersCreated).toBe(2 ** levels);
+    const query = planRequest(
+      [{ query: fragmentBomb('query', levels, 'users(first: 3) { edges { node { id } } }') }],
+      MAX_TOKENS,
+    );
+    expect(query.listedItems).toBe(3 * 2 ** levels);
+  });
+
+  it('multiplies a fragment used under pages by the page sizes above each use', () => {
+    const plan = planRequest(
+      [
+        {
+          query:
+            'query { users(first: 5) { edges { node { ...N } } } a: users(first: 7) { edges { node { ...N } } } } ' +
+            'fragment N on User { invitees(first: 3) { edges { node { id } } } }',
+        },
+      ],
+      MAX_TOKENS,
+    );
+    expect(plan.listedItems).toBe(5 + 5 * 3 + 7 + 7 * 3);
+  });
+});
+
+describe('hostile requests to the production service', () => {
+  let client: MongoClient;
+  let db: Db;
+  let service: TestService;
+
+  beforeAll(async () => {
+    const dbName = uniqueDbName();
+    client = await connectTestClient();
+    db = client.db(dbName);
+    service = await startTestService({ dbName, env: { NODE_ENV: 'production' } });
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    await client?.close();
+  });
+
+  const post = async (body: string) => {
+    const response = await fetch(`${service.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      signal: AbortSignal.timeout(30_000),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it('refuses a fragment bomb without a token, creates nothing, and /health still answers', async () => {
+    const query = fragmentBomb(
+      'mutation',
+      40,
+      'createUser(input: { name: "bomb" }) { user { id } }',
+    );
+    const answer = await post(JSON.stringify({ query }));
+    expect(answer.status).toBe(401);
+    expect(answer.body).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
+    const health = await fetch(`${service.url}/health`);
+    expect(health.status).toBe(200);
+    expect(await db.collection('users').countDocuments()).toBe(0);
+  });
+
+  it('reads deeply nested JSON variables instead of answering 500', async () => {
+    const query = JSON.stringify(
+      'mutation { createUser(input: { name: "deep" }) { user { name } } }',
+    );
+    const answer = await post(
+      `{"query":${query},"variables":{"unused":${nestedArrays(100_000, '"x"')}}}`,
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ data: { createUser: { user: { name: 'deep' } } } });
+  });
+
+  it('finds a lone surrogate at the bottom of deeply nested JSON variables', async () => {
+    const query = JSON.stringify(
+      'mutation { createUser(input: { name: "lone" }) { user { id } } }',
+    );
+    const answer = await post(
+      `{"query":${query},"variables":{"unused":${nestedArrays(100_000, '"\\ud800"')}}}`,
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ errors: [{ extensions: { code: 'BAD_USER_INPUT' } }] });
+    expect(await db.collection('users').countDocuments({ name: 'lone' })).toBe(0);
+  });
+});
