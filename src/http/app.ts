@@ -3,8 +3,9 @@
  * `GET /health`, `GET /ready`, `GET /metrics`, CORS, and the limits of ./limits.ts.
  *
  * Why no framework: five routes and one middleware chain do not need a router, and express's
- * per-request work (prototype swaps, layered routing, an ETag hash of every response) cost about a
- * tenth of the service's CPU per `createUser` (issue 14). The well-kept pieces stay: `cors` and
+ * per-request work (prototype swaps, layered routing, an ETag hash of every response) was measured
+ * (issue 14, `npm run bench:compare`): leaving it cut the service's CPU per COUNTER `createUser` at
+ * concurrency 64 by about a fifth. The well-kept pieces stay: `cors` and
  * body-parser's `json` (the BODY_LIMIT, charsets, compressed bodies and their errors), both
  * connect-style middlewares that work on Node's request and response as they are; Apollo's own
  * `executeHTTPGraphQLRequest` answers GraphQL (CSRF prevention, GET, batching, the landing page).
