@@ -9,8 +9,12 @@
  * - Deeply nested JSON in `variables` (valid JSON; `JSON.parse` reads it) overflowed the stack of
  *   the lone-surrogate check and was answered 500 INTERNAL_SERVER_ERROR; it must be read like any
  *   other variable: a lone surrogate at any depth still refused with 400 BAD_USER_INPUT.
+ * - `Authorization: bearer <token>` was taken for no token: HTTP's authentication scheme is
+ *   case-insensitive and may be followed by more than one space (RFC 9110, section 11.1), so
+ *   clients and proxies that write the scheme differently must still be let in with their role.
  */
 import type { Db, MongoClient } from 'mongodb';
+import { createAuthenticator } from '../../src/auth/callers';
 import { planRequest } from '../../src/graphql/request-plan';
 import { connectTestClient, uniqueDbName } from '../support/db';
 import { startTestService, type TestService } from '../support/service';
@@ -68,6 +72,25 @@ describe('the request plan of a fragment bomb', () => {
     );
     expect(plan.listedItems).toBe(5 + 5 * 3 + 7 + 7 * 3);
   });
+});
+
+describe('the Authorization header', () => {
+  const token = 'tryout-client-token-0123456789abcdefgh';
+  const authenticate = createAuthenticator({
+    NODE_ENV: 'production',
+    CLIENT_TOKENS: [{ client: 'billing', token }],
+  });
+
+  it.each(['Bearer', 'bearer', 'BEARER', 'Bearer  '])('accepts the scheme written %j', (scheme) => {
+    expect(authenticate(`${scheme} ${token}`)).toEqual({ role: 'client', client: 'billing' });
+  });
+
+  it.each([`Basic ${token}`, token, `Bearer ${token}x`, `Bearer${token}`, `Bearer ${token} x`])(
+    'takes %j for no token',
+    (header) => {
+      expect(authenticate(header)).toEqual({ role: 'anonymous' });
+    },
+  );
 });
 
 describe('hostile requests to the production service', () => {
