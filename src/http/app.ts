@@ -27,7 +27,7 @@ import {
   type GraphQLContext,
   type ServiceComponents,
 } from '../graphql/context.js';
-import { GRAPHQL_LIMITS } from '../graphql/server.js';
+import { GRAPHQL_LIMITS, type PersistedQueries } from '../graphql/server.js';
 import type { Logger } from '../logger.js';
 import { corsOptions } from './cors.js';
 import { batchLimit, jsonErrorHandler, requestBounds, requestTimeout } from './limits.js';
@@ -49,12 +49,20 @@ export type AppConfig = Pick<
 export interface AppDeps {
   config: AppConfig;
   apollo: ApolloServer<GraphQLContext>;
+  persistedQueries: PersistedQueries;
   client: MongoClient;
   components: ServiceComponents;
   logger: Logger;
 }
 
-export function createApp({ config, apollo, client, components, logger }: AppDeps): Express {
+export function createApp({
+  config,
+  apollo,
+  persistedQueries,
+  client,
+  components,
+  logger,
+}: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('env', config.NODE_ENV);
@@ -111,7 +119,7 @@ export function createApp({ config, apollo, client, components, logger }: AppDep
       next();
     },
     batchLimit,
-    requestBounds(GRAPHQL_LIMITS.maxTokens),
+    requestBounds(GRAPHQL_LIMITS.maxTokens, persistedQueries),
     expressMiddleware(apollo, { context: ({ res }) => buildContext(res.locals) }),
   );
 

@@ -12,12 +12,16 @@
  *   created (src/auth: one without a token in production, else 1,000), at most
  *   MAX_ALLOCATIONS_PER_REQUEST `allocateSequence` calls, at most MAX_LISTED_ITEMS_PER_REQUEST items
  *   listed by its pages (so `/health` never waits behind one request's serialisation), and no
- *   string argument that is not well-formed Unicode (400 BAD_USER_INPUT naming it).
+ *   string argument that is not well-formed Unicode (400 BAD_USER_INPUT naming it). An operation
+ *   sent as an APQ hash alone is planned from the document registered under that hash; a hash
+ *   with none is answered PERSISTED_QUERY_NOT_FOUND here, as Apollo would, so that a document
+ *   registered by a concurrent request between this check and Apollo's lookup never runs unplanned.
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { usersPerRequest } from '../auth/index.js';
 import { startRequestBudget } from '../graphql/budget.js';
 import { planRequest, type RequestedOperation } from '../graphql/request-plan.js';
+import type { PersistedQueries } from '../graphql/server.js';
 import type { Logger } from '../logger.js';
 
 const MAX_BATCH_OPERATIONS = 10;
@@ -65,32 +69,88 @@ export function requestTimeout(timeoutMs: number): RequestHandler {
   };
 }
 
+type ReceivedOperation = RequestedOperation & { extensions?: unknown };
+
+/** Parsed from a GET query string's JSON parameter; Apollo refuses what does not parse. */
+function parsedParameter(value: unknown): unknown {
+  try {
+    return typeof value === 'string' ? JSON.parse(value) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The operations of a POST body (one or a batch) or of a GET query string. */
-function operationsOf(req: Request): RequestedOperation[] {
+function operationsOf(req: Request): ReceivedOperation[] {
   if (req.method !== 'GET') {
     const body: unknown = req.body;
     const operations = Array.isArray(body) ? body : [body];
     return operations.filter(
-      (operation): operation is RequestedOperation =>
+      (operation): operation is ReceivedOperation =>
         typeof operation === 'object' && operation !== null,
     );
   }
-  const { query, operationName, variables } = req.query;
-  let parsed: unknown;
-  try {
-    parsed = typeof variables === 'string' ? JSON.parse(variables) : undefined;
-  } catch {
-    parsed = undefined; // Apollo refuses it with its own message.
+  const { query, operationName, variables, extensions } = req.query;
+  return [
+    {
+      query,
+      operationName,
+      variables: parsedParameter(variables),
+      extensions: parsedParameter(extensions),
+    },
+  ];
+}
+
+/**
+ * The hash of an operation sent as an APQ hash (version 1) without its document, else null. Apollo
+ * refuses other versions before any lookup, so those are left to it.
+ */
+function persistedHashOf(operation: ReceivedOperation): string | null {
+  if (typeof operation.query === 'string') return null;
+  const { extensions } = operation;
+  const persisted =
+    typeof extensions === 'object' && extensions !== null
+      ? (extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } })
+          .persistedQuery
+      : undefined;
+  if (typeof persisted !== 'object' || persisted === null || persisted.version !== 1) return null;
+  return typeof persisted.sha256Hash === 'string' ? persisted.sha256Hash : null;
+}
+
+/** The operations with each APQ hash replaced by its registered document; null if one has none. */
+async function withPersistedDocuments(
+  operations: ReceivedOperation[],
+  persistedQueries: PersistedQueries,
+): Promise<RequestedOperation[] | null> {
+  const resolved: RequestedOperation[] = [];
+  for (const operation of operations) {
+    const hash = persistedHashOf(operation);
+    if (hash === null) {
+      resolved.push(operation);
+      continue;
+    }
+    const query = await persistedQueries.get(hash);
+    if (query === undefined) return null;
+    resolved.push({ ...operation, query });
   }
-  return [{ query, operationName, variables: parsed }];
+  return resolved;
 }
 
 /** Placed after the body is read: refuses what the whole request asks for beyond its bounds. */
-export function requestBounds(maxTokens: number): RequestHandler {
-  return (req, res, next) => {
+export function requestBounds(
+  maxTokens: number,
+  persistedQueries: PersistedQueries,
+): RequestHandler {
+  return async (req, res, next) => {
     // Answered 503 while the body was still arriving: it must never run.
     if (res.locals.budget.signal.aborted) return;
-    const plan = planRequest(operationsOf(req), maxTokens);
+    const operations = await withPersistedDocuments(operationsOf(req), persistedQueries);
+    if (operations === null) {
+      sendError(res, 200, 'PERSISTED_QUERY_NOT_FOUND', 'PersistedQueryNotFound');
+      return;
+    }
+    if (res.locals.budget.signal.aborted) return;
+    const plan = planRequest(operations, maxTokens);
     const caller = res.locals.caller;
     const maxUsers = usersPerRequest(caller);
     if (plan.malformedString !== null) {
