@@ -13,6 +13,9 @@
  *   plan only reads documents sent as text: registering `mutation A` (one user) beside `mutation B`
  *   (three) under `operationName: "A"`, then sending B's hash alone, created three users in one
  *   request without a token. The plan must read the document the hash stands for.
+ * - A variable named like a property every object inherits (`$constructor`, `$toString`) and not
+ *   sent was read as that inherited function, not its default: `users(first: $constructor)` with a
+ *   default of 100 was planned as 20 items, and a default list of users to create as one user.
  * - `Authorization: bearer <token>` was taken for no token: HTTP's authentication scheme is
  *   case-insensitive and may be followed by more than one space (RFC 9110, section 11.1), so
  *   clients and proxies that write the scheme differently must still be let in with their role.
@@ -77,6 +80,34 @@ describe('the request plan of a fragment bomb', () => {
     );
     expect(plan.listedItems).toBe(5 + 5 * 3 + 7 + 7 * 3);
   });
+});
+
+describe('the request plan of variables named like inherited properties', () => {
+  it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])(
+    'reads the default of $%s when it is not sent',
+    (name) => {
+      const pages = planRequest(
+        [
+          {
+            query: `query ($${name}: Int = 100) { users(first: $${name}) { edges { node { invitees(first: 100) { totalCount } } } } }`,
+            variables: {},
+          },
+        ],
+        MAX_TOKENS,
+      );
+      expect(pages.listedItems).toBe(100 + 100 * 100);
+      const creates = planRequest(
+        [
+          {
+            query: `mutation ($${name}: [CreateUserInput!]! = [{ name: "a" }, { name: "b" }, { name: "c" }]) { createUsers(inputs: $${name}) { created } }`,
+            variables: {},
+          },
+        ],
+        MAX_TOKENS,
+      );
+      expect(creates.usersCreated).toBe(3);
+    },
+  );
 });
 
 describe('the Authorization header', () => {
