@@ -22,7 +22,8 @@ export interface AuthConfig {
   CLIENT_TOKENS: ClientToken[];
 }
 
-const BEARER = /^Bearer ([\x21-\x7e]+)$/;
+/** HTTP's authentication scheme is case-insensitive and followed by one or more spaces (RFC 9110 11.1). */
+const BEARER = /^Bearer +([\x21-\x7e]+)$/i;
 
 const digest = (text: string) => createHash('sha256').update(text, 'latin1').digest();
 

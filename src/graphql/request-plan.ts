@@ -164,6 +164,16 @@ function malformedArgument(
   return unused === null ? null : unused.slice(2);
 }
 
+/**
+ * The value a variable holds: the request's, else the operation's default. Own properties only, as
+ * graphql-js reads them: `$constructor` or `$__proto__` not sent must not read what every object
+ * inherits.
+ */
+function variableValue(name: string, variables: Variables, defaults: Variables): unknown {
+  if (Object.hasOwn(variables, name)) return variables[name];
+  return Object.hasOwn(defaults, name) ? defaults[name] : undefined;
+}
+
 /** How many items a list argument holds (a single value coerces to a list of one). */
 function listLength(
   node: ValueNode | undefined,
@@ -174,14 +184,14 @@ function listLength(
   if (node.kind === Kind.LIST) return node.values.length;
   if (node.kind === Kind.NULL) return 0;
   if (node.kind !== Kind.VARIABLE) return 1;
-  const value =
-    node.name.value in variables ? variables[node.name.value] : defaults[node.name.value];
+  const value = variableValue(node.name.value, variables, defaults);
   if (Array.isArray(value)) return value.length;
   return value === null || value === undefined ? 0 : 1;
 }
 
 function defaultsOf(operation: OperationDefinitionNode): Variables {
-  const defaults: Variables = {};
+  // No prototype: a variable named `__proto__` is then a property like any other.
+  const defaults: Variables = Object.create(null) as Variables;
   for (const definition of operation.variableDefinitions ?? []) {
     const value = definition.defaultValue;
     if (value === undefined) continue;
@@ -194,11 +204,7 @@ function defaultsOf(operation: OperationDefinitionNode): Variables {
 /** The whole number an Int argument holds (inline, or through a variable or its default). */
 function intValue(node: ValueNode | undefined, variables: Variables, defaults: Variables) {
   const value =
-    node?.kind === Kind.VARIABLE
-      ? node.name.value in variables
-        ? variables[node.name.value]
-        : defaults[node.name.value]
-      : node;
+    node?.kind === Kind.VARIABLE ? variableValue(node.name.value, variables, defaults) : node;
   const literal =
     (value as ValueNode | undefined)?.kind === Kind.INT
       ? Number((value as IntValueNode).value)

@@ -8,11 +8,20 @@
  * parser's limit is a syntax error, 400 GRAPHQL_PARSE_FAILED; batching is on (the HTTP layer caps the number of
  * operations per request); CSRF prevention is Apollo's default and stays on. In production:
  * no introspection, no landing page, no stack traces, no field suggestions.
+ *
+ * Automatic persisted queries (APQ) live in a store the HTTP layer shares (`PersistedQueries`): a
+ * request may send a document's hash alone, and the per-request bounds must be read from the
+ * document that hash stands for, else a registered document runs unplanned (src/http/limits.ts).
  */
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import {
+  InMemoryLRUCache,
+  PrefixingKeyValueCache,
+  type KeyValueCache,
+} from '@apollo/utils.keyvaluecache';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { Server } from 'node:http';
 import type { Config } from '../config.js';
@@ -63,10 +72,21 @@ export const GRAPHQL_LIMITS = {
 
 export type ApolloConfig = Pick<Config, 'NODE_ENV'>;
 
+/** Documents registered by APQ, keyed by their SHA-256 hash as sent in `persistedQuery`. */
+export type PersistedQueries = KeyValueCache<string>;
+
+/** A bounded store (Apollo's default LRU); unprefixed, so a hash is its key for every reader. */
+export function createPersistedQueries(): PersistedQueries {
+  return PrefixingKeyValueCache.cacheDangerouslyDoesNotNeedPrefixesForIsolation(
+    new InMemoryLRUCache<string>(),
+  );
+}
+
 export function createApolloServer(
   config: ApolloConfig,
   httpServer: Server,
   logger: Logger,
+  persistedQueries: PersistedQueries,
 ): ApolloServer<GraphQLContext> {
   const production = config.NODE_ENV === 'production';
   const armor = new ApolloArmor({
@@ -95,6 +115,7 @@ export function createApolloServer(
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     plugins: [...armor.plugins, ApolloServerPluginDrainHttpServer({ httpServer }), landingPage],
     allowBatchedHttpRequests: true,
+    persistedQueries: { cache: persistedQueries },
     csrfPrevention: true,
     introspection: !production,
     includeStacktraceInErrorResponses: !production,

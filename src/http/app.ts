@@ -36,7 +36,7 @@ import {
   type GraphQLContext,
   type ServiceComponents,
 } from '../graphql/context.js';
-import { GRAPHQL_LIMITS } from '../graphql/server.js';
+import { GRAPHQL_LIMITS, type PersistedQueries } from '../graphql/server.js';
 import type { Logger } from '../logger.js';
 import { corsOptions } from './cors.js';
 import {
@@ -64,6 +64,7 @@ export type AppConfig = Pick<
 export interface AppDeps {
   config: AppConfig;
   apollo: ApolloServer<GraphQLContext>;
+  persistedQueries: PersistedQueries;
   client: MongoClient;
   components: ServiceComponents;
   logger: Logger;
@@ -99,6 +100,7 @@ function splitUrl(url = '/'): { path: string; search: string } {
 export function createApp({
   config,
   apollo,
+  persistedQueries,
   client,
   components,
   logger,
@@ -131,7 +133,8 @@ export function createApp({
     // GETs and non-JSON posts have no body; Apollo answers them (landing page, GET queries, the
     // CSRF refusal of simple requests).
     req.body ??= {};
-    if (refusedBatch(req, res) || refusedBounds(req, res, search, GRAPHQL_LIMITS.maxTokens)) return;
+    if (refusedBatch(req, res)) return;
+    if (await refusedBounds(req, res, search, GRAPHQL_LIMITS.maxTokens, persistedQueries)) return;
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);

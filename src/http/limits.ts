@@ -12,12 +12,16 @@
  *   created (src/auth: one without a token in production, else 1,000), at most
  *   MAX_ALLOCATIONS_PER_REQUEST `allocateSequence` calls, at most MAX_LISTED_ITEMS_PER_REQUEST items
  *   listed by its pages (so `/health` never waits behind one request's serialisation), and no
- *   string argument that is not well-formed Unicode (400 BAD_USER_INPUT naming it).
+ *   string argument that is not well-formed Unicode (400 BAD_USER_INPUT naming it). An operation
+ *   sent as an APQ hash alone is planned from the document registered under that hash; a hash
+ *   with none is answered PERSISTED_QUERY_NOT_FOUND here, as Apollo would, so that a document
+ *   registered by a concurrent request between this check and Apollo's lookup never runs unplanned.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { usersPerRequest, type Caller } from '../auth/index.js';
 import { startRequestBudget, type RequestBudget } from '../graphql/budget.js';
 import { planRequest, type RequestedOperation } from '../graphql/request-plan.js';
+import type { PersistedQueries } from '../graphql/server.js';
 
 /**
  * A request as the HTTP layer knows it before GraphQL runs: who is calling (src/auth, once per
@@ -77,41 +81,93 @@ export function startDeadline(req: ServiceRequest, res: ServerResponse, timeoutM
   res.on('close', budget.end);
 }
 
+type ReceivedOperation = RequestedOperation & { extensions?: unknown };
+
+/** Parsed from a GET query string's JSON parameter; Apollo refuses what does not parse. */
+function parsedParameter(value: unknown): unknown {
+  try {
+    return typeof value === 'string' ? JSON.parse(value) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The operations of a POST body (one or a batch) or of a GET query string (`search`). */
-function operationsOf(req: ServiceRequest, search: string): RequestedOperation[] {
+function operationsOf(req: ServiceRequest, search: string): ReceivedOperation[] {
   if (req.method !== 'GET') {
     const body: unknown = req.body;
     const operations = Array.isArray(body) ? body : [body];
     return operations.filter(
-      (operation): operation is RequestedOperation =>
+      (operation): operation is ReceivedOperation =>
         typeof operation === 'object' && operation !== null,
     );
   }
   const params = new URLSearchParams(search);
-  const [query, operationName, variables] = ['query', 'operationName', 'variables'].map(
-    (name) => params.get(name) ?? undefined,
-  );
-  let parsed: unknown;
-  try {
-    parsed = typeof variables === 'string' ? JSON.parse(variables) : undefined;
-  } catch {
-    parsed = undefined; // Apollo refuses it with its own message.
+  const parameter = (name: string) => params.get(name) ?? undefined;
+  return [
+    {
+      query: parameter('query'),
+      operationName: parameter('operationName'),
+      variables: parsedParameter(parameter('variables')),
+      extensions: parsedParameter(parameter('extensions')),
+    },
+  ];
+}
+
+/**
+ * The hash of an operation sent as an APQ hash (version 1) without its document, else null. Apollo
+ * refuses other versions before any lookup, so those are left to it.
+ */
+function persistedHashOf(operation: ReceivedOperation): string | null {
+  if (typeof operation.query === 'string') return null;
+  const { extensions } = operation;
+  const persisted =
+    typeof extensions === 'object' && extensions !== null
+      ? (extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } })
+          .persistedQuery
+      : undefined;
+  if (typeof persisted !== 'object' || persisted === null || persisted.version !== 1) return null;
+  return typeof persisted.sha256Hash === 'string' ? persisted.sha256Hash : null;
+}
+
+/** The operations with each APQ hash replaced by its registered document; null if one has none. */
+async function withPersistedDocuments(
+  operations: ReceivedOperation[],
+  persistedQueries: PersistedQueries,
+): Promise<RequestedOperation[] | null> {
+  const resolved: RequestedOperation[] = [];
+  for (const operation of operations) {
+    const hash = persistedHashOf(operation);
+    if (hash === null) {
+      resolved.push(operation);
+      continue;
+    }
+    const query = await persistedQueries.get(hash);
+    if (query === undefined) return null;
+    resolved.push({ ...operation, query });
   }
-  return [{ query, operationName, variables: parsed }];
+  return resolved;
 }
 
 /**
  * After the body is read: answers and returns true when the whole request asks for more than its
  * bounds, or when the deadline already answered it (then it must never run).
  */
-export function refusedBounds(
+export async function refusedBounds(
   req: ServiceRequest,
   res: ServerResponse,
   search: string,
   maxTokens: number,
-): boolean {
+  persistedQueries: PersistedQueries,
+): Promise<boolean> {
   if (req.budget.signal.aborted) return true;
-  const plan = planRequest(operationsOf(req, search), maxTokens);
+  const operations = await withPersistedDocuments(operationsOf(req, search), persistedQueries);
+  if (operations === null) {
+    sendError(res, 200, 'PERSISTED_QUERY_NOT_FOUND', 'PersistedQueryNotFound');
+    return true;
+  }
+  if (req.budget.signal.aborted) return true;
+  const plan = planRequest(operations, maxTokens);
   const caller = req.caller;
   const maxUsers = usersPerRequest(caller);
   if (plan.malformedString !== null) {

@@ -9,8 +9,20 @@
  * - Deeply nested JSON in `variables` (valid JSON; `JSON.parse` reads it) overflowed the stack of
  *   the lone-surrogate check and was answered 500 INTERNAL_SERVER_ERROR; it must be read like any
  *   other variable: a lone surrogate at any depth still refused with 400 BAD_USER_INPUT.
+ * - Automatic persisted queries (APQ) let a request name its document by hash alone, and the request
+ *   plan only reads documents sent as text: registering `mutation A` (one user) beside `mutation B`
+ *   (three) under `operationName: "A"`, then sending B's hash alone, created three users in one
+ *   request without a token. The plan must read the document the hash stands for.
+ * - A variable named like a property every object inherits (`$constructor`, `$toString`) and not
+ *   sent was read as that inherited function, not its default: `users(first: $constructor)` with a
+ *   default of 100 was planned as 20 items, and a default list of users to create as one user.
+ * - `Authorization: bearer <token>` was taken for no token: HTTP's authentication scheme is
+ *   case-insensitive and may be followed by more than one space (RFC 9110, section 11.1), so
+ *   clients and proxies that write the scheme differently must still be let in with their role.
  */
+import { createHash } from 'node:crypto';
 import type { Db, MongoClient } from 'mongodb';
+import { createAuthenticator } from '../../src/auth/callers';
 import { planRequest } from '../../src/graphql/request-plan';
 import { connectTestClient, uniqueDbName } from '../support/db';
 import { startTestService, type TestService } from '../support/service';
@@ -70,6 +82,53 @@ describe('the request plan of a fragment bomb', () => {
   });
 });
 
+describe('the request plan of variables named like inherited properties', () => {
+  it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])(
+    'reads the default of $%s when it is not sent',
+    (name) => {
+      const pages = planRequest(
+        [
+          {
+            query: `query ($${name}: Int = 100) { users(first: $${name}) { edges { node { invitees(first: 100) { totalCount } } } } }`,
+            variables: {},
+          },
+        ],
+        MAX_TOKENS,
+      );
+      expect(pages.listedItems).toBe(100 + 100 * 100);
+      const creates = planRequest(
+        [
+          {
+            query: `mutation ($${name}: [CreateUserInput!]! = [{ name: "a" }, { name: "b" }, { name: "c" }]) { createUsers(inputs: $${name}) { created } }`,
+            variables: {},
+          },
+        ],
+        MAX_TOKENS,
+      );
+      expect(creates.usersCreated).toBe(3);
+    },
+  );
+});
+
+describe('the Authorization header', () => {
+  const token = 'tryout-client-token-0123456789abcdefgh';
+  const authenticate = createAuthenticator({
+    NODE_ENV: 'production',
+    CLIENT_TOKENS: [{ client: 'billing', token }],
+  });
+
+  it.each(['Bearer', 'bearer', 'BEARER', 'Bearer  '])('accepts the scheme written %j', (scheme) => {
+    expect(authenticate(`${scheme} ${token}`)).toEqual({ role: 'client', client: 'billing' });
+  });
+
+  it.each([`Basic ${token}`, token, `Bearer ${token}x`, `Bearer${token}`, `Bearer ${token} x`])(
+    'takes %j for no token',
+    (header) => {
+      expect(authenticate(header)).toEqual({ role: 'anonymous' });
+    },
+  );
+});
+
 describe('hostile requests to the production service', () => {
   let client: MongoClient;
   let db: Db;
@@ -109,6 +168,38 @@ describe('hostile requests to the production service', () => {
     const health = await fetch(`${service.url}/health`);
     expect(health.status).toBe(200);
     expect(await db.collection('users').countDocuments()).toBe(0);
+  });
+
+  const persisted = (query: string) => ({
+    persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') },
+  });
+
+  it('plans a persisted query sent by hash alone: no more users than the caller may create', async () => {
+    const query =
+      'mutation A { createUser(input: { name: "apq" }) { user { id } } } ' +
+      'mutation B { a: createUser(input: { name: "apq" }) { user { id } } ' +
+      'b: createUser(input: { name: "apq" }) { user { id } } }';
+    const registered = await post(
+      JSON.stringify({ query, operationName: 'A', extensions: persisted(query) }),
+    );
+    expect(registered.body).toMatchObject({
+      data: { createUser: { user: { id: expect.any(String) } } },
+    });
+    const byHash = await post(JSON.stringify({ operationName: 'B', extensions: persisted(query) }));
+    expect(byHash.status).toBe(401);
+    expect(byHash.body).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
+    expect(await db.collection('users').countDocuments({ name: 'apq' })).toBe(1);
+  });
+
+  it('still answers a persisted query by hash, and PERSISTED_QUERY_NOT_FOUND for an unknown hash', async () => {
+    const query = '{ __typename }';
+    await post(JSON.stringify({ query, extensions: persisted(query) }));
+    const byHash = await post(JSON.stringify({ extensions: persisted(query) }));
+    expect(byHash.body).toEqual({ data: { __typename: 'Query' } });
+    const unknown = await post(JSON.stringify({ extensions: persisted('{ never }') }));
+    expect(unknown.body).toMatchObject({
+      errors: [{ extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }],
+    });
   });
 
   it('reads deeply nested JSON variables instead of answering 500', async () => {

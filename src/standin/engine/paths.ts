@@ -2,17 +2,18 @@
  * Dotted field paths ("a.b.c") over stored documents. Reading follows MongoDB: numeric segments
  * index arrays, and a non-numeric segment applied to an array reaches into each element (that
  * fan-out is what lets `{ 'tags.name': x }` match any element). Writing creates missing
- * intermediate documents and refuses to traverse scalars, as mongod does.
+ * intermediate documents and refuses to traverse scalars, as mongod does. Only a document's own
+ * fields are read and written: `constructor` or `__proto__` is a field name like any other.
  */
 import { CommandError, ErrorCode } from './errors';
-import { Document, isPlainDocument } from './values';
+import { Document, isPlainDocument, ownField, setOwnField } from './values';
 
 /** The single value at a path, without array fan-out (undefined when absent). */
 export function getPath(doc: unknown, path: string): unknown {
   let current: unknown = doc;
   for (const segment of path.split('.')) {
     if (Array.isArray(current) && /^\d+$/.test(segment)) current = current[Number(segment)];
-    else if (isPlainDocument(current)) current = current[segment];
+    else if (isPlainDocument(current)) current = ownField(current, segment);
     else return undefined;
   }
   return current;
@@ -34,7 +35,7 @@ export function valuesAtPath(doc: unknown, segments: readonly string[], from = 0
     }
     return results;
   }
-  if (isPlainDocument(doc)) return valuesAtPath(doc[segment], segments, from + 1);
+  if (isPlainDocument(doc)) return valuesAtPath(ownField(doc, segment), segments, from + 1);
   return [undefined];
 }
 
@@ -55,12 +56,14 @@ function parentOf(
   let current: Document | unknown[] = doc;
   for (let i = 0; i < segments.length - 1; i++) {
     const segment = segments[i];
-    let next: unknown = Array.isArray(current) ? current[Number(segment)] : current[segment];
+    let next: unknown = Array.isArray(current)
+      ? current[Number(segment)]
+      : ownField(current, segment);
     if (next === undefined || next === null) {
       if (!create) return null;
       next = {};
       if (Array.isArray(current)) current[Number(segment)] = next;
-      else current[segment] = next;
+      else setOwnField(current, segment, next);
     }
     if (!isPlainDocument(next) && !Array.isArray(next)) {
       if (!create) return null;
@@ -74,7 +77,7 @@ function parentOf(
 export function setPath(doc: Document, path: string, value: unknown): void {
   const target = parentOf(doc, path, true)!;
   if (Array.isArray(target.parent)) target.parent[Number(target.key)] = value;
-  else target.parent[target.key] = value;
+  else setOwnField(target.parent, target.key, value);
 }
 
 export function unsetPath(doc: Document, path: string): void {

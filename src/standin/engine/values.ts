@@ -33,6 +33,19 @@ export function isPlainDocument(value: unknown): value is Document {
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * A document's own field, or undefined: names every object inherits (`constructor`, `toString`)
+ * are plain field names to MongoDB, absent unless stored.
+ */
+export function ownField(doc: Document, key: string): unknown {
+  return Object.hasOwn(doc, key) ? doc[key] : undefined;
+}
+
+/** Stores a field as the document's own data; `__proto__` too, never the object's prototype. */
+export function setOwnField(doc: Document, key: string, value: unknown): void {
+  Object.defineProperty(doc, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 export function isNumeric(value: unknown): boolean {
   return (
     typeof value === 'number' ||
@@ -232,7 +245,7 @@ export function cloneValue<T>(value: T): T {
   if (Array.isArray(value)) return value.map(cloneValue) as T;
   if (isPlainDocument(value)) {
     const copy: Document = {};
-    for (const key of Object.keys(value)) copy[key] = cloneValue(value[key]);
+    for (const key of Object.keys(value)) setOwnField(copy, key, cloneValue(value[key]));
     return copy as T;
   }
   return value;
