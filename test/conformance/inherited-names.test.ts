@@ -43,3 +43,15 @@ test('$set through a field named __proto__ stores it as data and pollutes nothin
   expect(await coll.countDocuments({ 'b.__proto__.polluted': 1 })).toBe(1);
   expect(await coll.countDocuments({ polluted: { $exists: true } })).toBe(0);
 });
+
+test('a pipeline update and $group write a field named __proto__ as data', async () => {
+  const coll = shared.db.collection('fields');
+  await coll.updateOne({ _id: 1 } as never, [{ $set: { ['__proto__']: { $literal: 7 } } }]);
+  const stored = await coll.findOne({ _id: 1 } as never);
+  expect(Object.getOwnPropertyNames(stored)).toEqual(['_id', 'a', '__proto__']);
+  const grouped = await coll
+    .aggregate([{ $group: { _id: null, ['__proto__']: { $sum: 1 } } }])
+    .toArray();
+  expect(Object.getOwnPropertyNames(grouped[0])).toEqual(['_id', '__proto__']);
+  expect(await coll.countDocuments({ ['__proto__']: 7 } as never)).toBe(1);
+});

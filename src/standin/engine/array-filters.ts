@@ -8,7 +8,7 @@
 import { badValue, CommandError, ErrorCode } from './errors';
 import { compileFilter, Predicate } from './matcher';
 import { resolvePositional } from './positional';
-import { Document, isPlainDocument } from './values';
+import { Document, isPlainDocument, ownField } from './values';
 
 export type ArrayFilters = ReadonlyMap<string, Predicate>;
 
@@ -96,7 +96,7 @@ export function concretePaths(
       const next = Array.isArray(value)
         ? value[Number(segment)]
         : isPlainDocument(value)
-          ? value[segment]
+          ? ownField(value, segment)
           : undefined;
       expand(next, at + 1, [...prefix, segment]);
       return;

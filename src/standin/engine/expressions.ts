@@ -10,7 +10,14 @@
 import { badValue, CommandError, LocationCode, unsupported } from './errors';
 import { addForExpression } from './numbers';
 import { getPath } from './paths';
-import { compareValues, Document, isNumeric, isPlainDocument, numberOf } from './values';
+import {
+  compareValues,
+  Document,
+  isNumeric,
+  isPlainDocument,
+  numberOf,
+  setOwnField,
+} from './values';
 
 type Operator = (args: unknown[], doc: Document) => unknown;
 
@@ -108,7 +115,7 @@ function fieldInputOf(name: string, spec: Document, doc: Document, variables: Va
 function withField(input: Document, field: string, value: unknown): Document {
   const result = { ...input };
   if (value === undefined) delete result[field];
-  else result[field] = value;
+  else setOwnField(result, field, value);
   return result;
 }
 
@@ -173,7 +180,7 @@ export function evaluate(
   const result: Document = {};
   for (const key of keys) {
     const value = evaluate(expression[key], doc, variables);
-    if (value !== undefined) result[key] = value;
+    if (value !== undefined) setOwnField(result, key, value);
   }
   return result;
 }

@@ -23,6 +23,7 @@ import {
   isNumeric,
   isPlainDocument,
   numberOf,
+  setOwnField,
 } from './values';
 
 type Accumulator = { add(value: unknown): void; result(): unknown };
@@ -96,7 +97,7 @@ function group(docs: Document[], spec: Document, variables: Variables): Document
   }
   return [...groups.values()].map(({ id, accumulators }) => {
     const result: Document = { _id: id };
-    parsed.forEach(({ field }, i) => (result[field] = accumulators[i].result()));
+    parsed.forEach(({ field }, i) => setOwnField(result, field, accumulators[i].result()));
     return result;
   });
 }
