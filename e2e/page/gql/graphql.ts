@@ -57,9 +57,12 @@ export type ErrorCode =
 /** How a user's `_id` is chosen. */
 export type IdStrategy =
   /**
-   * Hi/lo-style block: each service process reserves `ID_BLOCK_SIZE` ids (default 100) with one
-   * `$inc` on the same `userid` counter and hands them out locally: about 1 command per user.
-   * Ids are unique across processes but not issued in time order; a crash leaves gaps, never duplicates.
+   * Hi/lo-style block: each service process reserves a block of ids with one `$inc` on the same
+   * `userid` counter and hands them out locally, fetching the next block in the background before
+   * this one runs out. Blocks last about 10 s of the process's creations (`ID_BLOCK_SIZE` to
+   * `ID_BLOCK_SIZE_MAX` ids): about 1 command per user. Ids are unique across processes but not
+   * issued in time order; a crash leaves gaps, never duplicates; a clean stop gives unused ids back
+   * where it safely can.
    */
   | 'BLOCK'
   /**
