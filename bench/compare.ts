@@ -1,9 +1,12 @@
 /**
- * `npm run bench:compare -- [--strategy S] [--concurrency C] [--seconds N] [--rounds R] A B ...`:
- * one cell (COUNTER at concurrency 64 unless told otherwise) measured on several builds of the
- * service in one session, round after round (A B A B ...), so a change's before and after meet
- * the same machine load. Each argument is a built entry point (`dist/main.js` of some checkout,
- * or a build of it elsewhere that can resolve this checkout's node_modules and schema).
+ * `npm run bench:compare -- [--strategy S] [--concurrency C] [--users-per-request U] [--seconds N]
+ * [--rounds R] [--node-args FLAGS] A [--node-args FLAGS] B ...`: one cell (COUNTER `createUser` at
+ * concurrency 64 unless told otherwise; U > 1 loads `createUsers` batches of U) measured on several
+ * builds of the service in one session, round after round (A B A B ...), so a change's before and
+ * after meet the same machine load. Each build is a built entry point (`dist/main.js` of some
+ * checkout, or a build of it elsewhere that can resolve this checkout's node_modules and schema),
+ * run with the `node` flags (space-separated) of the `--node-args` just before it, if any: the
+ * same build twice with different flags compares the flags.
  *
  * Contract: every build runs as one process of its own, as in `npm run bench`, on its own fresh
  * database of one database process (dropped at the end); all start up front and idle between their turns; each is
@@ -24,8 +27,9 @@ interface Options {
   strategy: LoadShape['strategy'];
   concurrency: number;
   seconds: number;
+  usersPerRequest: number;
   rounds: number;
-  entries: string[];
+  entries: { entry: string; nodeArgs: string[] }[];
 }
 
 const WARM_UP_SECONDS = 3;
@@ -35,9 +39,11 @@ function parseOptions(argv: string[]): Options {
     strategy: 'COUNTER',
     concurrency: 64,
     seconds: 8,
+    usersPerRequest: 1,
     rounds: 3,
     entries: [],
   };
+  let nodeArgs: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const [flag, value] = [argv[i], argv[i + 1]];
     const whole = Number(value);
@@ -47,15 +53,21 @@ function parseOptions(argv: string[]): Options {
       options.concurrency = whole;
     } else if (flag === '--seconds' && whole >= 1 && whole <= 60) {
       options.seconds = whole;
+    } else if (flag === '--users-per-request' && [1, 100, 1000].includes(whole)) {
+      options.usersPerRequest = whole;
+    } else if (flag === '--node-args' && value !== undefined) {
+      nodeArgs = value.split(' ').filter((arg) => arg !== '');
     } else if (flag === '--rounds' && Number.isInteger(whole) && whole >= 1 && whole <= 9) {
       options.rounds = whole;
     } else if (!flag.startsWith('--')) {
-      options.entries.push(resolve(flag));
+      options.entries.push({ entry: resolve(flag), nodeArgs });
+      nodeArgs = [];
       continue;
     } else {
       throw new Error(
-        'options: --strategy COUNTER|OPTIMISTIC_LOOP|BLOCK, --concurrency 1..256, --seconds 1..60, ' +
-          '--rounds 1..9, then two or more built entry points',
+        'options: --strategy COUNTER|OPTIMISTIC_LOOP|BLOCK, --concurrency 1..256, ' +
+          '--users-per-request 1|100|1000, --seconds 1..60, --rounds 1..9, then two or more ' +
+          'built entry points, each after its own --node-args "FLAGS" if any',
       );
     }
     i += 1;
@@ -75,7 +87,7 @@ async function main(): Promise<void> {
   const plan: ServicePlan = {
     label: options.strategy,
     strategy: options.strategy,
-    shape: { strategy: options.strategy, usersPerRequest: 1 },
+    shape: { strategy: options.strategy, usersPerRequest: options.usersPerRequest },
     blockSize: 100,
     blockSizeMax: 10_000,
     concurrencies: [options.concurrency],
@@ -85,7 +97,7 @@ async function main(): Promise<void> {
   const dbNames = options.entries.map((_, i) => `compare_${runId}_${i}`);
   const fleets: ServiceFleet[] = [];
   try {
-    for (const [i, entry] of options.entries.entries()) {
+    for (const [i, { entry, nodeArgs }] of options.entries.entries()) {
       fleets.push(
         await startServiceFleet({
           instances: 1,
@@ -93,6 +105,7 @@ async function main(): Promise<void> {
           dbName: dbNames[i],
           blockSize: plan.blockSize,
           blockSizeMax: plan.blockSizeMax,
+          nodeArgs,
           entry,
         }),
       );
@@ -124,14 +137,14 @@ async function main(): Promise<void> {
       rss: Math.max(...measured.map((c) => c.peakRssMb ?? 0)),
     }));
     const lines = [
-      `${options.strategy}@${options.concurrency}, ${options.seconds} s × ${options.rounds} rounds; ` +
+      `${options.strategy}@${options.concurrency}, ${options.usersPerRequest} per request, ${options.seconds} s × ${options.rounds} rounds; ` +
         `1-minute load average ${loadStart.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at end`,
       '',
       '| Build | Service CPU ms/user | ÷ first | Users/s | ÷ first | p50 ms | p99 ms | Peak RSS MB |',
       '| --- | --- | --- | --- | --- | --- | --- | --- |',
       ...rows.map(
         (r, i) =>
-          `| ${options.entries[i]} | ${r.cpu.toFixed(3)} | ${(r.cpu / rows[0].cpu).toFixed(2)} | ` +
+          `| ${[...options.entries[i].nodeArgs, options.entries[i].entry].join(' ')} | ${r.cpu.toFixed(3)} | ${(r.cpu / rows[0].cpu).toFixed(2)} | ` +
           `${r.rate.toFixed(0)} | ${(r.rate / rows[0].rate).toFixed(2)} | ${r.p50.toFixed(1)} | ` +
           `${r.p99.toFixed(1)} | ${r.rss.toFixed(0)} |`,
       ),

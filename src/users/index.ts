@@ -1,5 +1,5 @@
 /** The users component: the `users` collection, its id strategies, batch creation, pages and loaders. */
-export { Users, MAX_USERS_PER_BATCH } from './users.js';
+export { Users, MAX_USERS_PER_BATCH, MAX_BATCH_USERS_IN_CREATION } from './users.js';
 export type { UsersDeps } from './users.js';
 export { ID_STRATEGIES, isIdStrategy, type IdStrategy } from './strategy.js';
 export type { CreateUserInput, User } from './model.js';

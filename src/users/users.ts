@@ -25,6 +25,7 @@ import {
 } from '../sequences/index.js';
 import type { StrategyStats } from '../stats/index.js';
 import type { IdStrategy } from './strategy.js';
+import { BatchAdmission } from './batch-admission.js';
 import { createUsersWith, type CreationDeps } from './creation.js';
 import { idSources, USER_ID_SEQUENCE } from './id-sources.js';
 import { UserIndexes } from './indexes.js';
@@ -44,6 +45,8 @@ import { findUserById, maxUserId } from './reads.js';
 import { normalizeEmail, parseUserId, validateUserUpdate } from './validation.js';
 
 export const MAX_USERS_PER_BATCH = 1_000;
+/** Users of `createUsers` batches one process creates at once (see ./batch-admission.ts). */
+export const MAX_BATCH_USERS_IN_CREATION = 4 * MAX_USERS_PER_BATCH;
 
 export interface UsersDeps {
   db: Db;
@@ -64,6 +67,7 @@ export class Users {
   private readonly creation: CreationDeps;
   private readonly blocks: BlockAllocator;
   private readonly indexes: UserIndexes;
+  private readonly batchAdmission = new BatchAdmission(MAX_BATCH_USERS_IN_CREATION);
   /** The `userid` counter, which only this component allocates from (see SequenceCatalog). */
   readonly idSequence: ReservedSequence = {
     name: USER_ID_SEQUENCE.name,
@@ -131,7 +135,9 @@ export class Users {
         field: 'inputs',
       });
     }
-    const outcomes = await createUsersWith(this.creation, inputs, strategy, options);
+    const outcomes = await this.batchAdmission.run(inputs.length, options, () =>
+      createUsersWith(this.creation, inputs, strategy, options),
+    );
     return outcomes.map((outcome) =>
       'error' in outcome ? outcome : { user: readable(outcome.user) },
     );
