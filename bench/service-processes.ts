@@ -9,9 +9,13 @@
  * collection and one `userid` counter. The fleet calls itself a client of the service (one client
  * token per fleet, `CLIENT_TOKENS`), as a back-end would: batches and `/metrics` need one. RSS is sampled from `/proc/<pid>/status` every ~100 ms
  * while a sampler runs, so the peak covers the whole cell. Every HTTP call is bounded in time.
+ * Each process runs with the heap sizing flags of `npm start` (package.json's start script, their
+ * one home), so the bench measures the memory the service is deployed with; flags given to the
+ * fleet come after them and win.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { rssMb } from './process-usage';
 import { freePort } from '../test/support/ports';
@@ -43,6 +47,15 @@ const READY_TIMEOUT_MS = 60_000;
 const HTTP_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 15_000;
 const RSS_SAMPLE_MS = 100;
+const HEAP_SIZING_FLAG = /^--max-(semi|old)-space-size=\d+$/;
+
+/** The heap sizing flags of package.json's start script. */
+function startScriptHeapFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  return manifest.scripts.start.split(/\s+/).filter((arg) => HEAP_SIZING_FLAG.test(arg));
+}
 
 async function fetchBounded(url: string, init?: RequestInit): Promise<Response> {
   return fetch(url, { ...init, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
@@ -78,7 +91,7 @@ async function startOne(
   entry: string,
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, entry], {
+  const child = spawn(process.execPath, [...startScriptHeapFlags(), ...nodeArgs, entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
