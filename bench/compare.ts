@@ -19,7 +19,7 @@ import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { startBenchDatabase } from './database';
 import { type LoadShape } from './http-load';
-import { type CellResult } from './report';
+import { median, type CellResult } from './report';
 import { measureServiceCell, warmUp, type ServicePlan } from './service-cells';
 import { startServiceFleet, type ServiceFleet } from './service-processes';
 
@@ -76,12 +76,6 @@ function parseOptions(argv: string[]): Options {
   return options;
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const plan: ServicePlan = {
@@ -126,7 +120,12 @@ async function main(): Promise<void> {
             database.pid,
           ),
         );
-        process.stderr.write(`compare: round ${round + 1}, build ${i + 1} done\n`);
+        const cell = cells[i][cells[i].length - 1];
+        process.stderr.write(
+          `compare: round ${round + 1}, build ${i + 1}: ` +
+            `${(cell.cpuMsPerUser.service ?? Number.NaN).toFixed(3)} ms/user, ` +
+            `${cell.usersPerSecond.toFixed(0)} users/s\n`,
+        );
       }
     }
     const rows = cells.map((measured) => ({

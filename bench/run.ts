@@ -8,7 +8,8 @@
  * (ObjectId insert; the tutorial's getNextSequence + insert), then each service plan after a
  * warm-up. Default plans: COUNTER, OPTIMISTIC_LOOP, BLOCK (blocks adapting from 100 to 10,000),
  * and createUsers batches of 100 with COUNTER, each at concurrency 1, 8 and 64, and batches of
- * 1,000 at 64. `--instances K`: K processes per fleet, COUNTER and BLOCK with fixed block sizes
+ * 1,000 at 64; then, in a full run, 3 paired rounds of the raw tutorial loop and COUNTER at 64,
+ * back to back, from which issue 14's COUNTER-versus-raw verdicts are read. `--instances K`: K processes per fleet, COUNTER and BLOCK with fixed block sizes
  * 10, 100 and 1,000 at concurrency 64, with counter-document writes. Every
  * cell lasts a fixed time (1.5 s with `--quick`, 12 s otherwise). Writes the Markdown report to
  * stdout, `bench/results[-instances-K][-quick].{json,svg}`, progress to stderr; drops its
@@ -30,7 +31,7 @@ import {
 } from './driver-baselines';
 import { startBenchDatabase } from './database';
 import { progress } from './progress';
-import { writeReport, type CellResult, type RunEnvironment } from './report';
+import { writeReport, type CellResult, type PairedRound, type RunEnvironment } from './report';
 import { CONCURRENCIES, measureServiceCell, servicePlans, warmUp } from './service-cells';
 import { startServiceFleet, type ServiceFleet } from './service-processes';
 
@@ -41,6 +42,9 @@ interface Options {
 }
 
 const ROOT = join(__dirname, '..');
+/** Rounds of the paired yardstick (see `PairedRound`), in full runs. */
+const PAIRED_ROUNDS = 3;
+const PAIRED_CONCURRENCY = 64;
 const BUILD_TIMEOUT_MS = 300_000;
 
 function parseOptions(argv: string[]): Options {
@@ -96,9 +100,11 @@ async function main(): Promise<void> {
   const plans = servicePlans(options.instances);
   const baselines: DriverBaseline[] =
     options.instances === null ? (Object.keys(DRIVER_BASELINES) as DriverBaseline[]) : [];
+  const pairedRounds = options.instances === null && !options.quick ? PAIRED_ROUNDS : 0;
   const totalCells =
     baselines.length * CONCURRENCIES.length +
-    plans.reduce((n, plan) => n + plan.concurrencies.length, 0);
+    plans.reduce((n, plan) => n + plan.concurrencies.length, 0) +
+    2 * pairedRounds;
   const bar = progress(totalCells);
 
   if (await buildIsStale()) {
@@ -115,6 +121,7 @@ async function main(): Promise<void> {
     return name;
   };
   const cells: CellResult[] = [];
+  const rounds: PairedRound[] = [];
   const fleets: ServiceFleet[] = [];
   try {
     // Every fleet starts now, in parallel, while nothing is being measured; each idles until its
@@ -178,6 +185,46 @@ async function main(): Promise<void> {
           cells.push(await measureServiceCell(fleet, plan, concurrency, cellSeconds, database.pid));
           bar.cellDone();
         }
+        if (plan.shape.strategy === 'COUNTER' && plan.shape.usersPerRequest === 1) {
+          const rawDbName = freshDbName('paired raw loop');
+          for (let round = 1; round <= pairedRounds; round += 1) {
+            // Alternate which side goes first, so neither always follows the other.
+            const sides = [
+              async () => {
+                bar.cell(`paired round ${round}: raw loop @${PAIRED_CONCURRENCY}`);
+                const raw = await runDriverBaseline({
+                  counting,
+                  dbName: rawDbName,
+                  baseline: 'TUTORIAL_GET_NEXT_SEQUENCE',
+                  concurrency: PAIRED_CONCURRENCY,
+                  durationMs: cellSeconds * 1000,
+                  databasePid: database.pid,
+                });
+                bar.cellDone();
+                return raw;
+              },
+              async () => {
+                bar.cell(`paired round ${round}: COUNTER @${PAIRED_CONCURRENCY}`);
+                const counter = await measureServiceCell(
+                  fleet,
+                  plan,
+                  PAIRED_CONCURRENCY,
+                  cellSeconds,
+                  database.pid,
+                );
+                bar.cellDone();
+                return counter;
+              },
+            ] as const;
+            if (round % 2 === 1) {
+              const raw = await sides[0]();
+              rounds.push({ raw, counter: await sides[1]() });
+            } else {
+              const counter = await sides[1]();
+              rounds.push({ raw: await sides[0](), counter });
+            }
+          }
+        }
       } finally {
         await fleet.stop();
       }
@@ -192,7 +239,12 @@ async function main(): Promise<void> {
         ? `results-instances-${options.instances}${options.quick ? '-quick' : ''}`
         : `results${options.quick ? '-quick' : ''}`,
     );
-    process.stdout.write(await writeReport({ environment, cells }, base));
+    process.stdout.write(
+      await writeReport(
+        { environment, cells, ...(rounds.length > 0 ? { pairedRounds: rounds } : {}) },
+        base,
+      ),
+    );
     process.stderr.write(`bench: wrote ${base}.json and ${base}.svg\n`);
   } finally {
     bar.stop();

@@ -9,7 +9,7 @@
  * `OPEN_ACCESS_CLIENT` (open defaults for exploration, announced at start-up by `openAccessWarning`);
  * in production it stays anonymous.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { OPEN_ACCESS_CLIENT, type ClientToken } from './tokens.js';
 
 export type Role = 'anonymous' | 'client' | 'admin';
@@ -25,7 +25,8 @@ export interface AuthConfig {
 /** HTTP's authentication scheme is case-insensitive and followed by one or more spaces (RFC 9110 11.1). */
 const BEARER = /^Bearer +([\x21-\x7e]+)$/i;
 
-const digest = (text: string) => createHash('sha256').update(text, 'latin1').digest();
+/** Tokens are visible ASCII (checked at start-up, and by BEARER), so UTF-8 is their bytes. */
+const digest = (text: string) => hash('sha256', text, 'buffer');
 
 /** Turns an `Authorization` header into the caller it proves; built once per process. */
 export function createAuthenticator(config: AuthConfig): (authorization?: string) => Caller {

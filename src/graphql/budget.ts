@@ -28,11 +28,18 @@ export class DeadlineExceededError extends DomainError {
 }
 
 /**
- * A budget whose signal aborts after `timeoutMs`, and `end()` to call once the request is answered
- * (it stops the timer).
+ * A budget whose signal aborts after `timeoutMs`, then calls `onExpired` (which answers the client),
+ * and `end()` to call once the request is answered (it stops the timer).
  */
-export function startRequestBudget(timeoutMs: number): RequestBudget & { end(): void } {
+export function startRequestBudget(
+  timeoutMs: number,
+  onExpired?: (reason: DeadlineExceededError) => void,
+): RequestBudget & { end(): void } {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DeadlineExceededError(timeoutMs)), timeoutMs);
+  const timer = setTimeout(() => {
+    const reason = new DeadlineExceededError(timeoutMs);
+    controller.abort(reason);
+    onExpired?.(reason);
+  }, timeoutMs);
   return { signal: controller.signal, end: () => clearTimeout(timer) };
 }

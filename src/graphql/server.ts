@@ -12,10 +12,19 @@
  * Automatic persisted queries (APQ) live in a store the HTTP layer shares (`PersistedQueries`): a
  * request may send a document's hash alone, and the per-request bounds must be read from the
  * document that hash stands for, else a registered document runs unplanned (src/http/limits.ts).
+ *
+ * Apollo's cache-control plugin is off: the schema declares no cache hints, so all it did was
+ * answer `cache-control: no-store`, at the price of wrapping every field's resolver to collect
+ * hints (issue 14 measured the cost). The HTTP layer now sends `no-store` itself
+ * (src/http/app.ts). Inline tracing is for federated subgraphs, which this schema is not.
  */
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import {
   InMemoryLRUCache,
@@ -113,7 +122,13 @@ export function createApolloServer(
     resolvers: [resolvers, scalarResolvers],
     validationRules: armor.validationRules,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
-    plugins: [...armor.plugins, ApolloServerPluginDrainHttpServer({ httpServer }), landingPage],
+    plugins: [
+      ...armor.plugins,
+      ApolloServerPluginDrainHttpServer({ httpServer }),
+      landingPage,
+      ApolloServerPluginCacheControlDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
+    ],
     allowBatchedHttpRequests: true,
     persistedQueries: { cache: persistedQueries },
     csrfPrevention: true,

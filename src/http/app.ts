@@ -89,6 +89,16 @@ function passes(middleware: Middleware, req: IncomingMessage, res: ServerRespons
   });
 }
 
+/**
+ * Runs a connect-style middleware that always passes the request on, with or without an error
+ * (body-parser's readers): no watch for an answer of its own, which `passes` pays for.
+ */
+function through(middleware: Middleware, req: IncomingMessage, res: ServerResponse) {
+  return new Promise<void>((resolve, reject) => {
+    middleware(req, res, (err) => (err === undefined ? resolve() : reject(err)));
+  });
+}
+
 /** The path and the query string (`?` included, or empty) of a request's URL. */
 function splitUrl(url = '/'): { path: string; search: string } {
   const mark = url.indexOf('?');
@@ -127,9 +137,13 @@ export function createApp({
   };
 
   const graphql = async (req: ServiceRequest, res: ServerResponse, search: string) => {
-    if (!(await passes(allowCors, req, res))) return; // a preflight, answered
+    // cors answers a preflight itself, without passing it on; any other request it passes on.
+    if (req.method === 'OPTIONS') {
+      if (!(await passes(allowCors, req, res))) return;
+    } else await through(allowCors, req, res);
     startDeadline(req, res, config.REQUEST_TIMEOUT_MS);
-    if (!(await passes(readJson, req, res))) return;
+    await through(readJson, req, res);
+    if (res.headersSent) return; // the deadline answered 503 while the body was arriving
     // GETs and non-JSON posts have no body; Apollo answers them (landing page, GET queries, the
     // CSRF refusal of simple requests).
     req.body ??= {};
@@ -145,6 +159,8 @@ export function createApp({
     });
     // The deadline answered 503 meanwhile: the late answer has no one to go to.
     if (res.headersSent) return;
+    // No answer of this API may be stored by a browser or a proxy (ids, users, counters change).
+    res.setHeader('cache-control', 'no-store');
     for (const [key, value] of answer.headers) res.setHeader(key, value);
     res.statusCode = answer.status ?? 200;
     if (answer.body.kind === 'complete') {

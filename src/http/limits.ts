@@ -69,16 +69,14 @@ export function refusedBatch(req: ServiceRequest, res: ServerResponse): boolean 
 
 /** Starts the request's budget (`req.budget`), before the body is read. */
 export function startDeadline(req: ServiceRequest, res: ServerResponse, timeoutMs: number): void {
-  const budget = startRequestBudget(timeoutMs);
-  req.budget = budget;
-  budget.signal.addEventListener('abort', () => {
+  const budget = startRequestBudget(timeoutMs, (reason) => {
     if (!res.headersSent) {
-      const reason = budget.signal.reason as Error;
       sendError(res, 503, 'SERVICE_UNAVAILABLE', reason.message, { retryable: true });
     }
   });
-  res.on('finish', budget.end);
-  res.on('close', budget.end);
+  req.budget = budget;
+  // A response emits 'close' once answered, and when its connection goes first.
+  res.once('close', budget.end);
 }
 
 type ReceivedOperation = RequestedOperation & { extensions?: unknown };

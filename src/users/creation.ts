@@ -48,15 +48,20 @@ export interface CreationDeps {
 interface Candidate {
   index: number;
   input: NormalizedUserInput;
-  hash: string;
+  /** `inputHash(input)` once asked for (`hashOf`); only items with an idempotency key ask. */
+  hash?: string;
+}
+
+/** The candidate's input fingerprint, computed on first use: most creations carry no key. */
+function hashOf(candidate: Candidate): string {
+  return (candidate.hash ??= inputHash(candidate.input));
 }
 
 function validated(inputs: CreateUserInput[], outcomes: CreationOutcome[]): Candidate[] {
   const candidates: Candidate[] = [];
   inputs.forEach((raw, index) => {
     try {
-      const input = validateCreateUserInput(raw);
-      candidates.push({ index, input, hash: inputHash(input) });
+      candidates.push({ index, input: validateCreateUserInput(raw) });
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       outcomes[index] = { error: err };
@@ -83,7 +88,7 @@ function unsavedUser(candidate: Candidate, strategy: IdStrategy, createdAt: Date
   if (invitedById !== undefined) user.invitedById = Long.fromNumber(invitedById);
   if (idempotencyKey !== undefined) {
     user.idempotencyKey = idempotencyKey;
-    user.inputHash = candidate.hash;
+    user.inputHash = hashOf(candidate);
   }
   return user;
 }
@@ -115,7 +120,7 @@ async function planBatch(
   for (const candidate of candidates) {
     const { idempotencyKey: key, invitedById, email } = candidate.input;
     const stored = key === undefined ? undefined : storedByKey.get(key);
-    if (stored !== undefined) outcomes[candidate.index] = replayOf(stored, candidate.hash);
+    if (stored !== undefined) outcomes[candidate.index] = replayOf(stored, hashOf(candidate));
     else if (key !== undefined && plan.keyOwners.has(key)) plan.followers.push(candidate);
     else if (invitedById !== undefined && !inviters.has(invitedById)) {
       outcomes[candidate.index] = { error: new UnknownInviterError() };
@@ -150,7 +155,7 @@ async function settleInserts(
     let outcome: CreationOutcome;
     if ('created' in result) outcome = { user: result.created, attempts, replayed: false };
     else if ('error' in result) outcome = result;
-    else if (winner !== undefined) outcome = replayOf(winner, candidate.hash);
+    else if (winner !== undefined) outcome = replayOf(winner, hashOf(candidate));
     else if (result.duplicateOn === 'email') outcome = { error: new DuplicateEmailError() };
     // The key's user was there at insert time and is gone now: sending again will settle it.
     else outcome = { error: new IdContentionError(attempts) };
@@ -164,7 +169,7 @@ function settleFollowers(plan: BatchPlan, outcomes: CreationOutcome[]): void {
     const owner = plan.keyOwners.get(follower.input.idempotencyKey as string) as Candidate;
     const ownerOutcome = outcomes[owner.index];
     let outcome: CreationOutcome;
-    if (follower.hash !== owner.hash) outcome = { error: new IdempotencyKeyReusedError() };
+    if (hashOf(follower) !== hashOf(owner)) outcome = { error: new IdempotencyKeyReusedError() };
     else if ('error' in ownerOutcome) outcome = ownerOutcome;
     else outcome = { user: ownerOutcome.user, attempts: 0, replayed: true };
     outcomes[follower.index] = outcome;

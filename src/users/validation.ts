@@ -12,7 +12,7 @@
  * carry no hidden ones. Case rules: emails are lower-cased whole (domains are case-insensitive, and
  * mail providers treat local parts so too); idempotency keys keep their case (opaque tokens).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { BadUserInputError } from '../errors.js';
 import type { CreateUserInput } from './model.js';
@@ -179,5 +179,5 @@ export function normalizeEmail(email: string): string | null {
 /** A fingerprint of what the user asked for, compared when an idempotency key is reused. */
 export function inputHash(input: NormalizedUserInput): string {
   const fingerprint = JSON.stringify([input.name, input.email ?? null, input.invitedById ?? null]);
-  return createHash('sha256').update(fingerprint).digest('base64url');
+  return hash('sha256', fingerprint, 'base64url');
 }

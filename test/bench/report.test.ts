@@ -8,6 +8,8 @@ import {
   cpuVersusRawLoop,
   latencySummary,
   markdownReport,
+  median,
+  pairedTable,
   targetChecks,
   type BenchResults,
   type CellResult,
@@ -171,6 +173,56 @@ describe('targetChecks', () => {
         met: null,
       });
     }
+  });
+});
+
+describe('paired rounds', () => {
+  const round = (rawClientMs: number, counterServiceMs: number, counterRate = 500) => ({
+    raw: rawLoop(64, rawClientMs, { usersPerSecond: 1_000 }),
+    counter: cell('COUNTER', 64, {
+      usersPerSecond: counterRate,
+      cpuMsPerUser: { service: counterServiceMs, database: 0.2, client: null },
+    }),
+  });
+  // The grid's own pair says 2.40×: the paired rounds (1.80×, 2.20×, 1.90×) decide.
+  const grid = [
+    rawLoop(64, 0.25),
+    cell('COUNTER', 64, { cpuMsPerUser: { service: 0.6, database: 0.2, client: null } }),
+  ];
+  const rounds = [round(0.5, 0.9, 400), round(0.5, 1.1, 300), round(0.5, 0.95, 450)];
+
+  it('takes the middle value, or the mean of the two middle ones', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+  });
+
+  it("reads issue 14's COUNTER-versus-raw targets from the median round, the grid's beside it", () => {
+    const checks = targetChecks(grid, 64, rounds);
+    expect(checks.find((t) => t.target.includes('2× the raw'))).toMatchObject({
+      issue: 14,
+      measured: '1.90× (median of 3 paired rounds, 1.80×–2.20×; grid cells 2.40×)',
+      met: true,
+    });
+    expect(checks.find((t) => t.target.includes('0.4×'))).toMatchObject({
+      measured: expect.stringMatching(/^0\.40× \(median of 3 paired rounds, 0\.30×–0\.45×/),
+      met: true,
+    });
+    // Issue 5's 60% target stays on the grid's cells.
+    expect(checks.find((t) => t.target.includes('60%'))?.measured).toBe('100%');
+  });
+
+  it('misses the CPU target when the median round is above 2×', () => {
+    const costly = [round(0.5, 1.1), round(0.5, 1.05), round(0.5, 0.9)];
+    expect(
+      targetChecks(grid, 64, costly).find((t) => t.target.includes('2× the raw')),
+    ).toMatchObject({ met: false });
+  });
+
+  it('lists every round with both ratios, and the report carries the table', () => {
+    const table = pairedTable(rounds);
+    expect(table).toContain('| 1 | 0.500 | 0.900 | 1.80× | 1000 | 400 | 0.40× |');
+    expect(table.split('\n')).toHaveLength(2 + rounds.length);
+    expect(markdownReport({ environment, cells: grid, pairedRounds: rounds })).toContain(table);
   });
 });
 

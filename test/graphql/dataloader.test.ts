@@ -102,3 +102,21 @@ test('each request loads its own users: a change between requests is seen by the
   expect(finds).toBeGreaterThanOrEqual(1);
   expect(finds).toBeLessThanOrEqual(2);
 });
+
+test('the operations of one batched request share its loaders: one user asked for twice costs one find', async () => {
+  const operation = {
+    query: 'query One($id: ID!) { user(id: $id) { id name } }',
+    variables: { id: inviterIds[0] },
+  };
+  const { result, finds } = await findCommandsDuring(async () => {
+    const response = await fetch(`${service.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([operation, operation]),
+      signal: AbortSignal.timeout(60_000),
+    });
+    return (await response.json()) as Array<{ data?: { user: { name: string } | null } }>;
+  });
+  expect(result.map((answer) => answer.data?.user?.name)).toEqual(['Inviter 0', 'Inviter 0']);
+  expect(finds).toBe(1);
+});
