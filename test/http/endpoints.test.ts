@@ -59,6 +59,27 @@ describe('with the database reachable', () => {
     expect(unique.length).toBeGreaterThanOrEqual(2);
   });
 
+  test('no GraphQL answer may be stored by a cache: POST, GET and errors all say no-store', async () => {
+    const posted = await fetch(`${service.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: '{ nextSequence(name: "userid") }',
+      }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    expect(posted.status).toBe(200);
+    expect(posted.headers.get('cache-control')).toBe('no-store');
+    const read = await fetch(
+      `${service.url}/graphql?query=${encodeURIComponent('{ nextSequence(name: "userid") }')}`,
+      { headers: { 'apollo-require-preflight': 'true' }, signal: AbortSignal.timeout(15_000) },
+    );
+    expect(read.headers.get('cache-control')).toBe('no-store');
+    const invalid = await get(`${service.url}/graphql?query=${encodeURIComponent('{ nope }')}`);
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get('cache-control')).toBe('no-store');
+  });
+
   test('/metrics shows the users created and the counter writes in Prometheus text', async () => {
     const created = await service.graphql(
       `mutation { createUser(input: { name: "Metered" }, strategy: COUNTER) { user { id } } }`,
