@@ -103,7 +103,11 @@ export const MAX_SEQUENCE_PAGE_SIZE = 100;
 
 /** The values of a range, ascending: `first`, `first + step`, ..., `last`. */
 export function valuesOf(range: AllocatedRange): number[] {
-  return Array.from({ length: range.count }, (_, i) => range.first + i * range.step);
+  // A plain loop: `Array.from({ length })` walks its array-like generically, about 2 µs even for
+  // the one value of a `createUser` (issue 14's profile).
+  const values = new Array<number>(range.count);
+  for (let i = 0; i < range.count; i += 1) values[i] = range.first + i * range.step;
+  return values;
 }
 
 export interface SequencesOptions {
