@@ -82,8 +82,14 @@ export class StrategyStats {
   private readonly totals = new Map<IdStrategy, Totals>();
   private readonly latencies = new Map<IdStrategy, LatencySketch>();
   private readonly series: Record<keyof Totals, Counter<'strategy'>>;
+  /**
+   * The series' children per strategy, and the counter writes' per labelled sequence, resolved
+   * once: `inc(labels, n)` hashes its labels on every call (issue 14's profile of `createUser`).
+   */
+  private readonly seriesOf = new Map<IdStrategy, Record<keyof Totals, Counter.Internal>>();
   private readonly counterWrites: Counter<'sequence'>;
-  private readonly labelledSequences = new Set<string>();
+  private readonly counterWritesOf = new Map<string, Counter.Internal>();
+  private readonly otherCounterWrites: Counter.Internal;
 
   constructor(options: StrategyStatsOptions = {}) {
     const registers = [this.registry];
@@ -99,6 +105,7 @@ export class StrategyStats {
       labelNames: ['sequence'],
       registers,
     });
+    this.otherCounterWrites = this.counterWrites.labels({ sequence: OTHER_SEQUENCES });
     const latencies = this.latencies;
     new Gauge({
       name: 'user_creation_latency_ms',
@@ -123,7 +130,11 @@ export class StrategyStats {
         commands: 0,
       });
       this.latencies.set(strategy, new LatencySketch());
-      for (const field of TOTALLED) this.series[field].inc({ strategy }, 0);
+      const children = Object.fromEntries(
+        TOTALLED.map((field) => [field, this.series[field].labels({ strategy })]),
+      ) as Record<keyof Totals, Counter.Internal>;
+      for (const field of TOTALLED) children[field].inc(0);
+      this.seriesOf.set(strategy, children);
     }
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
   }
@@ -135,27 +146,29 @@ export class StrategyStats {
   record(r: CreationRecord): void {
     const totals = this.totals.get(r.strategy);
     const latency = this.latencies.get(r.strategy);
-    if (totals === undefined || latency === undefined) {
+    const series = this.seriesOf.get(r.strategy);
+    if (totals === undefined || latency === undefined || series === undefined) {
       throw new TypeError(`Unknown id strategy ${String(r.strategy)}`);
     }
     for (const field of TOTALLED) {
       totals[field] += r[field];
-      this.series[field].inc({ strategy: r.strategy }, r[field]);
+      series[field].inc(r[field]);
     }
     latency.observe(r.latencyMs);
   }
 
   recordCounterWrite(sequence: string): void {
-    if (
-      !this.labelledSequences.has(sequence) &&
-      this.labelledSequences.size < MAX_SEQUENCE_LABELS &&
-      sequence !== OTHER_SEQUENCES
-    ) {
-      this.labelledSequences.add(sequence);
+    let child = this.counterWritesOf.get(sequence);
+    if (child === undefined) {
+      // The first MAX_SEQUENCE_LABELS names get a label of their own; `other` counts the rest.
+      if (this.counterWritesOf.size >= MAX_SEQUENCE_LABELS || sequence === OTHER_SEQUENCES) {
+        child = this.otherCounterWrites;
+      } else {
+        child = this.counterWrites.labels({ sequence });
+        this.counterWritesOf.set(sequence, child);
+      }
     }
-    this.counterWrites.inc({
-      sequence: this.labelledSequences.has(sequence) ? sequence : OTHER_SEQUENCES,
-    });
+    child.inc();
   }
 
   snapshot(): StrategySnapshot[] {
