@@ -76,7 +76,7 @@ export interface PairedRound {
 export interface BenchResults {
   environment: RunEnvironment;
   cells: CellResult[];
-  /** Full runs only (none in quick and instances runs). */
+  /** None in instances runs. */
   pairedRounds?: PairedRound[];
 }
 
