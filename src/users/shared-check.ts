@@ -30,7 +30,7 @@ export class SharedCheck<T> {
   private inFlight = false;
   private next: NextRun<T> | null = null;
 
-  /** `run` sends the check's command, counting it on the tally it is given. */
+  /** `run` sends the check's command, counting it on the tally it is given; it fails by rejecting. */
   constructor(private readonly run: (tally: CommandTally | undefined) => Promise<T>) {}
 
   /** The answer of a run started after this call; `tally` may hear the run's command (header). */

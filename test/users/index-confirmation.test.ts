@@ -48,6 +48,17 @@ describe.each(['COUNTER', 'BLOCK'] as const)('%s', (strategy: IdStrategy) => {
   });
 });
 
+test('alone, each user with an email has its own check, sent right after its insert', async () => {
+  const { users, commandsDuring } = await bed.fresh();
+  await users.createUser({ name: 'warm-up' }, 'COUNTER');
+  const commands = await commandsDuring(async () => {
+    for (const input of emails(5, 'alone')) await users.createUser(input, 'COUNTER');
+  });
+  expect(commands).toEqual(
+    Array.from({ length: 5 }, () => ['findAndModify', 'insert', 'listIndexes']).flat(),
+  );
+});
+
 /** One `listIndexes` answer held in the process after the server gave it, until `release`. */
 interface HeldAnswer {
   /** Settles when the server has answered (the check was evaluated). */
