@@ -10,23 +10,29 @@
  * Healing (issue 11, finding 5): the indexes can disappear under a running service (the collection
  * dropped, the database swapped for an empty one, a restore without indexes), and an insert never
  * says so. So a user with an email or a key is acknowledged only once the indexes are seen after
- * its insert (`confirm`, one `listIndexes`): a unique index that exists after the insert proves the
- * user was unique when it was built and ever since. When they are missing, `heal` re-creates them
- * (one rebuild per process at a time). A rebuild refused for duplicates can only be refused for
- * documents inserted while the index was missing, which are unconfirmed: this process deletes its
- * own (`track`ed, never acknowledged) and tries again, and their requests insert them anew, now
- * under the index (ending as a replay, or EMAIL_TAKEN for a lost race). Since a rebuild deletes only
- * before it succeeds, a user re-read after a successful rebuild stays. Residual: a user of this
- * process acknowledged in the very instant its index is dropped (collection kept) can be deleted
- * by the rebuild if duplicates were inserted meanwhile; and an email changed by `updateUser` while
- * the index is missing stays changed when the rebuild fails (the update answers SERVICE_UNAVAILABLE,
- * and a duplicate it made keeps the index down until an operator resolves it).
+ * its insert (`confirm`, a `listIndexes`): a unique index that exists after the insert proves the
+ * user was unique when it was built and ever since. "After" means a `listIndexes` sent once the
+ * insert was acknowledged, so concurrent confirmations share one (shared-check.ts: at most one in
+ * flight per process; who asks while one is in flight waits for the next, since the one in flight
+ * may have been evaluated before its insert), which under load costs far less than one command per
+ * user; one confirmation alone still costs one, and a check that fails fails all who shared it.
+ * When the indexes are missing, `heal` re-creates them (one rebuild per process at a time). A
+ * rebuild refused for duplicates can only be refused for documents inserted while the index was
+ * missing, which are unconfirmed: this process deletes its own (`track`ed, never acknowledged) and
+ * tries again, and their requests insert them anew, now under the index (ending as a replay, or
+ * EMAIL_TAKEN for a lost race). Since a rebuild deletes only before it succeeds, a user re-read
+ * after a successful rebuild stays. Residual: a user of this process acknowledged in the very
+ * instant its index is dropped (collection kept) can be deleted by the rebuild if duplicates were
+ * inserted meanwhile; and an email changed by `updateUser` while the index is missing stays changed
+ * when the rebuild fails (the update answers SERVICE_UNAVAILABLE, and a duplicate it made keeps the
+ * index down until an operator resolves it).
  */
 import { Long, type IndexDescription } from 'mongodb';
 import { isDuplicateKeyError, isNamespaceNotFound } from '../database/index.js';
 import type { CommandTally } from '../errors.js';
 import { countCommand } from './cost.js';
 import type { UsersCollection } from './model.js';
+import { SharedCheck } from './shared-check.js';
 
 const UNIQUE_INDEXES: IndexDescription[] = [
   { key: { email: 1 }, unique: true, partialFilterExpression: { email: { $type: 'string' } } },
@@ -57,6 +63,13 @@ export class UserIndexes {
   private readonly unconfirmed = new Map<number, number>();
   /** Rebuilds that deleted unconfirmed users. */
   private purges = 0;
+  /**
+   * The one `listIndexes` check of this process, behind every `present`. Creation and `updateUser`
+   * share it since each needs exactly what it guarantees (a check sent after the caller's write);
+   * readiness shares it too: any check sent after it asked is fresh enough for it, and so a probe
+   * never puts a second `listIndexes` in flight beside the creations'.
+   */
+  private readonly check = new SharedCheck((tally) => this.listedNow(tally));
 
   constructor(private readonly users: UsersCollection) {}
 
@@ -65,8 +78,16 @@ export class UserIndexes {
     await this.users.collection.createIndexes(UNIQUE_INDEXES, this.users.options());
   }
 
-  /** Whether both unique indexes exist now (one `listIndexes`; a missing collection has none). */
-  async present(tally?: CommandTally): Promise<boolean> {
+  /**
+   * Whether both unique indexes exist, seen by a `listIndexes` sent after this call: shared with
+   * the other callers who ask while one is in flight (shared-check.ts), counted once.
+   */
+  present(tally?: CommandTally): Promise<boolean> {
+    return this.check.ask(tally);
+  }
+
+  /** One `listIndexes` now (a missing collection has none). */
+  private async listedNow(tally: CommandTally | undefined): Promise<boolean> {
     countCommand(tally);
     let indexes: Array<{ key?: Record<string, unknown>; unique?: boolean }>;
     try {

@@ -104,7 +104,7 @@ export class Users {
 
   /**
    * For `/ready`: true when the unique indexes are in place; when they are missing, starts their
-   * rebuild and answers false until it has finished (one `listIndexes`).
+   * rebuild and answers false until it has finished (one `listIndexes`, shared: indexes.ts).
    */
   indexesReady(): Promise<boolean> {
     return this.indexes.ready();

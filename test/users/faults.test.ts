@@ -1,6 +1,7 @@
 /**
- * Faults on the user insert, injected with MongoDB's `failCommand` fail point. Fail points are
- * server-wide, so these run on a private stand-in where nothing else can be hit.
+ * Faults on the user insert and on the index check after it, injected with MongoDB's `failCommand`
+ * fail point. Fail points are server-wide, so these run on a private stand-in where nothing else
+ * can be hit.
  */
 import { MongoClient } from 'mongodb';
 import { Sequences } from '../../src/sequences';
@@ -73,4 +74,34 @@ test('a give-back the database fails leaves a gap, and the answer stays the dupl
     users.createUser({ name: 'Ann again', email: 'ann@example.com' }, 'COUNTER'),
   ).rejects.toBeInstanceOf(DuplicateEmailError);
   expect(Number((await users.createUser({ name: 'Bob' }, 'COUNTER')).user.id)).toBe(3);
+});
+
+test('a shared index check that fails fails every creation that shared it, none acknowledged', async () => {
+  const { users } = usersIn('index_check_fails');
+  await users.ensureIndexes();
+  await users.createUser({ name: 'warm-up' }, 'COUNTER');
+  await client.db('admin').command({
+    configureFailPoint: 'failCommand',
+    mode: 'alwaysOn',
+    data: { failCommands: ['listIndexes'], errorCode: 50 }, // MaxTimeMSExpired: never retried
+  });
+  let settled: PromiseSettledResult<unknown>[];
+  let checks: number;
+  try {
+    settled = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        users.createUser({ name: `user ${i}`, email: `user${i}@example.com` }, 'COUNTER'),
+      ),
+    );
+  } finally {
+    const cleared = await client
+      .db('admin')
+      .command({ configureFailPoint: 'failCommand', mode: 'off' });
+    checks = Number(cleared.count);
+  }
+  expect(settled.map((s) => (s.status === 'rejected' ? s.reason : 'acknowledged'))).toEqual(
+    Array.from({ length: 20 }, () => expect.objectContaining({ code: 50 })),
+  );
+  expect(checks).toBeGreaterThan(0);
+  expect(checks).toBeLessThan(20);
 });
