@@ -122,20 +122,35 @@ export const resolvers: Resolvers = {
         info.schema,
       );
       if (batch.error !== undefined) {
-        return { strategy, results: [], created: 0, failed: 0, error: batch.error };
+        return { strategy, results: [], created: 0, replayed: 0, failed: 0, error: batch.error };
       }
       const results = batch.value.map((outcome, index) =>
         'user' in outcome
-          ? { index, user: outcome.user, userEdge: userEdge(outcome.user), error: null }
+          ? {
+              index,
+              user: outcome.user,
+              userEdge: userEdge(outcome.user),
+              replayed: outcome.replayed,
+              error: null,
+            }
           : {
               index,
               user: null,
               userEdge: null,
+              replayed: null,
               error: mutationErrorOf(outcome.error, info.schema),
             },
       );
-      const created = results.filter((result) => result.user !== null).length;
-      return { strategy, results, created, failed: results.length - created, error: null };
+      const replayed = results.filter((result) => result.replayed === true).length;
+      const failed = results.filter((result) => result.error !== null).length;
+      return {
+        strategy,
+        results,
+        created: results.length - replayed - failed,
+        replayed,
+        failed,
+        error: null,
+      };
     },
 
     updateUser: async (_parent, { id, input }, { users, budget }, info) => {

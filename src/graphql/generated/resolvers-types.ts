@@ -105,12 +105,18 @@ export type CreateUserPayload = {
 /** The answer of `createUsers`. */
 export type CreateUsersPayload = {
   __typename?: 'CreateUsersPayload';
-  /** How many results hold a user. */
+  /** How many results hold a user this request created (`replayed: false`). */
   created: Scalars['Int']['output'];
   /** Why the whole batch was refused (e.g. more than 1,000 inputs), or null. */
   error?: Maybe<MutationError>;
   /** How many results hold an error. */
   failed: Scalars['Int']['output'];
+  /**
+   * How many results hold a user created earlier, returned because its `idempotencyKey` was seen
+   * before (`replayed: true`): by an earlier request, or by an earlier input of this batch.
+   * `created + replayed + failed` is the number of results.
+   */
+  replayed: Scalars['Int']['output'];
   /** One per input, in input order (empty when `error` refused the whole batch). */
   results: Array<CreateUsersResult>;
   /** The strategy asked for. */
@@ -124,7 +130,13 @@ export type CreateUsersResult = {
   error?: Maybe<MutationError>;
   /** The position of the input this result belongs to. */
   index: Scalars['Int']['output'];
-  /** The user created; null when `error` is set. */
+  /**
+   * True when `idempotencyKey` matched an earlier request (or an earlier input of this batch) and
+   * its user was returned instead of creating one; false when this request created the user; null
+   * when `error` is set. As `CreateUserPayload.replayed`.
+   */
+  replayed?: Maybe<Scalars['Boolean']['output']>;
+  /** The user created (or replayed); null when `error` is set. */
   user?: Maybe<User>;
   /** The user as an edge of a users list, with its cursor; null when `error` is set. */
   userEdge?: Maybe<UserEdge>;
@@ -728,6 +740,7 @@ export type CreateUsersPayloadResolvers<ContextType = GraphQLContext, ParentType
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  replayed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   results?: Resolver<Array<ResolversTypes['CreateUsersResult']>, ParentType, ContextType>;
   strategy?: Resolver<ResolversTypes['IdStrategy'], ParentType, ContextType>;
 }>;
@@ -735,6 +748,7 @@ export type CreateUsersPayloadResolvers<ContextType = GraphQLContext, ParentType
 export type CreateUsersResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateUsersResult'] = ResolversParentTypes['CreateUsersResult']> = ResolversObject<{
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  replayed?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   userEdge?: Resolver<Maybe<ResolversTypes['UserEdge']>, ParentType, ContextType>;
 }>;
