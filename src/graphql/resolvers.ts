@@ -90,13 +90,14 @@ export const resolvers: Resolvers = {
     sequence: (_parent, { name, scope }, { sequences, caller }) =>
       sequences.get(sequenceKey(name, scope), sequenceAccess(caller)),
 
-    sequences: async (_parent, { first, after, scope }, { sequences, caller }) =>
+    sequences: async (_parent, { first, after, scope }, { sequences, caller }, info) =>
       sequenceConnection(
         await sequences.list(
           { first, after, ...(scope === undefined ? {} : { scope }) },
           sequenceAccess(caller),
         ),
         after,
+        (error) => mutationErrorOf(error, info.schema),
       ),
 
     nextSequence: (_parent, { name, scope }, { sequences, caller }) =>

@@ -293,7 +293,10 @@ export type MutationUpdateUserArgs = {
   input: UpdateUserInput;
 };
 
-/** An expected failure of a mutation (or of one `createUsers` item), returned as data. */
+/**
+ * An expected failure, returned as data: of a mutation, of one `createUsers` item, or of one
+ * `sequences` edge whose counter cannot be read.
+ */
 export type MutationError = {
   __typename?: 'MutationError';
   /** What happened, as a value to branch on. */
@@ -329,7 +332,10 @@ export type Query = {
   nextSequence?: Maybe<Scalars['Long']['output']>;
   /** The sequence with this name and scope, or null when it does not exist or is not the caller's. */
   sequence?: Maybe<Sequence>;
-  /** The caller's sequences (every sequence, for admin), ordered by name then scope, a page at a time. */
+  /**
+   * The caller's sequences (every sequence, for admin), ordered by name then scope, a page at a time.
+   * A counter that cannot be read is an edge with `error` in its place, never a failure of the list.
+   */
   sequences?: Maybe<SequenceConnection>;
   /** Per strategy, since this service process started: what creating users cost. */
   strategyStats?: Maybe<Array<StrategyStats>>;
@@ -428,13 +434,19 @@ export type SequenceConnection = {
   pageInfo: PageInfo;
 };
 
-/** A sequence in a list, with its cursor. */
+/** A sequence in a list, with its cursor: exactly one of `node` and `error` is set. */
 export type SequenceEdge = {
   __typename?: 'SequenceEdge';
-  /** Pass it as `after` to page from here. */
+  /** Pass it as `after` to page from here; the sequence's `id`, also when `error` is set. */
   cursor: Scalars['String']['output'];
-  /** The sequence. */
-  node: Sequence;
+  /**
+   * Why this counter cannot be read (`SEQUENCE_CORRUPT`: its document was written by something else
+   * with wrong types; `message` names it and the repair), or null. It keeps its place in the list, so
+   * the other sequences still read and paging passes it like any other.
+   */
+  error?: Maybe<MutationError>;
+  /** The sequence; null when `error` is set. */
+  node?: Maybe<Sequence>;
 };
 
 /** Values consumed by one `allocateSequence`: `first`, `first + step`, ..., `last`. */
@@ -667,7 +679,7 @@ export type ResolversTypes = ResolversObject<{
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Sequence: ResolverTypeWrapper<SequenceState>;
   SequenceConnection: ResolverTypeWrapper<Omit<SequenceConnection, 'edges'> & { edges: Array<ResolversTypes['SequenceEdge']> }>;
-  SequenceEdge: ResolverTypeWrapper<Omit<SequenceEdge, 'node'> & { node: ResolversTypes['Sequence'] }>;
+  SequenceEdge: ResolverTypeWrapper<Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversTypes['Sequence']> }>;
   SequenceRange: ResolverTypeWrapper<SequenceRange>;
   SetSequencePayload: ResolverTypeWrapper<Omit<SetSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversTypes['Sequence']> }>;
   StrategyStats: ResolverTypeWrapper<StrategyStats>;
@@ -703,7 +715,7 @@ export type ResolversParentTypes = ResolversObject<{
   Query: Record<PropertyKey, never>;
   Sequence: SequenceState;
   SequenceConnection: Omit<SequenceConnection, 'edges'> & { edges: Array<ResolversParentTypes['SequenceEdge']> };
-  SequenceEdge: Omit<SequenceEdge, 'node'> & { node: ResolversParentTypes['Sequence'] };
+  SequenceEdge: Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversParentTypes['Sequence']> };
   SequenceRange: SequenceRange;
   SetSequencePayload: Omit<SetSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversParentTypes['Sequence']> };
   StrategyStats: StrategyStats;
@@ -822,7 +834,8 @@ export type SequenceConnectionResolvers<ContextType = GraphQLContext, ParentType
 
 export type SequenceEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceEdge'] = ResolversParentTypes['SequenceEdge']> = ResolversObject<{
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  node?: Resolver<ResolversTypes['Sequence'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  node?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
 export type SequenceRangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceRange'] = ResolversParentTypes['SequenceRange']> = ResolversObject<{
