@@ -104,13 +104,18 @@ export function definitionOf(doc: CounterDocument): SequenceDefinition {
 }
 
 /**
- * True when a counter lacks the stored definition, or holds `seq` or `start` as another type than
- * Int64 (tutorial-era documents, counters typed in mongosh, where `1` is a double). Allocation
- * matches only Int64 `seq` and `start`, so such a counter is first rewritten (or refused as
- * corrupt) and never incremented as it is.
+ * True when a counter lacks the stored definition, holds `seq` or `start` as another type than
+ * Int64 (tutorial-era documents, counters typed in mongosh, where `1` is a double), or stores "no
+ * max" as `max: null`. Allocation matches only Int64 `seq` and `start` and an absent `max`, so
+ * such a counter is first rewritten (or refused as corrupt) and never incremented as it is.
  */
 export function isLegacyCounter(doc: CounterDocument): boolean {
-  return doc.step === undefined || !(doc.seq instanceof Long) || !(doc.start instanceof Long);
+  return (
+    doc.step === undefined ||
+    !(doc.seq instanceof Long) ||
+    !(doc.start instanceof Long) ||
+    doc.max === null
+  );
 }
 
 export function toState(key: ResolvedKey, doc: CounterDocument): SequenceState {

@@ -528,21 +528,25 @@ export class Sequences {
     // Otherwise it was the upsert race: the counter exists now, so the retry increments it.
   }
 
-  /** Rewrites a tutorial-shaped counter (double `seq`, no definition) with Int64 and the defaults. */
+  /**
+   * Rewrites a counter of another shape (see `isLegacyCounter`) with Int64s and its definition
+   * (the defaults for what it lacks); a value that is not a whole number throws SEQUENCE_CORRUPT
+   * and nothing is written.
+   */
   private async upgradeLegacyCounter(
     key: ResolvedKey,
     doc: CounterDocument,
     tally: CommandTally | undefined,
   ): Promise<void> {
+    const definition = definitionOf(doc);
+    const seq = toLong(storedSeq(doc));
     countCommand(tally);
     await this.counters.collection.updateOne(
       { _id: key.id, seq: doc.seq },
       {
-        $set: {
-          ...definitionFields(key, definitionOf(doc)),
-          seq: toLong(storedSeq(doc)),
-          updatedAt: new Date(),
-        },
+        $set: { ...definitionFields(key, definition), seq, updatedAt: new Date() },
+        // A stored `max: null` means no max, which the allocation filter knows as an absent one.
+        ...(doc.max === null ? { $unset: { max: '' as const } } : {}),
       },
       this.counters.options(),
     );

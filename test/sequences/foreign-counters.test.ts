@@ -163,3 +163,12 @@ test('a counter typed in mongosh (doubles, an Int64 step) is rewritten as Int64 
   expect(stored?.seq).toEqual(Long.fromNumber(45));
   expect(stored?.start).toEqual(Long.fromNumber(1));
 });
+
+test('a counter that stores "no max" as max: null allocates (it answered ID_CONTENTION, retryable, forever)', async () => {
+  const { sequences, db } = await bed.fresh();
+  await writeForeignCounter(db, 'nullmax', { seq: Long.fromNumber(3), max: null });
+  const { range } = await sequences.allocateExisting({ name: 'nullmax' }, 1);
+  expect(range).toEqual({ first: 4, last: 4, step: 1, count: 1 });
+  const stored = await db.collection('counters').findOne({ _id: 'nullmax' as never });
+  expect(stored).not.toHaveProperty('max');
+});
