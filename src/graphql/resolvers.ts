@@ -7,8 +7,8 @@
  * plain domain objects (`User`, `SequenceState`). Who may call each root field is decided by
  * src/auth (`authorized` asks it before every root field runs, and refuses to start one after the
  * request's deadline). Expected failures of mutations become data (`orMutationError`, one model for
- * every mutation and every `createUsers` item); everything else stays a top-level error. Every
- * write gets the request's signal.
+ * every mutation, every `createUsers` item and every `sequences` edge whose counter cannot be read);
+ * everything else stays a top-level error. Every write gets the request's signal.
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import { authorize, requiredRole, sequenceAccess } from '../auth/index.js';

@@ -476,9 +476,9 @@ export class Sequences {
           ...(guard.owner === undefined ? {} : { owner: guard.owner }),
           step: definition.step,
           max: definition.max === null ? { $exists: false } : toLong(definition.max),
-          // Only a counter whose `start` and `seq` read as whole numbers is incremented: one that
-          // does not (a string, a double, NaN) would be refused after the `$inc`, having
-          // consumed values. The lower bound also keeps out NaN (MongoDB orders it first).
+          // Only Int64s within range, so the counter reads as a sequence after the `$inc`; any
+          // other (a string, NaN, a fraction, a double typed in mongosh) goes to `explainRefusal`,
+          // which rewrites or refuses it before it moves. NaN sorts first, below the lower bound.
           start: { $type: 'long', ...SAFE_RANGE },
           seq: {
             $type: 'long',
