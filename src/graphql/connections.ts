@@ -5,8 +5,10 @@
  * Cursors are opaque to clients but plain here: a user's id, a sequence's id; the components read
  * them back and refuse malformed ones (BAD_USER_INPUT on `after` or `before`).
  */
+import type { DomainError } from '../errors.js';
 import type { SequencePage, SequenceState } from '../sequences/index.js';
 import type { User, UserPage } from '../users/index.js';
+import type { MutationError } from './generated/resolvers-types.js';
 
 export interface Edge<Node> {
   cursor: string;
@@ -52,12 +54,27 @@ export function userConnection(page: UserPage): UserConnectionSource {
   };
 }
 
-/** Sequences page forward only: items precede the page exactly when it starts after a cursor. */
+/** A sequences edge: the sequence, or the error that says its counter cannot be read. */
+export interface SequenceEdgeSource {
+  cursor: string;
+  node: SequenceState | null;
+  error: MutationError | null;
+}
+
+/**
+ * Sequences page forward only: items precede the page exactly when it starts after a cursor. An
+ * unreadable counter is an edge with its `error` (made by `errorOf`, the one error mapping).
+ */
 export function sequenceConnection(
   page: SequencePage,
   after: string | null | undefined,
-): { edges: Array<Edge<SequenceState>>; pageInfo: PageInfo } {
-  const edges = page.sequences.map((sequence) => ({ cursor: sequence.id, node: sequence }));
+  errorOf: (error: DomainError) => MutationError,
+): { edges: SequenceEdgeSource[]; pageInfo: PageInfo } {
+  const edges = page.entries.map((entry) =>
+    'sequence' in entry
+      ? { cursor: entry.id, node: entry.sequence, error: null }
+      : { cursor: entry.id, node: null, error: errorOf(entry.error) },
+  );
   return {
     edges,
     pageInfo: pageInfoOf(

@@ -7,8 +7,8 @@
  * plain domain objects (`User`, `SequenceState`). Who may call each root field is decided by
  * src/auth (`authorized` asks it before every root field runs, and refuses to start one after the
  * request's deadline). Expected failures of mutations become data (`orMutationError`, one model for
- * every mutation and every `createUsers` item); everything else stays a top-level error. Every
- * write gets the request's signal.
+ * every mutation, every `createUsers` item and every `sequences` edge whose counter cannot be read);
+ * everything else stays a top-level error. Every write gets the request's signal.
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import { authorize, requiredRole, sequenceAccess } from '../auth/index.js';
@@ -90,13 +90,14 @@ export const resolvers: Resolvers = {
     sequence: (_parent, { name, scope }, { sequences, caller }) =>
       sequences.get(sequenceKey(name, scope), sequenceAccess(caller)),
 
-    sequences: async (_parent, { first, after, scope }, { sequences, caller }) =>
+    sequences: async (_parent, { first, after, scope }, { sequences, caller }, info) =>
       sequenceConnection(
         await sequences.list(
           { first, after, ...(scope === undefined ? {} : { scope }) },
           sequenceAccess(caller),
         ),
         after,
+        (error) => mutationErrorOf(error, info.schema),
       ),
 
     nextSequence: (_parent, { name, scope }, { sequences, caller }) =>
@@ -122,20 +123,35 @@ export const resolvers: Resolvers = {
         info.schema,
       );
       if (batch.error !== undefined) {
-        return { strategy, results: [], created: 0, failed: 0, error: batch.error };
+        return { strategy, results: [], created: 0, replayed: 0, failed: 0, error: batch.error };
       }
       const results = batch.value.map((outcome, index) =>
         'user' in outcome
-          ? { index, user: outcome.user, userEdge: userEdge(outcome.user), error: null }
+          ? {
+              index,
+              user: outcome.user,
+              userEdge: userEdge(outcome.user),
+              replayed: outcome.replayed,
+              error: null,
+            }
           : {
               index,
               user: null,
               userEdge: null,
+              replayed: null,
               error: mutationErrorOf(outcome.error, info.schema),
             },
       );
-      const created = results.filter((result) => result.user !== null).length;
-      return { strategy, results, created, failed: results.length - created, error: null };
+      const replayed = results.filter((result) => result.replayed === true).length;
+      const failed = results.filter((result) => result.error !== null).length;
+      return {
+        strategy,
+        results,
+        created: results.length - replayed - failed,
+        replayed,
+        failed,
+        error: null,
+      };
     },
 
     updateUser: async (_parent, { id, input }, { users, budget }, info) => {

@@ -66,19 +66,25 @@ export class SequenceCatalog {
     return state === null || (owner !== undefined && state.owner !== owner) ? null : state;
   }
 
-  /** `first` (1 to 100) of the caller's sequences after the cursor `after` (an `id`), by name then scope. */
+  /**
+   * `first` (1 to 100) of the caller's sequences after the cursor `after` (an `id`), by name then
+   * scope; an unreadable counter is listed in its place as its SEQUENCE_CORRUPT error.
+   */
   async list(
     request: { first: number; after?: string | null; scope?: string | null },
     access: SequenceAccess,
   ): Promise<SequencePage> {
     const page = await this.counters.page({ ...request, owner: ownerOf(access) });
-    const sequences = await Promise.all(
-      page.sequences.map((state) => {
-        const reserved = this.reservedOf(state);
-        return reserved === undefined ? state : this.withDrift(reserved, state);
+    const entries = await Promise.all(
+      page.entries.map(async (entry) => {
+        if (!('sequence' in entry)) return entry;
+        const reserved = this.reservedOf(entry.sequence);
+        return reserved === undefined
+          ? entry
+          : { ...entry, sequence: await this.withDrift(reserved, entry.sequence) };
       }),
     );
-    return { ...page, sequences };
+    return { ...page, entries };
   }
 
   /** Defines a sequence owned by the calling client (by nobody for admin); idempotent. */

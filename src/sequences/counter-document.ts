@@ -88,8 +88,11 @@ export function storedSeq(doc: CounterDocument): number {
 }
 
 export function definitionOf(doc: CounterDocument): SequenceDefinition {
-  const step = doc.step ?? IMPLICIT_DEFINITION.step;
-  if (!Number.isInteger(step) || step < 1 || step > MAX_STEP) {
+  // An Int64 step (NumberLong(2) typed in mongosh) is a whole number like any other; only its
+  // value decides.
+  const stored: unknown = doc.step ?? IMPLICIT_DEFINITION.step;
+  const step = stored instanceof Long ? stored.toNumber() : stored;
+  if (typeof step !== 'number' || !Number.isInteger(step) || step < 1 || step > MAX_STEP) {
     throw corrupt(doc, 'step', doc.step, `a whole number from 1 to ${MAX_STEP}`);
   }
   return {
@@ -100,9 +103,19 @@ export function definitionOf(doc: CounterDocument): SequenceDefinition {
   };
 }
 
-/** True when a counter lacks the stored definition or an Int64 `seq` (tutorial-era documents). */
+/**
+ * True when a counter lacks the stored definition, holds `seq` or `start` as another type than
+ * Int64 (tutorial-era documents, counters typed in mongosh, where `1` is a double), or stores "no
+ * max" as `max: null`. Allocation matches only Int64 `seq` and `start` and an absent `max`, so
+ * such a counter is first rewritten (or refused as corrupt) and never incremented as it is.
+ */
 export function isLegacyCounter(doc: CounterDocument): boolean {
-  return doc.step === undefined || typeof doc.seq === 'number';
+  return (
+    doc.step === undefined ||
+    !(doc.seq instanceof Long) ||
+    !(doc.start instanceof Long) ||
+    doc.max === null
+  );
 }
 
 export function toState(key: ResolvedKey, doc: CounterDocument): SequenceState {

@@ -17,6 +17,7 @@ export {
 export { type SequenceKey, validateSequenceName } from './keys.js';
 export {
   type AllocatedRange,
+  type ListedSequence,
   MAX_SEQUENCE_PAGE_SIZE,
   type SequencePage,
   Sequences,

@@ -5,15 +5,17 @@
  * - Allocating `count` values is one `findOneAndUpdate` in the steady state: `$inc` of
  *   `d = step * count` on the counter, upserting only sequences with the implicit definition
  *   (start 1, step 1, no max) as the tutorial does. The filter guards with the cached definition:
- *   `{ _id, step, max (or no max), seq: { $lte: limit - d } }`. (Not `$expr` comparing `seq` with
- *   the stored `max`: MongoDB refuses `$expr` in an upsert's query, error 224, SERVER-59704. Since a
- *   definition never changes, filtering on the cached `step` and `max` is the same guard.) The
- *   returned range is exactly the values that `$inc` consumed, so two allocations never share a
- *   value, across processes too.
+ *   `{ _id, step, max (or no max), start: Int64, seq: Int64 <= limit - d }`. (Not `$expr`
+ *   comparing `seq` with the stored `max`: MongoDB refuses `$expr` in an upsert's query, error 224,
+ *   SERVER-59704. Since a definition never changes, filtering on the cached `step` and `max` is the
+ *   same guard.) The returned range is exactly the values that `$inc` consumed, so two allocations
+ *   never share a value, across processes too. Only a counter that reads as a sequence matches, so
+ *   the state after an `$inc` always reads too: a corrupt counter is refused before anything moves.
  * - A refused allocation (duplicate key from the upsert, or no match) consumes nothing; one read
  *   tells whether it was the tutorial's upsert race (retry), a definition this process had not seen
- *   (refresh the cache, retry), a tutorial-era counter (upgrade it to Int64 + definition, retry) or
- *   exhaustion (`SequenceExhaustedError`). Retries are bounded.
+ *   (refresh the cache, retry), a tutorial-era counter or one typed in mongosh (rewrite it with
+ *   Int64 + definition, retry), a corrupt one (`SequenceCorruptError`) or exhaustion
+ *   (`SequenceExhaustedError`). Retries are bounded.
  * - `seq`, `start` and `max` are always written as Int64, never as doubles.
  * - Definitions never change once a counter exists, so each process caches them; a counter
  *   deleted and re-created elsewhere with another step or max is caught by the filter, which names
@@ -53,6 +55,7 @@ import {
 import {
   BadUserInputError,
   SequenceContentionError,
+  SequenceCorruptError,
   SequenceExhaustedError,
   SequenceNotFoundError,
 } from './errors.js';
@@ -92,9 +95,18 @@ export interface SetGuard extends OwnerGuard {
   forwardOnly?: boolean;
 }
 
+/**
+ * One listed counter: its state, or why its document cannot be read as a sequence (written by
+ * someone else with wrong types). An unreadable counter is not left out: it keeps its place in the
+ * order, so its owner and the admin see that it exists and what repairs it, the others still read,
+ * and its `id` is a cursor like any other (a page never ends on a counter it does not show).
+ */
+export type ListedSequence =
+  { id: string; sequence: SequenceState } | { id: string; error: SequenceCorruptError };
+
 /** One page of counters, ordered by name then scope (the unscoped one first). */
 export interface SequencePage {
-  sequences: SequenceState[];
+  entries: ListedSequence[];
   hasNextPage: boolean;
 }
 
@@ -121,6 +133,12 @@ export interface SequencesOptions {
    */
   maxTimeMS: number;
 }
+
+/** The Int64 values a counter field may hold: whole numbers within ±(2^53 - 1). */
+const SAFE_RANGE = {
+  $gte: toLong(-MAX_SEQUENCE_VALUE),
+  $lte: toLong(MAX_SEQUENCE_VALUE),
+} as const;
 
 /** Upsert races and cache refreshes settle within one or two rounds; more means contention. */
 const MAX_ATTEMPTS = 5;
@@ -226,8 +244,12 @@ export class Sequences {
   /**
    * `first` (1 to 100) counters after the cursor `after` (a sequence `id`), ordered by name then
    * scope (the unscoped one first), narrowed to one `scope` and to one `owner` when given. One
-   * extra document is read to tell whether another page follows. Counters without a `name` field
-   * (written by hand in the tutorial's shape) are not listed; they still work by name.
+   * extra document is read to tell whether another page follows. A counter whose document cannot
+   * be read as a sequence is listed as its SEQUENCE_CORRUPT error (see `ListedSequence`). Counters
+   * no operation can name are left out: those without a `name` field (written by hand in the
+   * tutorial's shape; they still work by name) and those whose name, scope and `_id` no key can
+   * have. Documents are read until the page is full, so leaving some out never shortens a page
+   * (the cost: when another page follows, the server's cursor is closed, one `killCursors`).
    */
   async page(request: {
     first: number;
@@ -256,19 +278,22 @@ export class Sequences {
         },
       ];
     }
-    const docs = await this.counters.collection
+    const docs = this.counters.collection
       .find(filter, this.counters.options())
       .sort({ name: 1, scope: 1 })
-      .limit(first + 1)
-      .batchSize(first + 1)
-      .toArray();
-    return {
-      sequences: docs.slice(0, first).flatMap((doc) => {
+      .batchSize(first + 1);
+    const entries: ListedSequence[] = [];
+    try {
+      for await (const doc of docs) {
         const key = listedKey(doc);
-        return key === null ? [] : [toState(key, doc)];
-      }),
-      hasNextPage: docs.length > first,
-    };
+        if (key === null) continue;
+        if (entries.length === first) return { entries, hasNextPage: true };
+        entries.push(listedEntry(key, doc));
+      }
+    } finally {
+      await docs.close();
+    }
+    return { entries, hasNextPage: false };
   }
 
   /**
@@ -456,9 +481,13 @@ export class Sequences {
           ...(guard.owner === undefined ? {} : { owner: guard.owner }),
           step: definition.step,
           max: definition.max === null ? { $exists: false } : toLong(definition.max),
-          // The lower bound keeps out NaN, which MongoDB orders below every number.
+          // Only Int64s within range, so the counter reads as a sequence after the `$inc`; any
+          // other (a string, NaN, a fraction, a double typed in mongosh) goes to `explainRefusal`,
+          // which rewrites or refuses it before it moves. NaN sorts first, below the lower bound.
+          start: { $type: 'long', ...SAFE_RANGE },
           seq: {
-            $gte: toLong(-MAX_SEQUENCE_VALUE),
+            $type: 'long',
+            $gte: SAFE_RANGE.$gte,
             $lte: toLong(limitOf(definition) - delta),
           },
         },
@@ -504,21 +533,25 @@ export class Sequences {
     // Otherwise it was the upsert race: the counter exists now, so the retry increments it.
   }
 
-  /** Rewrites a tutorial-shaped counter (double `seq`, no definition) with Int64 and the defaults. */
+  /**
+   * Rewrites a counter of another shape (see `isLegacyCounter`) with Int64s and its definition
+   * (the defaults for what it lacks); a value that is not a whole number throws SEQUENCE_CORRUPT
+   * and nothing is written.
+   */
   private async upgradeLegacyCounter(
     key: ResolvedKey,
     doc: CounterDocument,
     tally: CommandTally | undefined,
   ): Promise<void> {
+    const definition = definitionOf(doc);
+    const seq = toLong(storedSeq(doc));
     countCommand(tally);
     await this.counters.collection.updateOne(
       { _id: key.id, seq: doc.seq },
       {
-        $set: {
-          ...definitionFields(key, definitionOf(doc)),
-          seq: toLong(storedSeq(doc)),
-          updatedAt: new Date(),
-        },
+        $set: { ...definitionFields(key, definition), seq, updatedAt: new Date() },
+        // A stored `max: null` means no max, which the allocation filter knows as an absent one.
+        ...(doc.max === null ? { $unset: { max: '' as const } } : {}),
       },
       this.counters.options(),
     );
@@ -541,6 +574,16 @@ function listedKey(doc: CounterDocument): ResolvedKey | null {
     return key.id === doc._id ? key : null;
   } catch {
     return null;
+  }
+}
+
+/** A listed counter's state, or its SEQUENCE_CORRUPT error when its document cannot be read. */
+function listedEntry(key: ResolvedKey, doc: CounterDocument): ListedSequence {
+  try {
+    return { id: key.id, sequence: toState(key, doc) };
+  } catch (err) {
+    if (err instanceof SequenceCorruptError) return { id: key.id, error: err };
+    throw err;
   }
 }
 

@@ -124,12 +124,14 @@ export class Users {
   /**
    * At most `MAX_USERS_PER_BATCH` inputs; one result per input, in input order, and the created
    * ones get their ids in input order too (one allocation for the batch, ids given in order).
+   * `replayed` is true for a user created earlier under the item's idempotency key (by an earlier
+   * request or an earlier item of this batch), as for `createUser`.
    */
   async createUsers(
     inputs: CreateUserInput[],
     strategy: IdStrategy,
     options?: WriteOptions,
-  ): Promise<Array<{ user: User } | { error: DomainError }>> {
+  ): Promise<Array<{ user: User; replayed: boolean } | { error: DomainError }>> {
     if (inputs.length > MAX_USERS_PER_BATCH) {
       throw new BadUserInputError(`At most ${MAX_USERS_PER_BATCH} users can be created at once.`, {
         field: 'inputs',
@@ -139,7 +141,7 @@ export class Users {
       createUsersWith(this.creation, inputs, strategy, options),
     );
     return outcomes.map((outcome) =>
-      'error' in outcome ? outcome : { user: readable(outcome.user) },
+      'error' in outcome ? outcome : { user: readable(outcome.user), replayed: outcome.replayed },
     );
   }
 

@@ -1,6 +1,7 @@
 /**
  * Many clients at once through the real HTTP server and the real driver: every acknowledged user
- * has its own id and is stored, whatever mix of strategies creates them.
+ * has its own id and is stored, whatever mix of strategies creates them; a keyed batch sent several
+ * times at once creates each user once, and every other send says it replayed it.
  */
 import { ID_STRATEGIES } from '../../src/users';
 import { startTestService, type TestService } from '../support/service';
@@ -59,3 +60,54 @@ test('500 concurrent createUser with mixed strategies give 500 distinct ids and 
   );
   expect(Number(counter?.seq)).toBeGreaterThanOrEqual(maxCounterIssued);
 }, 180_000);
+
+test.each(ID_STRATEGIES)(
+  '%s: one keyed batch sent 4 times at once creates each user once; the other sends say replayed',
+  async (strategy) => {
+    const SENDS = 4;
+    const ITEMS = 25;
+    const inputs = Array.from({ length: ITEMS }, (_, i) => ({
+      name: `Raced ${i}`,
+      idempotencyKey: `raced-${strategy}-${i}`,
+    }));
+    const responses = await Promise.all(
+      Array.from({ length: SENDS }, () =>
+        service.graphql(
+          `mutation Many($inputs: [CreateUserInput!]!, $strategy: IdStrategy) {
+            createUsers(inputs: $inputs, strategy: $strategy) {
+              created replayed failed results { replayed user { id } error { code } }
+            }
+          }`,
+          { inputs, strategy },
+        ),
+      ),
+    );
+    const payloads = responses.map((response) => {
+      expect(response.body.errors).toBeUndefined();
+      return response.body.data.createUsers;
+    });
+    for (const payload of payloads) {
+      expect(payload.failed).toBe(0);
+      expect(payload.created + payload.replayed).toBe(ITEMS);
+      expect(payload.created).toBe(
+        payload.results.filter((r: { replayed: boolean }) => !r.replayed).length,
+      );
+    }
+    expect(payloads.reduce((sum, payload) => sum + payload.created, 0)).toBe(ITEMS);
+    for (let i = 0; i < ITEMS; i += 1) {
+      const results = payloads.map((payload) => payload.results[i]);
+      expect(results.filter((result) => result.replayed === false)).toHaveLength(1);
+      expect(new Set(results.map((result) => result.user.id)).size).toBe(1);
+    }
+    const stored = await service.client
+      .db(service.dbName)
+      .collection('users')
+      .find({ idempotencyKey: { $regex: `^raced-${strategy}-` } })
+      .toArray();
+    expect(stored).toHaveLength(ITEMS);
+    expect(new Set(stored.map((doc) => String(doc._id)))).toEqual(
+      new Set(payloads[0].results.map((result: { user: { id: string } }) => result.user.id)),
+    );
+  },
+  120_000,
+);

@@ -9,6 +9,7 @@
  * Requests without a token act as the open-access client (NODE_ENV=test); `userid` is read and set
  * as admin.
  */
+import { Long } from 'mongodb';
 import {
   startTestService,
   TEST_ADMIN_TOKEN,
@@ -409,5 +410,116 @@ describe('refused sequence input names its field', () => {
       error: { code: 'SEQUENCE_EXHAUSTED', retryable: false },
     });
     expect((await service.graphql(NEXT, { name: 'tiny' })).body.data.nextSequence).toBe(3);
+  });
+});
+
+describe('a counter written by someone else with wrong types', () => {
+  // Its own database: the corrupt documents must not reach the other tests' listings.
+  let own: TestService;
+  beforeAll(async () => {
+    own = await startTestService();
+    for (const name of ['alpha', 'delta', 'omega']) {
+      await own.graphql(DEFINE, { input: { name } }, CLIENT);
+    }
+    const raw = own.client.db(own.dbName).collection('counters');
+    // A foreign tool's documents: seq a string; step missing with seq a string; start a string.
+    await raw.insertMany([
+      { _id: 'beta' as never, name: 'beta', owner: TEST_CLIENT.client, seq: '17', step: 1 },
+      { _id: 'gamma' as never, name: 'gamma', owner: TEST_CLIENT.client, seq: 'x' },
+      {
+        _id: 'kappa' as never,
+        name: 'kappa',
+        owner: TEST_CLIENT.client,
+        seq: Long.fromNumber(4),
+        start: '1',
+        step: 1,
+      },
+    ]);
+  });
+  afterAll(() => own.stop());
+
+  const LIST_MARKED = `query List($first: Int, $after: String) {
+    sequences(first: $first, after: $after) {
+      edges { cursor node { id value next } ${ERROR_FIELDS} }
+      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    }
+  }`;
+
+  interface MarkedPage {
+    edges: Array<{
+      cursor: string;
+      node: { id: string; value: number } | null;
+      error: { code: string; message: string; field: string | null; retryable: boolean } | null;
+    }>;
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  }
+
+  /** Every page of `first`, as the admin sees it; at most 20 pages. */
+  async function listAll(first: number, headers: Record<string, string>) {
+    const pages: MarkedPage[] = [];
+    let after: string | null = null;
+    do {
+      const response = await own.graphql(LIST_MARKED, { first, after }, headers);
+      expect(response.body.errors).toBeUndefined();
+      pages.push(response.body.data.sequences);
+      after = pages.at(-1)!.pageInfo.endCursor;
+    } while (pages.at(-1)!.pageInfo.hasNextPage && pages.length < 20);
+    return pages;
+  }
+
+  test('is listed in its place as SEQUENCE_CORRUPT beside the others, which still read; paging stays exact', async () => {
+    for (const first of [1, 2, 100]) {
+      const pages = await listAll(first, CLIENT);
+      const edges = pages.flatMap((page) => page.edges);
+      expect(edges.map((edge) => edge.cursor)).toEqual([
+        'alpha',
+        'beta',
+        'delta',
+        'gamma',
+        'kappa',
+        'omega',
+      ]);
+      for (const edge of edges) {
+        if (['beta', 'gamma', 'kappa'].includes(edge.cursor)) {
+          expect(edge.node).toBeNull();
+          expect(edge.error).toMatchObject({
+            code: 'SEQUENCE_CORRUPT',
+            field: null,
+            retryable: false,
+          });
+          expect(edge.error?.message).toContain(`"${edge.cursor}"`);
+          expect(edge.error?.message).toMatch(/db\.counters\.updateOne/);
+        } else {
+          expect(edge).toMatchObject({ node: { id: edge.cursor, value: 0 }, error: null });
+        }
+      }
+      expect(pages.map((page) => page.edges.length)).toEqual(
+        pages.map((_, i) => Math.min(first, 6 - i * first)),
+      );
+    }
+  });
+
+  test('sequence, nextSequence and allocateSequence name it SEQUENCE_CORRUPT and change nothing', async () => {
+    const raw = own.client.db(own.dbName).collection('counters');
+    for (const name of ['beta', 'gamma', 'kappa']) {
+      const before = await raw.findOne({ _id: name as never });
+      const read = await own.graphql(
+        `query Read($name: String!) { sequence(name: $name) { id } nextSequence(name: $name) }`,
+        { name },
+        CLIENT,
+      );
+      expect(read.body.data).toEqual({ sequence: null, nextSequence: null });
+      expect(read.body.errors?.map((error) => error.extensions?.code)).toEqual([
+        'SEQUENCE_CORRUPT',
+        'SEQUENCE_CORRUPT',
+      ]);
+      const allocated = await own.graphql(ALLOCATE, { name, count: 1 }, CLIENT);
+      expect(allocated.body.errors).toBeUndefined();
+      expect(allocated.body.data.allocateSequence).toMatchObject({
+        range: null,
+        error: { code: 'SEQUENCE_CORRUPT' },
+      });
+      expect(await raw.findOne({ _id: name as never })).toEqual(before);
+    }
   });
 });

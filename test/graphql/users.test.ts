@@ -434,3 +434,114 @@ test('createUsers answers one result per input, ids in input order, and a bad it
   expect(ids).toEqual([...ids].sort((a, b) => a - b));
   expect(payload.results[1].error.message).toEqual(expect.any(String));
 });
+
+describe('createUsers with idempotency keys says which items were replayed', () => {
+  const CREATE_MANY = `mutation Many($inputs: [CreateUserInput!]!, $strategy: IdStrategy) {
+    createUsers(inputs: $inputs, strategy: $strategy) {
+      created replayed failed error { code }
+      results { index replayed user { id name } error { code field } }
+    }
+  }`;
+
+  async function createMany(inputs: object[], strategy: string) {
+    const response = await service.graphql(CREATE_MANY, { inputs, strategy });
+    expect(response.body.errors).toBeUndefined();
+    expect(response.body.data.createUsers.error).toBeNull();
+    return response.body.data.createUsers;
+  }
+
+  type Result = { replayed: boolean | null; user: { id: string } | null };
+  const replayedOf = (result: Result) => result.replayed;
+  const idOf = (result: Result) => result.user?.id ?? null;
+
+  /** What is stored under keys starting with `prefix`: key -> id, through the driver. */
+  async function storedByKey(prefix: string): Promise<Map<string, string>> {
+    const docs = await service.client
+      .db(service.dbName)
+      .collection('users')
+      .find({ idempotencyKey: { $regex: `^${prefix}` } })
+      .toArray();
+    return new Map(docs.map((doc) => [doc.idempotencyKey as string, String(doc._id)]));
+  }
+
+  const counterSeq = async () =>
+    Number(
+      (
+        await service.client
+          .db(service.dbName)
+          .collection('counters')
+          .findOne({ _id: 'userid' as never })
+      )?.seq,
+    );
+
+  test.each(ID_STRATEGIES)(
+    '%s: a batch sent again with the same keys replays every item and creates nothing',
+    async (strategy) => {
+      const inputs = ['one', 'two', 'three'].map((n) => ({
+        name: `Resent ${n}`,
+        idempotencyKey: `resent-${strategy}-${n}`,
+      }));
+      const first = await createMany(inputs, strategy);
+      expect(first).toMatchObject({ created: 3, replayed: 0, failed: 0 });
+      expect(first.results.map(replayedOf)).toEqual([false, false, false]);
+      const stored = await storedByKey(`resent-${strategy}-`);
+      const seqBefore = await counterSeq();
+
+      const again = await createMany(inputs, strategy);
+      expect(again).toMatchObject({ created: 0, replayed: 3, failed: 0 });
+      expect(again.results.map(replayedOf)).toEqual([true, true, true]);
+      expect(again.results.map(idOf)).toEqual(first.results.map(idOf));
+      expect(await storedByKey(`resent-${strategy}-`)).toEqual(stored);
+      expect(stored.size).toBe(3);
+      expect(await counterSeq()).toBe(seqBefore);
+    },
+  );
+
+  test('a mixed batch says which items are replays, which are new and which failed', async () => {
+    const seen = [
+      { name: 'Seen A', idempotencyKey: 'mixed-a' },
+      { name: 'Seen B', idempotencyKey: 'mixed-b' },
+    ];
+    const earlier = await createMany(seen, 'COUNTER');
+    const earlierIds = earlier.results.map(idOf);
+
+    const mixed = await createMany(
+      [
+        seen[0],
+        { name: 'New C', idempotencyKey: 'mixed-c' },
+        seen[1],
+        { name: 'New D', idempotencyKey: 'mixed-d' },
+        { name: 'New D', idempotencyKey: 'mixed-d' }, // repeats the item before: its user, replayed
+        { name: 'Other input', idempotencyKey: 'mixed-a' },
+      ],
+      'COUNTER',
+    );
+    expect(mixed).toMatchObject({ created: 2, replayed: 3, failed: 1 });
+    expect(
+      mixed.results.map((r: { replayed: boolean | null; error: { code: string } | null }) => [
+        r.replayed,
+        r.error?.code ?? null,
+      ]),
+    ).toEqual([
+      [true, null],
+      [false, null],
+      [true, null],
+      [false, null],
+      [true, null],
+      [null, 'IDEMPOTENCY_KEY_REUSED'],
+    ]);
+    const ids = mixed.results.map(idOf);
+    expect([ids[0], ids[2]]).toEqual(earlierIds);
+    expect(ids[4]).toBe(ids[3]);
+
+    const stored = await storedByKey('mixed-');
+    expect(stored).toEqual(
+      new Map([
+        ['mixed-a', earlierIds[0]],
+        ['mixed-b', earlierIds[1]],
+        ['mixed-c', ids[1]],
+        ['mixed-d', ids[3]],
+      ]),
+    );
+  });
+});

@@ -29,7 +29,7 @@ describe('ownership', () => {
     expect(created).toMatchObject({ id: 'invoice/acme', owner: 'billing', next: 1000 });
 
     expect(await catalog.get(invoice, shipping)).toBeNull();
-    expect((await catalog.list({ first: 10 }, shipping)).sequences).toEqual([]);
+    expect((await catalog.list({ first: 10 }, shipping)).entries).toEqual([]);
     const notFound = { code: 'SEQUENCE_NOT_FOUND', field: 'name' };
     await expect(catalog.allocate(invoice, 8999, shipping)).rejects.toMatchObject(notFound);
     await expect(catalog.setValue(invoice, 5000, shipping)).rejects.toMatchObject(notFound);
@@ -62,9 +62,7 @@ describe('ownership', () => {
       code: 'SEQUENCE_NOT_FOUND',
     });
     expect((await catalog.allocate(ticket, 1, admin)).range.first).toBe(42);
-    expect((await catalog.list({ first: 10 }, admin)).sequences.map((s) => s.id)).toEqual([
-      'ticket',
-    ]);
+    expect((await catalog.list({ first: 10 }, admin)).entries.map((e) => e.id)).toEqual(['ticket']);
   });
 
   test('only create creates: allocate, setValue and peekNext of an undefined name write nothing', async () => {
@@ -168,14 +166,14 @@ describe('pages', () => {
     let after: string | null = null;
     for (;;) {
       const page = await catalog.list({ first: 2, after }, billing);
-      seen.push(...page.sequences.map((s) => s.id));
+      seen.push(...page.entries.map((e) => e.id));
       if (!page.hasNextPage) break;
-      after = page.sequences[page.sequences.length - 1].id;
+      after = page.entries[page.entries.length - 1].id;
     }
     expect(seen).toEqual(['invoice', 'invoice/acme', 'invoice/zeta', 'invoice-x', 'order']);
     const scoped = await catalog.list({ first: 10, scope: 'acme' }, billing);
-    expect(scoped.sequences.map((s) => s.id)).toEqual(['invoice/acme']);
-    expect((await catalog.list({ first: 100 }, admin)).sequences).toHaveLength(6);
+    expect(scoped.entries.map((e) => e.id)).toEqual(['invoice/acme']);
+    expect((await catalog.list({ first: 100 }, admin)).entries).toHaveLength(6);
   });
 
   test('page sizes outside 1..100 and cursors that are not sequence ids are refused', async () => {

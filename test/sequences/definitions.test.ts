@@ -158,17 +158,11 @@ describe('sequence definitions', () => {
     ]) {
       await sequences.allocate(key);
     }
-    const listed = (await sequences.page({ first: 100 })).sequences.map((s) => [s.name, s.scope]);
-    expect(listed).toEqual([
-      ['alpha', 'acme'],
-      ['invoice', null],
-      ['invoice', 'acme'],
-      ['invoice', 'globex'],
-      ['zeta', null],
-    ]);
-    const acme = (await sequences.page({ first: 100, scope: 'acme' })).sequences.map((s) => s.name);
-    expect(acme).toEqual(['alpha', 'invoice']);
-    expect((await sequences.page({ first: 100, scope: null })).sequences).toHaveLength(5);
+    const listed = (await sequences.page({ first: 100 })).entries.map((entry) => entry.id);
+    expect(listed).toEqual(['alpha/acme', 'invoice', 'invoice/acme', 'invoice/globex', 'zeta']);
+    const acme = (await sequences.page({ first: 100, scope: 'acme' })).entries.map((e) => e.id);
+    expect(acme).toEqual(['alpha/acme', 'invoice/acme']);
+    expect((await sequences.page({ first: 100, scope: null })).entries).toHaveLength(5);
     await expect(sequences.page({ first: 100, scope: '$ne' })).rejects.toMatchObject({
       field: 'scope',
     });

@@ -49,7 +49,9 @@ describe.each(untrusted)('a userid counter whose seq is %s', (_, seq) => {
     await writeForeignCounter(db, 'userid', { seq });
     const corrupt = { code: 'SEQUENCE_CORRUPT' };
     await expect(catalog.get({ name: 'userid' }, { role: 'admin' })).rejects.toMatchObject(corrupt);
-    await expect(catalog.list({ first: 10 }, { role: 'admin' })).rejects.toMatchObject(corrupt);
+    expect((await catalog.list({ first: 10 }, { role: 'admin' })).entries).toEqual([
+      { id: 'userid', error: expect.objectContaining(corrupt) },
+    ]);
     await expect(catalog.peekNext({ name: 'userid' }, { role: 'admin' })).rejects.toMatchObject(
       corrupt,
     );
@@ -100,8 +102,73 @@ test('a counter with a name no sequence can have is left out of pages instead of
   const { users, sequences, db } = await bed.fresh();
   const catalog = new SequenceCatalog(sequences, [users.idSequence]);
   await catalog.create({ name: 'invoice' }, { role: 'admin' });
+  await catalog.create({ name: 'ticket' }, { role: 'admin' });
   await writeForeignCounter(db, '$weird name', { seq: Long.fromNumber(3) });
   await db.collection('counters').insertOne({ _id: 'other' as never, name: 'mismatch', seq: 1 });
   const page = await catalog.list({ first: 10 }, { role: 'admin' });
-  expect(page.sequences.map((sequence) => sequence.id)).toEqual(['invoice']);
+  expect(page.entries.map((entry) => entry.id)).toEqual(['invoice', 'ticket']);
+  // A page never ends on a left-out counter: pages of one still reach every sequence.
+  const seen: string[] = [];
+  let after: string | null = null;
+  for (let pages = 0; pages < 5; pages += 1) {
+    const one = await catalog.list({ first: 1, after }, { role: 'admin' });
+    expect(one.entries).toHaveLength(1);
+    seen.push(one.entries[0].id);
+    if (!one.hasNextPage) break;
+    after = one.entries[0].id;
+  }
+  expect(seen).toEqual(['invoice', 'ticket']);
+});
+
+test('an unreadable counter keeps its place in pages, as its error; the others still read', async () => {
+  const { users, sequences, db } = await bed.fresh();
+  const catalog = new SequenceCatalog(sequences, [users.idSequence]);
+  await catalog.create({ name: 'alpha' }, { role: 'admin' });
+  await catalog.create({ name: 'gamma' }, { role: 'admin' });
+  await writeForeignCounter(db, 'beta', { seq: '17' });
+  await db.collection('counters').insertOne({ _id: 'omega' as never, name: 'omega', seq: 'x' });
+  const page = await catalog.list({ first: 3 }, { role: 'admin' });
+  expect(page.hasNextPage).toBe(true);
+  expect(page.entries).toEqual([
+    { id: 'alpha', sequence: expect.objectContaining({ id: 'alpha', next: 1 }) },
+    { id: 'beta', error: expect.objectContaining({ code: 'SEQUENCE_CORRUPT' }) },
+    { id: 'gamma', sequence: expect.objectContaining({ id: 'gamma', next: 1 }) },
+  ]);
+  const rest = await catalog.list({ first: 3, after: 'gamma' }, { role: 'admin' });
+  expect(rest).toEqual({
+    entries: [
+      {
+        id: 'omega',
+        error: expect.objectContaining({ message: expect.stringMatching(/"omega".*seq/) }),
+      },
+    ],
+    hasNextPage: false,
+  });
+});
+
+test('a counter typed in mongosh (doubles, an Int64 step) is rewritten as Int64 first, then allocates', async () => {
+  const { sequences, db } = await bed.fresh();
+  await db.collection('counters').insertOne({
+    _id: 'typed' as never,
+    name: 'typed',
+    seq: new Double(41),
+    start: new Double(1),
+    step: Long.fromNumber(2),
+  });
+  const { range } = await sequences.allocateExisting({ name: 'typed' }, 2);
+  expect(range).toEqual({ first: 43, last: 45, step: 2, count: 2 });
+  const stored = await db
+    .collection('counters')
+    .findOne({ _id: 'typed' as never }, { promoteLongs: false });
+  expect(stored?.seq).toEqual(Long.fromNumber(45));
+  expect(stored?.start).toEqual(Long.fromNumber(1));
+});
+
+test('a counter that stores "no max" as max: null allocates (it answered ID_CONTENTION, retryable, forever)', async () => {
+  const { sequences, db } = await bed.fresh();
+  await writeForeignCounter(db, 'nullmax', { seq: Long.fromNumber(3), max: null });
+  const { range } = await sequences.allocateExisting({ name: 'nullmax' }, 1);
+  expect(range).toEqual({ first: 4, last: 4, step: 1, count: 1 });
+  const stored = await db.collection('counters').findOne({ _id: 'nullmax' as never });
+  expect(stored).not.toHaveProperty('max');
 });

@@ -67,8 +67,12 @@ test('createUsers replays stored keys and repeated keys inside the batch', async
     ],
     'BLOCK',
   );
-  expect(results[0]).toEqual({ user: expect.objectContaining({ id: stored.user.id }) });
-  expect('user' in results[1] && 'user' in results[2]).toBe(true);
+  expect(results[0]).toEqual({
+    user: expect.objectContaining({ id: stored.user.id }),
+    replayed: true,
+  });
+  expect(results[1]).toMatchObject({ replayed: false });
+  expect(results[2]).toMatchObject({ replayed: true });
   if ('user' in results[1] && 'user' in results[2]) {
     expect(results[2].user.id).toEqual(results[1].user.id);
   }

@@ -105,12 +105,18 @@ export type CreateUserPayload = {
 /** The answer of `createUsers`. */
 export type CreateUsersPayload = {
   __typename?: 'CreateUsersPayload';
-  /** How many results hold a user. */
+  /** How many results hold a user this request created (`replayed: false`). */
   created: Scalars['Int']['output'];
   /** Why the whole batch was refused (e.g. more than 1,000 inputs), or null. */
   error?: Maybe<MutationError>;
   /** How many results hold an error. */
   failed: Scalars['Int']['output'];
+  /**
+   * How many results hold a user created earlier, returned because its `idempotencyKey` was seen
+   * before (`replayed: true`): by an earlier request, or by an earlier input of this batch.
+   * `created + replayed + failed` is the number of results.
+   */
+  replayed: Scalars['Int']['output'];
   /** One per input, in input order (empty when `error` refused the whole batch). */
   results: Array<CreateUsersResult>;
   /** The strategy asked for. */
@@ -124,7 +130,13 @@ export type CreateUsersResult = {
   error?: Maybe<MutationError>;
   /** The position of the input this result belongs to. */
   index: Scalars['Int']['output'];
-  /** The user created; null when `error` is set. */
+  /**
+   * True when `idempotencyKey` matched an earlier request (or an earlier input of this batch) and
+   * its user was returned instead of creating one; false when this request created the user; null
+   * when `error` is set. As `CreateUserPayload.replayed`.
+   */
+  replayed?: Maybe<Scalars['Boolean']['output']>;
+  /** The user created (or replayed); null when `error` is set. */
   user?: Maybe<User>;
   /** The user as an edge of a users list, with its cursor; null when `error` is set. */
   userEdge?: Maybe<UserEdge>;
@@ -281,7 +293,10 @@ export type MutationUpdateUserArgs = {
   input: UpdateUserInput;
 };
 
-/** An expected failure of a mutation (or of one `createUsers` item), returned as data. */
+/**
+ * An expected failure, returned as data: of a mutation, of one `createUsers` item, or of one
+ * `sequences` edge whose counter cannot be read.
+ */
 export type MutationError = {
   __typename?: 'MutationError';
   /** What happened, as a value to branch on. */
@@ -317,7 +332,10 @@ export type Query = {
   nextSequence?: Maybe<Scalars['Long']['output']>;
   /** The sequence with this name and scope, or null when it does not exist or is not the caller's. */
   sequence?: Maybe<Sequence>;
-  /** The caller's sequences (every sequence, for admin), ordered by name then scope, a page at a time. */
+  /**
+   * The caller's sequences (every sequence, for admin), ordered by name then scope, a page at a time.
+   * A counter that cannot be read is an edge with `error` in its place, never a failure of the list.
+   */
   sequences?: Maybe<SequenceConnection>;
   /** Per strategy, since this service process started: what creating users cost. */
   strategyStats?: Maybe<Array<StrategyStats>>;
@@ -416,13 +434,19 @@ export type SequenceConnection = {
   pageInfo: PageInfo;
 };
 
-/** A sequence in a list, with its cursor. */
+/** A sequence in a list, with its cursor: exactly one of `node` and `error` is set. */
 export type SequenceEdge = {
   __typename?: 'SequenceEdge';
-  /** Pass it as `after` to page from here. */
+  /** Pass it as `after` to page from here; the sequence's `id`, also when `error` is set. */
   cursor: Scalars['String']['output'];
-  /** The sequence. */
-  node: Sequence;
+  /**
+   * Why this counter cannot be read (`SEQUENCE_CORRUPT`: its document was written by something else
+   * with wrong types; `message` names it and the repair), or null. It keeps its place in the list, so
+   * the other sequences still read and paging passes it like any other.
+   */
+  error?: Maybe<MutationError>;
+  /** The sequence; null when `error` is set. */
+  node?: Maybe<Sequence>;
 };
 
 /** Values consumed by one `allocateSequence`: `first`, `first + step`, ..., `last`. */
@@ -655,7 +679,7 @@ export type ResolversTypes = ResolversObject<{
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Sequence: ResolverTypeWrapper<SequenceState>;
   SequenceConnection: ResolverTypeWrapper<Omit<SequenceConnection, 'edges'> & { edges: Array<ResolversTypes['SequenceEdge']> }>;
-  SequenceEdge: ResolverTypeWrapper<Omit<SequenceEdge, 'node'> & { node: ResolversTypes['Sequence'] }>;
+  SequenceEdge: ResolverTypeWrapper<Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversTypes['Sequence']> }>;
   SequenceRange: ResolverTypeWrapper<SequenceRange>;
   SetSequencePayload: ResolverTypeWrapper<Omit<SetSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversTypes['Sequence']> }>;
   StrategyStats: ResolverTypeWrapper<StrategyStats>;
@@ -691,7 +715,7 @@ export type ResolversParentTypes = ResolversObject<{
   Query: Record<PropertyKey, never>;
   Sequence: SequenceState;
   SequenceConnection: Omit<SequenceConnection, 'edges'> & { edges: Array<ResolversParentTypes['SequenceEdge']> };
-  SequenceEdge: Omit<SequenceEdge, 'node'> & { node: ResolversParentTypes['Sequence'] };
+  SequenceEdge: Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversParentTypes['Sequence']> };
   SequenceRange: SequenceRange;
   SetSequencePayload: Omit<SetSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversParentTypes['Sequence']> };
   StrategyStats: StrategyStats;
@@ -728,6 +752,7 @@ export type CreateUsersPayloadResolvers<ContextType = GraphQLContext, ParentType
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  replayed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   results?: Resolver<Array<ResolversTypes['CreateUsersResult']>, ParentType, ContextType>;
   strategy?: Resolver<ResolversTypes['IdStrategy'], ParentType, ContextType>;
 }>;
@@ -735,6 +760,7 @@ export type CreateUsersPayloadResolvers<ContextType = GraphQLContext, ParentType
 export type CreateUsersResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateUsersResult'] = ResolversParentTypes['CreateUsersResult']> = ResolversObject<{
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  replayed?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   userEdge?: Resolver<Maybe<ResolversTypes['UserEdge']>, ParentType, ContextType>;
 }>;
@@ -808,7 +834,8 @@ export type SequenceConnectionResolvers<ContextType = GraphQLContext, ParentType
 
 export type SequenceEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceEdge'] = ResolversParentTypes['SequenceEdge']> = ResolversObject<{
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  node?: Resolver<ResolversTypes['Sequence'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  node?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
 export type SequenceRangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceRange'] = ResolversParentTypes['SequenceRange']> = ResolversObject<{
