@@ -71,6 +71,12 @@ export interface RunEnvironment {
 export interface PairedRound {
   raw: CellResult;
   counter: CellResult;
+  /**
+   * The floor fixture (bench/floor-service.ts: bare Apollo on `node:http` with the tutorial's two
+   * commands), which splits COUNTER's cost into the stack's (floor ÷ raw) and this project's own
+   * (COUNTER ÷ floor).
+   */
+  floor?: CellResult;
 }
 
 export interface BenchResults {
@@ -86,13 +92,27 @@ export const median = (values: number[]): number => {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-/** Per paired round: COUNTER's CPU and users/s as multiples of the raw loop's (null: unmeasured). */
-export function pairedRatios(
-  rounds: PairedRound[],
-): Array<{ cpu: number | null; rate: number | null }> {
-  return rounds.map(({ raw, counter }) => ({
+/** Service CPU per user of `a` over that of `b`; null when either is unmeasured. */
+function serviceCpuRatio(a: CellResult | undefined, b: CellResult | undefined): number | null {
+  const [cpuA, cpuB] = [a?.cpuMsPerUser.service, b?.cpuMsPerUser.service];
+  return cpuA == null || !cpuB ? null : cpuA / cpuB;
+}
+
+/**
+ * Per paired round: COUNTER's CPU and users/s as multiples of the raw loop's, and, with a floor,
+ * the floor's CPU over the raw loop's and COUNTER's over the floor's (null: unmeasured).
+ */
+export function pairedRatios(rounds: PairedRound[]): Array<{
+  cpu: number | null;
+  rate: number | null;
+  floorVsRaw: number | null;
+  counterVsFloor: number | null;
+}> {
+  return rounds.map(({ raw, counter, floor }) => ({
     cpu: cpuVersusRawLoop(counter, [raw]),
     rate: raw.usersPerSecond > 0 ? counter.usersPerSecond / raw.usersPerSecond : null,
+    floorVsRaw: floor === undefined ? null : cpuVersusRawLoop(floor, [raw]),
+    counterVsFloor: serviceCpuRatio(counter, floor),
   }));
 }
 
@@ -404,28 +424,42 @@ export function counterModelTable(cells: CellResult[]): string {
   );
 }
 
-/** The paired yardstick's rounds, each with its two ratios. */
+/** The paired yardstick's rounds, each with its ratios; the floor's columns when it ran. */
 export function pairedTable(rounds: PairedRound[]): string {
   const ratios = pairedRatios(rounds);
-  return markdownTable(
-    [
-      `Paired round (@${rounds[0]?.counter.concurrency ?? 64})`,
-      'Raw loop client CPU ms/user',
-      'COUNTER service CPU ms/user',
-      'CPU ratio',
-      'Raw loop users/s',
-      'COUNTER users/s',
-      'Users/s ratio',
-    ],
-    rounds.map(({ raw, counter }, i) => [
-      String(i + 1),
-      fixed(raw.cpuMsPerUser.client, 3),
-      fixed(counter.cpuMsPerUser.service, 3),
-      times(ratios[i].cpu),
-      fixed(raw.usersPerSecond, 0),
-      fixed(counter.usersPerSecond, 0),
-      times(ratios[i].rate),
-    ]),
+  const withFloor = rounds.some((round) => round.floor !== undefined);
+  const header = [
+    `Paired round (@${rounds[0]?.counter.concurrency ?? 64})`,
+    'Raw loop client CPU ms/user',
+    ...(withFloor ? ['Floor service CPU ms/user'] : []),
+    'COUNTER service CPU ms/user',
+    'CPU ratio',
+    ...(withFloor ? ['Floor ÷ raw', 'COUNTER ÷ floor'] : []),
+    'Raw loop users/s',
+    'COUNTER users/s',
+    'Users/s ratio',
+  ];
+  const rows = rounds.map(({ raw, counter, floor }, i) => [
+    String(i + 1),
+    fixed(raw.cpuMsPerUser.client, 3),
+    ...(withFloor ? [fixed(floor?.cpuMsPerUser.service, 3)] : []),
+    fixed(counter.cpuMsPerUser.service, 3),
+    times(ratios[i].cpu),
+    ...(withFloor ? [times(ratios[i].floorVsRaw), times(ratios[i].counterVsFloor)] : []),
+    fixed(raw.usersPerSecond, 0),
+    fixed(counter.usersPerSecond, 0),
+    times(ratios[i].rate),
+  ]);
+  const table = markdownTable(header, rows);
+  if (!withFloor) return table;
+  const middle = (values: Array<number | null>) => {
+    const known = values.filter((v): v is number => v !== null);
+    return known.length === 0 ? null : median(known);
+  };
+  return (
+    `${table}\n\nMedians: the floor (bare Apollo on node:http with the tutorial's two commands) ` +
+    `costs ${times(middle(ratios.map((r) => r.floorVsRaw)))} the raw loop's CPU per user; ` +
+    `COUNTER costs ${times(middle(ratios.map((r) => r.counterVsFloor)))} the floor's.`
   );
 }
 

@@ -8,8 +8,9 @@
  * (ObjectId insert; the tutorial's getNextSequence + insert), then each service plan after a
  * warm-up. Default plans: COUNTER, OPTIMISTIC_LOOP, BLOCK (blocks adapting from 100 to 10,000),
  * and createUsers batches of 100 with COUNTER, each at concurrency 1, 8 and 64, and batches of
- * 1,000 at 64; then 5 paired rounds (1 with `--quick`) of the raw tutorial loop and COUNTER at 64,
- * back to back, from which issue 14's COUNTER-versus-raw verdicts are read. `--instances K`: K processes per fleet, COUNTER and BLOCK with fixed block sizes
+ * 1,000 at 64; then 5 paired rounds (1 with `--quick`) of the raw tutorial loop, the floor fixture
+ * (./floor-service.ts) and COUNTER at 64, back to back, from which issue 14's COUNTER-versus-raw
+ * verdicts are read. `--instances K`: K processes per fleet, COUNTER and BLOCK with fixed block sizes
  * 10, 100 and 1,000 at concurrency 64, with counter-document writes. Every
  * cell lasts a fixed time (1.5 s with `--quick`, 12 s otherwise). Writes the Markdown report to
  * stdout, `bench/results[-instances-K][-quick].{json,svg}`, progress to stderr; drops its
@@ -32,7 +33,13 @@ import {
 import { startBenchDatabase } from './database';
 import { progress } from './progress';
 import { writeReport, type CellResult, type PairedRound, type RunEnvironment } from './report';
-import { CONCURRENCIES, measureServiceCell, servicePlans, warmUp } from './service-cells';
+import {
+  CONCURRENCIES,
+  measureServiceCell,
+  servicePlans,
+  warmUp,
+  type ServicePlan,
+} from './service-cells';
 import { startServiceFleet, type ServiceFleet } from './service-processes';
 
 interface Options {
@@ -92,6 +99,84 @@ async function versions(counting: CountingClient) {
   };
 }
 
+/** The floor fixture as the bench loads it: COUNTER's request, counted as COUNTER. */
+const FLOOR_PLAN: ServicePlan = {
+  label: 'floor: bare Apollo + the tutorial',
+  strategy: 'COUNTER',
+  shape: { strategy: 'COUNTER', usersPerRequest: 1 },
+  blockSize: 1,
+  blockSizeMax: 1,
+  concurrencies: [PAIRED_CONCURRENCY],
+};
+
+/**
+ * The paired rounds (see `PairedRound`): in each, the raw loop, the floor fixture and COUNTER one
+ * after another at PAIRED_CONCURRENCY, the order rotating from round to round so that none always
+ * follows another.
+ */
+async function pairedRoundsOf(options: {
+  rounds: number;
+  counting: CountingClient;
+  rawDbName: string;
+  floor: ServiceFleet | null;
+  counter: { fleet: ServiceFleet; plan: ServicePlan };
+  cellSeconds: number;
+  warmupSeconds: number;
+  databasePid: number | undefined;
+  bar: ReturnType<typeof progress>;
+}): Promise<PairedRound[]> {
+  const { counting, floor, counter, cellSeconds, databasePid, bar } = options;
+  if (floor !== null) {
+    bar.note('warming up the floor fixture');
+    await warmUp(floor, FLOOR_PLAN, options.warmupSeconds);
+  }
+  const rounds: PairedRound[] = [];
+  for (let round = 1; round <= options.rounds; round += 1) {
+    const measured: Partial<PairedRound> = {};
+    const sides: Array<() => Promise<void>> = [
+      async () => {
+        measured.raw = await runDriverBaseline({
+          counting,
+          dbName: options.rawDbName,
+          baseline: 'TUTORIAL_GET_NEXT_SEQUENCE',
+          concurrency: PAIRED_CONCURRENCY,
+          durationMs: cellSeconds * 1000,
+          databasePid,
+        });
+      },
+      async () => {
+        measured.counter = await measureServiceCell(
+          counter.fleet,
+          counter.plan,
+          PAIRED_CONCURRENCY,
+          cellSeconds,
+          databasePid,
+        );
+      },
+      ...(floor === null
+        ? []
+        : [
+            async () => {
+              measured.floor = await measureServiceCell(
+                floor,
+                FLOOR_PLAN,
+                PAIRED_CONCURRENCY,
+                cellSeconds,
+                databasePid,
+              );
+            },
+          ]),
+    ];
+    for (let k = 0; k < sides.length; k += 1) {
+      bar.cell(`paired round ${round} of ${options.rounds} @${PAIRED_CONCURRENCY}`);
+      await sides[(round - 1 + k) % sides.length]();
+      bar.cellDone();
+    }
+    rounds.push(measured as PairedRound);
+  }
+  return rounds;
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const cellSeconds = options.quick ? 1.5 : 12;
@@ -104,7 +189,7 @@ async function main(): Promise<void> {
   const totalCells =
     baselines.length * CONCURRENCIES.length +
     plans.reduce((n, plan) => n + plan.concurrencies.length, 0) +
-    2 * pairedRounds;
+    3 * pairedRounds;
   const bar = progress(totalCells);
 
   if (await buildIsStale()) {
@@ -144,6 +229,19 @@ async function main(): Promise<void> {
     for (const s of started) if (s.status === 'fulfilled') fleets.push(s.value);
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
+    const floorFleet =
+      pairedRounds === 0
+        ? null
+        : await startServiceFleet({
+            instances: 1,
+            mongodbUri: database.uri,
+            dbName: freshDbName('paired floor'),
+            blockSize: 1,
+            blockSizeMax: 1,
+            nodeArgs: ['--import', 'tsx'],
+            entry: join(__dirname, 'floor-service.ts'),
+          });
+    if (floorFleet !== null) fleets.push(floorFleet);
 
     const environment: RunEnvironment = {
       mode: options.instances !== null ? 'instances' : options.quick ? 'quick' : 'full',
@@ -186,44 +284,19 @@ async function main(): Promise<void> {
           bar.cellDone();
         }
         if (plan.shape.strategy === 'COUNTER' && plan.shape.usersPerRequest === 1) {
-          const rawDbName = freshDbName('paired raw loop');
-          for (let round = 1; round <= pairedRounds; round += 1) {
-            // Alternate which side goes first, so neither always follows the other.
-            const sides = [
-              async () => {
-                bar.cell(`paired round ${round}: raw loop @${PAIRED_CONCURRENCY}`);
-                const raw = await runDriverBaseline({
-                  counting,
-                  dbName: rawDbName,
-                  baseline: 'TUTORIAL_GET_NEXT_SEQUENCE',
-                  concurrency: PAIRED_CONCURRENCY,
-                  durationMs: cellSeconds * 1000,
-                  databasePid: database.pid,
-                });
-                bar.cellDone();
-                return raw;
-              },
-              async () => {
-                bar.cell(`paired round ${round}: COUNTER @${PAIRED_CONCURRENCY}`);
-                const counter = await measureServiceCell(
-                  fleet,
-                  plan,
-                  PAIRED_CONCURRENCY,
-                  cellSeconds,
-                  database.pid,
-                );
-                bar.cellDone();
-                return counter;
-              },
-            ] as const;
-            if (round % 2 === 1) {
-              const raw = await sides[0]();
-              rounds.push({ raw, counter: await sides[1]() });
-            } else {
-              const counter = await sides[1]();
-              rounds.push({ raw: await sides[0](), counter });
-            }
-          }
+          rounds.push(
+            ...(await pairedRoundsOf({
+              rounds: pairedRounds,
+              counting,
+              rawDbName: freshDbName('paired raw loop'),
+              floor: floorFleet,
+              counter: { fleet, plan },
+              cellSeconds,
+              warmupSeconds,
+              databasePid: database.pid,
+              bar,
+            })),
+          );
         }
       } finally {
         await fleet.stop();

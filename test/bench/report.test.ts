@@ -218,6 +218,25 @@ describe('paired rounds', () => {
     ).toMatchObject({ met: false });
   });
 
+  it("with the floor fixture, splits COUNTER's cost into the stack's and the project's own", () => {
+    const withFloor = rounds.map((r, i) => ({
+      ...r,
+      floor: cell('COUNTER', 64, {
+        cpuMsPerUser: { service: [0.8, 0.8, 0.76][i], database: 0.2, client: null },
+      }),
+    }));
+    const table = pairedTable(withFloor);
+    expect(table).toContain(
+      '| 1 | 0.500 | 0.800 | 0.900 | 1.80× | 1.60× | 1.13× | 1000 | 400 | 0.40× |',
+    );
+    expect(table).toContain('costs 1.60× the raw loop');
+    expect(table).toContain("COUNTER costs 1.25× the floor's");
+    // The verdicts stay COUNTER against the raw loop.
+    expect(
+      targetChecks(grid, 64, withFloor).find((t) => t.target.includes('2× the raw'))?.measured,
+    ).toMatch(/^1\.90×/);
+  });
+
   it('lists every round with both ratios, and the report carries the table', () => {
     const table = pairedTable(rounds);
     expect(table).toContain('| 1 | 0.500 | 0.900 | 1.80× | 1000 | 400 | 0.40× |');
