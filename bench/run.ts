@@ -13,8 +13,9 @@
  * verdicts are read. `--instances K`: K processes per fleet, COUNTER and BLOCK with fixed block sizes
  * 10, 100 and 1,000 at concurrency 64, with counter-document writes. Every
  * cell lasts a fixed time (1.5 s with `--quick`, 12 s otherwise). Writes the Markdown report to
- * stdout, `bench/results[-instances-K][-quick].{json,svg}`, progress to stderr; drops its
- * databases at the end. `--cpu-prof` runs the service processes under `node --cpu-prof`, with
+ * stdout, `bench/results[-instances-K][-quick].{json,svg}`, progress to stderr; drops each
+ * database as soon as its cells are done (the stand-in slows as its collections grow: 4 rounds of
+ * BLOCK on one growing database went from 1,604 to 1,133 users/s), and any left at the end. `--cpu-prof` runs the service processes under `node --cpu-prof`, with
  * the profiles in `bench/cpu-profiles/` (git-ignored).
  */
 import { execFile } from 'node:child_process';
@@ -205,6 +206,13 @@ async function main(): Promise<void> {
     dbNames.push(name);
     return name;
   };
+  /** Once its cells are done, so later cells meet a database holding only their own data. */
+  const dropDatabase = (name: string): Promise<unknown> =>
+    counting.client
+      .db(name)
+      .dropDatabase({ maxTimeMS: 10_000 })
+      .catch(() => undefined);
+  const planDbNames = plans.map((plan) => freshDbName(`${plan.label}_${plan.blockSize}`));
   const cells: CellResult[] = [];
   const rounds: PairedRound[] = [];
   const fleets: ServiceFleet[] = [];
@@ -213,11 +221,11 @@ async function main(): Promise<void> {
     // cells, and stops after them.
     bar.note(`starting ${plans.length} × ${options.instances ?? 1} service process(es)`);
     const started = await Promise.allSettled(
-      plans.map((plan) =>
+      plans.map((plan, i) =>
         startServiceFleet({
           instances: options.instances ?? 1,
           mongodbUri: database.uri,
-          dbName: freshDbName(`${plan.label}_${plan.blockSize}`),
+          dbName: planDbNames[i],
           blockSize: plan.blockSize,
           blockSizeMax: plan.blockSizeMax,
           nodeArgs: options.cpuProfile
@@ -229,13 +237,14 @@ async function main(): Promise<void> {
     for (const s of started) if (s.status === 'fulfilled') fleets.push(s.value);
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
+    const floorDbName = freshDbName('paired floor');
     const floorFleet =
       pairedRounds === 0
         ? null
         : await startServiceFleet({
             instances: 1,
             mongodbUri: database.uri,
-            dbName: freshDbName('paired floor'),
+            dbName: floorDbName,
             blockSize: 1,
             blockSizeMax: 1,
             nodeArgs: ['--import', 'tsx'],
@@ -272,9 +281,11 @@ async function main(): Promise<void> {
         );
         bar.cellDone();
       }
+      await dropDatabase(dbName);
     }
 
-    for (const [plan, fleet] of plans.map((plan, i) => [plan, fleets[i]] as const)) {
+    for (const [i, plan] of plans.entries()) {
+      const fleet = fleets[i];
       try {
         bar.note(`warming up ${plan.label}`);
         await warmUp(fleet, plan, warmupSeconds);
@@ -284,11 +295,12 @@ async function main(): Promise<void> {
           bar.cellDone();
         }
         if (plan.shape.strategy === 'COUNTER' && plan.shape.usersPerRequest === 1) {
+          const rawDbName = freshDbName('paired raw loop');
           rounds.push(
             ...(await pairedRoundsOf({
               rounds: pairedRounds,
               counting,
-              rawDbName: freshDbName('paired raw loop'),
+              rawDbName,
               floor: floorFleet,
               counter: { fleet, plan },
               cellSeconds,
@@ -297,9 +309,12 @@ async function main(): Promise<void> {
               bar,
             })),
           );
+          await floorFleet?.stop();
+          await Promise.all([dropDatabase(rawDbName), dropDatabase(floorDbName)]);
         }
       } finally {
         await fleet.stop();
+        await dropDatabase(planDbNames[i]);
       }
     }
     bar.stop();
