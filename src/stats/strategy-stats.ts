@@ -81,10 +81,9 @@ export class StrategyStats {
   private readonly registry = new Registry();
   private readonly totals = new Map<IdStrategy, Totals>();
   private readonly latencies = new Map<IdStrategy, LatencySketch>();
-  private readonly series: Record<keyof Totals, Counter<'strategy'>>;
   /**
-   * The series' children per strategy, and the counter writes' per labelled sequence, resolved
-   * once: `inc(labels, n)` hashes its labels on every call (issue 14's profile of `createUser`).
+   * The totals' series children per strategy, and the counter writes' per labelled sequence,
+   * resolved once: `inc(labels, n)` hashes its labels on every call (issue 14's profile).
    */
   private readonly seriesOf = new Map<IdStrategy, Record<keyof Totals, Counter.Internal>>();
   private readonly counterWrites: Counter<'sequence'>;
@@ -93,7 +92,7 @@ export class StrategyStats {
 
   constructor(options: StrategyStatsOptions = {}) {
     const registers = [this.registry];
-    this.series = Object.fromEntries(
+    const series = Object.fromEntries(
       TOTALLED.map((field) => [
         field,
         new Counter({ ...SERIES[field], labelNames: ['strategy'], registers }),
@@ -131,7 +130,7 @@ export class StrategyStats {
       });
       this.latencies.set(strategy, new LatencySketch());
       const children = Object.fromEntries(
-        TOTALLED.map((field) => [field, this.series[field].labels({ strategy })]),
+        TOTALLED.map((field) => [field, series[field].labels({ strategy })]),
       ) as Record<keyof Totals, Counter.Internal>;
       for (const field of TOTALLED) children[field].inc(0);
       this.seriesOf.set(strategy, children);

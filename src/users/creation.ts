@@ -107,16 +107,14 @@ async function planBatch(
   outcomes: CreationOutcome[],
   cost: CreationCost,
 ): Promise<BatchPlan> {
-  const keys = distinct(candidates.map((c) => c.input.idempotencyKey));
-  const inviterIds = distinct(candidates.map((c) => c.input.invitedById));
-  // Most creations carry neither: then nothing is awaited at all.
-  const [storedByKey, inviters] =
-    keys.length === 0 && inviterIds.length === 0
-      ? [new Map<string, UserDocument>(), new Map<number, UserDocument>()]
-      : await Promise.all([
-          usersByIdempotencyKeys(deps.users, keys, cost),
-          usersByIds(deps.users, inviterIds, cost),
-        ]);
+  const [storedByKey, inviters] = await Promise.all([
+    usersByIdempotencyKeys(
+      deps.users,
+      distinct(candidates.map((c) => c.input.idempotencyKey)),
+      cost,
+    ),
+    usersByIds(deps.users, distinct(candidates.map((c) => c.input.invitedById)), cost),
+  ]);
   const plan: BatchPlan = { toInsert: [], followers: [], keyOwners: new Map() };
   const emailsInBatch = new Set<string>();
   for (const candidate of candidates) {
@@ -148,10 +146,7 @@ async function settleInserts(
   const raceKeys = toInsert
     .filter((c, position) => 'duplicateOn' in report.results[position] && c.input.idempotencyKey)
     .map((c) => c.input.idempotencyKey as string);
-  const raceWinners =
-    raceKeys.length === 0
-      ? new Map<string, UserDocument>()
-      : await usersByIdempotencyKeys(deps.users, raceKeys, cost);
+  const raceWinners = await usersByIdempotencyKeys(deps.users, raceKeys, cost);
   toInsert.forEach((candidate, position) => {
     const result = report.results[position];
     const attempts = report.attempts[position];
