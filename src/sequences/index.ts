@@ -16,11 +16,10 @@ export {
 } from './errors.js';
 export { type SequenceKey, validateSequenceName } from './keys.js';
 export {
-  type AllocatedRange,
+  DEFAULT_SEQUENCE_PAGE_SIZE,
   type ListedSequence,
   MAX_SEQUENCE_PAGE_SIZE,
   type SequencePage,
-  Sequences,
-  type SequencesOptions,
-  valuesOf,
-} from './sequences.js';
+  type SequencePageRequest,
+} from './pages.js';
+export { type AllocatedRange, Sequences, type SequencesOptions, valuesOf } from './sequences.js';
