@@ -1,6 +1,7 @@
 /**
- * Who may call what: the one table of the service's authorization (README "Who may call what" shows
- * it, and test/http/authorization.test.ts checks the two agree with each other and the schema).
+ * Who may call what: the one table of the service's authorization ("Who may call what" in
+ * docs/operations.md shows it, and test/http/authorization.test.ts checks the two agree with each
+ * other and the schema).
  *
  * Roles are ordered anonymous < client < admin; each root field, each field that leads to other
  * users' data, and each endpoint names the least role that may call it. Fail closed: a field without a row is refused to everyone but admin. Decisions:
