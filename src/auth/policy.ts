@@ -17,6 +17,7 @@
  * FORBIDDEN when the caller's token is valid but its role is too low.
  */
 import { DomainError, ForbiddenError } from '../errors.js';
+import { USERS_PER_REQUEST } from '../limits.js';
 import type { SequenceAccess } from '../sequences/index.js';
 import type { Caller, Role } from './callers.js';
 
@@ -53,7 +54,7 @@ export const ENDPOINT_ACCESS: Readonly<Record<string, Role>> = { 'GET /metrics':
 
 /** The most users one HTTP request may create, across aliases and batched operations. */
 export function usersPerRequest(caller: Caller): number {
-  return caller.role === 'anonymous' ? 1 : 1_000;
+  return caller.role === 'anonymous' ? USERS_PER_REQUEST.anonymous : USERS_PER_REQUEST.withToken;
 }
 
 export class UnauthenticatedError extends DomainError {
