@@ -10,6 +10,7 @@
  */
 import type { Filter } from 'mongodb';
 import type { BoundedCollection } from '../database/command-options.js';
+import { PAGE_SIZE } from '../limits.js';
 import { type CounterDocument, type SequenceState, toState } from './counter-document.js';
 import { BadUserInputError, SequenceCorruptError } from './errors.js';
 import { type ResolvedKey, parseSequenceId, resolveKey, validateSequenceName } from './keys.js';
@@ -45,12 +46,6 @@ export interface SequencePageRequest {
   shared?: string[];
 }
 
-/** The largest page of `page()`. */
-export const MAX_SEQUENCE_PAGE_SIZE = 100;
-
-/** The page of `page()` when neither `first` nor `last` is given. */
-export const DEFAULT_SEQUENCE_PAGE_SIZE = 20;
-
 /**
  * A page of counters ordered by name then scope (the unscoped one first): `first` (1 to 100, 20
  * when neither is given) after the cursor `after`, or `last` before `before` (a sequence `id`),
@@ -74,10 +69,10 @@ export async function pageOfSequences(
   if (fromEnd && first !== undefined && first !== null) {
     throw new BadUserInputError('Give first or last, not both.', { field: 'last' });
   }
-  const size = fromEnd ? last : (first ?? DEFAULT_SEQUENCE_PAGE_SIZE);
+  const size = fromEnd ? last : (first ?? PAGE_SIZE.default);
   const sizeField = fromEnd ? 'last' : 'first';
-  if (!Number.isInteger(size) || size < 1 || size > MAX_SEQUENCE_PAGE_SIZE) {
-    throw new BadUserInputError(`${sizeField} must be 1 to ${MAX_SEQUENCE_PAGE_SIZE}.`, {
+  if (!Number.isInteger(size) || size < 1 || size > PAGE_SIZE.max) {
+    throw new BadUserInputError(`${sizeField} must be 1 to ${PAGE_SIZE.max}.`, {
       field: sizeField,
     });
   }
