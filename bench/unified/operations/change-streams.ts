@@ -19,9 +19,8 @@ async function createChangeStream(args: Document, target: unknown): Promise<Chan
   return stream;
 }
 
-const stream =
-  (fn: (s: ChangeStream) => Promise<unknown>) => (_args: Document, target: unknown) =>
-    fn(target as ChangeStream);
+const stream = (fn: (s: ChangeStream) => Promise<unknown>) => (_args: Document, target: unknown) =>
+  fn(target as ChangeStream);
 
 export const changeStreamOperations: OperationTable = {
   'client.createChangeStream': createChangeStream,
