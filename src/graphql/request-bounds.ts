@@ -297,10 +297,13 @@ export function tallyOperation(
         }
         if (limit !== undefined && 'allocates' in limit) total.sequenceAllocations += 1;
         if (limit !== undefined && 'lists' in limit) {
+          // A page holds `first` or `last` items (else the default); a list one per item given.
           const size = Math.max(
-            intValue(argumentNode('first'), variables, defaults) ??
-              intValue(argumentNode('last'), variables, defaults) ??
-              PAGE_SIZE.default,
+            limit.lists === 'page'
+              ? (intValue(argumentNode('first'), variables, defaults) ??
+                  intValue(argumentNode('last'), variables, defaults) ??
+                  PAGE_SIZE.default)
+              : listLength(argumentNode(limit.lists.perItemOf), variables, defaults),
             0,
           );
           total.listedItems += size + size * below;

@@ -150,10 +150,29 @@ async function sendAnswer(res: ServerResponse, answer: HTTPGraphQLResponse): Pro
   res.end();
 }
 
+/**
+ * A token that is presented but proves no one: 401 in GraphQL's error shape (which of the possible
+ * reasons is not told), readable by a browser (CORS headers first).
+ */
+function tokenRefusal(allowCors: Middleware) {
+  return async (req: ServiceRequest, res: ServerResponse) => {
+    await through(allowCors, req, res);
+    res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
+    sendJson(res, 401, {
+      errors: [
+        {
+          message:
+            'The Authorization header holds no valid token (expected "Bearer <token>" with a configured token); send none to act as anonymous.',
+          extensions: { code: 'UNAUTHENTICATED' },
+        },
+      ],
+    });
+  };
+}
+
 /** `/graphql`: CORS, the deadline, the body and its limits, then Apollo. */
-function graphqlHandler({ config, apollo, components }: AppDeps) {
+function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Middleware) {
   const buildContext = createContextFactory(components);
-  const allowCors = cors(corsOptions(config)) as Middleware;
   const readJson = json({ limit: config.BODY_LIMIT }) as Middleware;
   return async (req: ServiceRequest, res: ServerResponse, search: string) => {
     // cors answers a preflight itself, without passing it on; any other request it passes on.
@@ -207,7 +226,9 @@ export function createApp(deps: AppDeps): RequestListener {
   const openAccess = openAccessWarning(config);
   if (openAccess !== null) logger.warn(openAccess);
   const authenticate = createAuthenticator(config);
-  const graphql = graphqlHandler(deps);
+  const allowCors = cors(corsOptions(config)) as Middleware;
+  const graphql = graphqlHandler(deps, allowCors);
+  const refuseToken = tokenRefusal(allowCors);
   const metrics = metricsHandler(components);
   const ready = readinessHandler(client, components);
 
@@ -217,7 +238,9 @@ export function createApp(deps: AppDeps): RequestListener {
     // First, before anything that reads headers or bodies: a liveness probe costs nothing.
     if (read && path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (read && path === '/ready') return ready(res);
-    req.caller = authenticate(req.headers.authorization);
+    const caller = authenticate(req.headers.authorization);
+    if (caller === null) return refuseToken(req, res);
+    req.caller = caller;
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, search);
     if (read && path === '/metrics') return metrics(req, res);
     if (read && path === '/' && config.NODE_ENV !== 'production') {
