@@ -29,11 +29,18 @@ import {
   UnknownInviterError,
 } from './errors.js';
 import { insertWithFreshIds, type InsertReport, type UnsavedUser } from './fresh-ids.js';
+import { ownedKey, type KeyOwner } from './key-owners.js';
 import type { IdSource } from './id-sources.js';
 import type { Tracked, UserIndexes } from './indexes.js';
 import type { CreateUserInput, UserDocument, UsersCollection } from './model.js';
 import { usersByIdempotencyKeys, usersByIds } from './reads.js';
 import { inputHash, validateCreateUserInput, type NormalizedUserInput } from './validation.js';
+
+/** What a creation is told beside its input: its deadline, and who owns its idempotency keys. */
+export interface CreationOptions extends WriteOptions {
+  /** Unset: the unscoped keys of in-process callers (./key-owners.ts); the API always sets it. */
+  keyOwner?: KeyOwner;
+}
 
 export type CreationOutcome =
   { user: UserDocument; attempts: number; replayed: boolean } | { error: DomainError };
@@ -57,11 +64,21 @@ function hashOf(candidate: Candidate): string {
   return (candidate.hash ??= inputHash(candidate.input));
 }
 
-function validated(inputs: CreateUserInput[], outcomes: CreationOutcome[]): Candidate[] {
+/** The valid items, each key owned by `owner` (./key-owners.ts); the others fail in `outcomes`. */
+function validated(
+  inputs: CreateUserInput[],
+  outcomes: CreationOutcome[],
+  owner: KeyOwner | undefined,
+): Candidate[] {
   const candidates: Candidate[] = [];
   inputs.forEach((raw, index) => {
     try {
-      candidates.push({ index, input: validateCreateUserInput(raw) });
+      const candidate: Candidate = { index, input: validateCreateUserInput(raw) };
+      const key = candidate.input.idempotencyKey;
+      if (key !== undefined) {
+        candidate.input.idempotencyKey = ownedKey(key, owner, () => hashOf(candidate));
+      }
+      candidates.push(candidate);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       outcomes[index] = { error: err };
@@ -192,7 +209,7 @@ export async function createUsersWith(
   deps: CreationDeps,
   inputs: CreateUserInput[],
   strategy: IdStrategy,
-  options?: WriteOptions,
+  options?: CreationOptions,
 ): Promise<CreationOutcome[]> {
   const started = performance.now();
   const call: CreationCall = {
@@ -220,7 +237,7 @@ export async function createUsersWith(
 interface CreationCall {
   deps: CreationDeps;
   strategy: IdStrategy;
-  options: WriteOptions | undefined;
+  options: CreationOptions | undefined;
   cost: CreationCost;
   /** Summed over the call's rounds. */
   totals: { users: number; attempts: number; duplicateKeyRetries: number };
@@ -302,7 +319,7 @@ async function createOnce(
 ): Promise<CreationOutcome[]> {
   const { deps, strategy, options, cost, totals } = call;
   const outcomes: CreationOutcome[] = new Array(inputs.length);
-  const candidates = validated(inputs, outcomes);
+  const candidates = validated(inputs, outcomes, options?.keyOwner);
   const plan = await planBatch(deps, candidates, outcomes, cost);
 
   const createdAt = new Date();
@@ -312,7 +329,7 @@ async function createOnce(
     deps.sources[strategy],
     cost,
     {
-      ...options,
+      signal: options?.signal,
       beforeInsert: (docs) => {
         const relying = docs.filter(reliesOnIndexes).map((doc) => doc._id.toNumber());
         if (relying.length > 0) track(relying);

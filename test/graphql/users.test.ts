@@ -454,14 +454,19 @@ describe('createUsers with idempotency keys says which items were replayed', () 
   const replayedOf = (result: Result) => result.replayed;
   const idOf = (result: Result) => result.user?.id ?? null;
 
-  /** What is stored under keys starting with `prefix`: key -> id, through the driver. */
+  /**
+   * What is stored under keys starting with `prefix`: key -> id, through the driver. A key is
+   * stored with its owner after a U+001F (src/users/key-owners.ts); the map holds the key as sent.
+   */
   async function storedByKey(prefix: string): Promise<Map<string, string>> {
     const docs = await service.client
       .db(service.dbName)
       .collection('users')
       .find({ idempotencyKey: { $regex: `^${prefix}` } })
       .toArray();
-    return new Map(docs.map((doc) => [doc.idempotencyKey as string, String(doc._id)]));
+    return new Map(
+      docs.map((doc) => [(doc.idempotencyKey as string).split('\u001f')[0], String(doc._id)]),
+    );
   }
 
   const counterSeq = async () =>
