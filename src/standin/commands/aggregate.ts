@@ -65,7 +65,8 @@ export const aggregate: CommandDefinition = {
   run(command, context) {
     if (command.explain === true) {
       const { explain: _explain, ...inner } = command;
-      return explainReply(inner, 'queryPlanner', context);
+      // The command itself passed the registry's checks; `inner` is it without `explain`.
+      return explainReply(inner, 'aggregate', 'queryPlanner', context);
     }
     const cursor = optionalDocument(command, 'cursor');
     if (!cursor)

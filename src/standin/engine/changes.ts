@@ -3,11 +3,11 @@
  * `_id` of each one removed, and collection and index definitions made or dropped. The store
  * reports each change to its listener after it has been applied (a refused write reports
  * nothing), so the journal (state/journal.ts) records exactly what an acknowledged command
- * did, independent of which command did it. `applyChange` replays one onto a store; replaying
- * a store's changes in order onto an empty store rebuilds it, index ownership included.
+ * did, independent of which command did it. `applyChange` (./apply-change.ts) replays one onto a
+ * store. This file holds only the types, so the store, its collections and the journal share them
+ * without importing each other.
  */
 import type { IndexSpec } from './indexes';
-import type { Store } from './store';
 import type { Document } from './values';
 
 export type Change =
@@ -20,35 +20,3 @@ export type Change =
   | { op: 'dropIndex'; db: string; coll: string; name: string };
 
 export type ChangeListener = (change: Change) => void;
-
-export function applyChange(store: Store, change: Change): void {
-  switch (change.op) {
-    case 'put': {
-      const { collection } = store.obtain(change.db, change.coll);
-      const current = collection.byId(change.doc._id);
-      if (current) collection.replace(current, change.doc);
-      else collection.insert(change.doc);
-      return;
-    }
-    case 'remove': {
-      const doc = store.get(change.db, change.coll)?.byId(change.id);
-      if (doc) store.get(change.db, change.coll)!.remove(doc);
-      return;
-    }
-    case 'createCollection':
-      store.obtain(change.db, change.coll);
-      return;
-    case 'dropCollection':
-      store.drop(change.db, change.coll);
-      return;
-    case 'dropDatabase':
-      store.dropDatabase(change.db);
-      return;
-    case 'createIndex':
-      store.obtain(change.db, change.coll).collection.addIndex(change.spec);
-      return;
-    case 'dropIndex':
-      store.get(change.db, change.coll)?.dropIndex(change.name);
-      return;
-  }
-}
