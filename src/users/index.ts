@@ -8,6 +8,7 @@ export {
   type UserPage,
   type UserPageRequest,
 } from './pages.js';
+export { requireUserId } from './validation.js';
 export {
   DuplicateEmailError,
   UnknownInviterError,

@@ -1,6 +1,7 @@
 /**
  * Replaying a change (./changes.ts) onto a store: replaying a store's changes in order onto an
- * empty store rebuilds it, index ownership included (the journal's recovery, state/journal.ts).
+ * empty store rebuilds it, index ownership and collection options included (the journal's
+ * recovery, state/journal.ts).
  */
 import type { Change } from './changes';
 import type { Store } from './store';
@@ -21,6 +22,14 @@ export function applyChange(store: Store, change: Change): void {
     }
     case 'createCollection':
       store.obtain(change.db, change.coll);
+      return;
+    case 'collectionOptions':
+      store
+        .obtain(change.db, change.coll)
+        .collection.setPreAndPostImages(change.changeStreamPreAndPostImages);
+      return;
+    case 'renameCollection':
+      store.rename(change.db, change.coll, change.to);
       return;
     case 'dropCollection':
       store.drop(change.db, change.coll);
