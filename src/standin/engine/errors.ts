@@ -14,11 +14,13 @@ export const ErrorCode = {
   InternalError: 1,
   BadValue: 2,
   HostUnreachable: 6,
+  HostNotFound: 7,
   FailedToParse: 9,
   Unauthorized: 13,
   TypeMismatch: 14,
   IllegalOperation: 20,
   NamespaceNotFound: 26,
+  StaleShardVersion: 63,
   IndexNotFound: 27,
   NoMatchingDocument: 47,
   PathNotViable: 28,
@@ -36,19 +38,24 @@ export const ErrorCode = {
   IndexKeySpecsConflict: 86,
   NetworkTimeout: 89,
   ShutdownInProgress: 91,
+  FailedToSatisfyReadPreference: 133,
+  StaleEpoch: 150,
   PrimarySteppedDown: 189,
   QueryFeatureNotAllowed: 224,
+  RetryChangeStream: 234,
   CursorKilled: 237,
   InvalidResumeToken: 260,
   ChangeStreamFatalError: 280,
   ChangeStreamHistoryLost: 286,
   ExceededMemoryLimit: 146,
   ExceededTimeLimit: 262,
+  SocketException: 9001,
   NotWritablePrimary: 10107,
   DuplicateKey: 11000,
   InterruptedAtShutdown: 11600,
   InterruptedDueToReplStateChange: 11602,
   NotPrimaryNoSecondaryOk: 13435,
+  StaleConfig: 13388,
   NotPrimaryOrSecondary: 13436,
 } as const;
 
@@ -77,6 +84,8 @@ export const LocationCode = {
   AddFieldsNotDocument: 40272,
   /** $project with a specification that is no document */
   ProjectNotDocument: 15969,
+  /** a $project that both computes or includes fields and excludes one other than _id */
+  ExclusionInInclusionProjection: 31254,
   /** $unset with something other than field names */
   UnsetNotFieldNames: 31002,
   /** $changeStream on a standalone server */
