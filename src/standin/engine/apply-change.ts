@@ -29,7 +29,7 @@ export function applyChange(store: Store, change: Change): void {
         .collection.setPreAndPostImages(change.changeStreamPreAndPostImages);
       return;
     case 'renameCollection':
-      store.rename(change.db, change.coll, change.to);
+      store.rename(change.db, change.coll, change.to, change.dropTarget === true);
       return;
     case 'dropCollection':
       store.drop(change.db, change.coll);
