@@ -3,7 +3,6 @@ export { Users } from './users.js';
 export type { CreationOptions } from './creation.js';
 export type { KeyOwner } from './key-owners.js';
 export type { UsersDeps } from './users.js';
-export { ID_STRATEGIES, isIdStrategy, type IdStrategy } from './strategy.js';
 export type { CreateUserInput, User } from './model.js';
 export {
   type InviteesRequest,
@@ -11,7 +10,6 @@ export {
   type UserPage,
   type UserPageRequest,
 } from './pages.js';
-export { USER_ID_SEQUENCE } from './id-sources.js';
 export { requireUserId } from './validation.js';
 export {
   DuplicateEmailError,
