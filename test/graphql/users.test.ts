@@ -5,6 +5,7 @@
  * lookup by email, update, delete, create payloads with an edge, batches in input order, and ids
  * past 2^31 stored as Int64.
  */
+import { keyAsSent } from '../support/keys';
 import { ID_STRATEGIES, STRATEGIES } from '../../src/strategies';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../support/service';
 
@@ -458,8 +459,8 @@ describe('createUsers with idempotency keys says which items were replayed', () 
   const idOf = (result: Result) => result.user?.id ?? null;
 
   /**
-   * What is stored under keys starting with `prefix`: key -> id, through the driver. A key is
-   * stored with its owner after a U+001F (src/users/key-owners.ts); the map holds the key as sent.
+   * What is stored under keys starting with `prefix`: key -> id (the key as sent), through the
+   * driver.
    */
   async function storedByKey(prefix: string): Promise<Map<string, string>> {
     const docs = await service.client
@@ -467,9 +468,7 @@ describe('createUsers with idempotency keys says which items were replayed', () 
       .collection('users')
       .find({ idempotencyKey: { $regex: `^${prefix}` } })
       .toArray();
-    return new Map(
-      docs.map((doc) => [(doc.idempotencyKey as string).split('\u001f')[0], String(doc._id)]),
-    );
+    return new Map(docs.map((doc) => [keyAsSent(doc.idempotencyKey as string), String(doc._id)]));
   }
 
   const counterSeq = async () =>
