@@ -44,6 +44,7 @@ export const ErrorCode = {
   InterruptedDueToReplStateChange: 11602,
   NotPrimaryNoSecondaryOk: 13435,
   NotPrimaryOrSecondary: 13436,
+  OutOfDiskSpace: 14031,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

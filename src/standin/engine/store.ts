@@ -20,6 +20,11 @@ export class Store {
     this.listener = listener;
   }
 
+  /** Forgets every database without reporting it (the journal reloads what the disk holds). */
+  clear(): void {
+    this.databases.clear();
+  }
+
   databaseNames(): string[] {
     return [...this.databases.keys()];
   }

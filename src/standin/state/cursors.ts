@@ -123,6 +123,12 @@ export class CursorRegistry {
     return { killed, notFound };
   }
 
+  /** Closes every cursor (their results may hold what the store no longer does). */
+  closeAll(): void {
+    this.open.clear();
+    this.held = 0;
+  }
+
   private close(key: string): boolean {
     const cursor = this.open.get(key);
     if (!cursor) return false;
