@@ -22,6 +22,7 @@
 import net from 'node:net';
 import { getHeapStatistics } from 'node:v8';
 import { CursorLimits, CursorRegistry, DEFAULT_CURSOR_LIMITS } from './state/cursors';
+import { ChangeHistory, DEFAULT_CHANGE_HISTORY_BYTES } from './state/change-history';
 import { CommandContext, ConnectionInfo, ServerState } from './commands/context';
 import { CommandError, ErrorCode } from './engine/errors';
 import { Store } from './engine/store';
@@ -61,6 +62,8 @@ export interface ServerLimits {
   /** V8 heap in use above which growing commands are refused */
   memoryLimitBytes: number;
   cursors: CursorLimits;
+  /** bytes of changes kept for change streams to resume from (state/change-history.ts) */
+  changeHistoryBytes: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -69,6 +72,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxBufferedBytes: 256 * 1024 * 1024,
   memoryLimitBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.8),
   cursors: DEFAULT_CURSOR_LIMITS,
+  changeHistoryBytes: DEFAULT_CHANGE_HISTORY_BYTES,
 };
 
 function delay(ms: number): Promise<void> {
@@ -83,13 +87,16 @@ export class StandinServer {
   private nextRequestId = 1;
   private bufferedBytes = 0;
   private journal: Journal | null = null;
+  private stopHistory: (() => void) | null = null;
 
   constructor(
     private readonly log: LogLine,
     private readonly limits: ServerLimits = DEFAULT_LIMITS,
   ) {
+    const store = new Store();
     this.state = {
-      store: new Store(),
+      store,
+      changes: new ChangeHistory(limits.changeHistoryBytes, store.clock.now()),
       cursors: new CursorRegistry(limits.cursors),
       failPoints: new FailPoints(),
       activity: new Activity(limits.maxConnections),
@@ -97,6 +104,11 @@ export class StandinServer {
       port: 0,
     };
     this.server = net.createServer((socket) => this.accept(socket));
+  }
+
+  /** From now on every change goes to the history (recovery restores, it does not append). */
+  private recordHistory(): void {
+    this.stopHistory ??= this.state.store.observe((change) => this.state.changes.append(change));
   }
 
   /** Recovers the data directory into the (still empty) store and journals from then on. */
@@ -107,14 +119,25 @@ export class StandinServer {
     const { journal, recovery } = await Journal.open(dir, this.state.store, {
       ...options,
       log: this.log,
-      // cursors may hold results of changes the failed write dropped
-      onRestored: () => this.state.cursors.closeAll(),
+      history: {
+        maxBytes: this.limits.changeHistoryBytes,
+        restore: (change) => {
+          this.state.store.clock.advanceTo(change.ts);
+          this.state.changes.restore(change);
+        },
+      },
+      // a failed write dropped the changes after `written`: no cursor or stream may show them
+      onRestored: (written) => {
+        this.state.cursors.closeAll();
+        this.state.changes.forgetAfter(written);
+      },
     });
     this.journal = journal;
     return recovery;
   }
 
   listen(port: number, host: string): Promise<number> {
+    this.recordHistory();
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(port, host, () => {
@@ -127,6 +150,7 @@ export class StandinServer {
 
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
+    this.state.changes.close();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.journal?.close();
   }
@@ -213,7 +237,7 @@ export class StandinServer {
     } else {
       reply = this.journal?.troubled
         ? await this.admitAndExecute(request, context)
-        : this.execute(request, context);
+        : await this.execute(request, context);
     }
     if (this.journal) {
       reply = await this.journal.durable().then(
@@ -228,7 +252,7 @@ export class StandinServer {
     socket.write(bytes);
   }
 
-  /** Runs the command once the journal admits it (synchronously after its answer). */
+  /** Starts the command once the journal admits it (synchronously after its answer). */
   private async admitAndExecute(
     request: CommandRequest,
     context: CommandContext,
@@ -243,12 +267,10 @@ export class StandinServer {
     return refusal ? errorReply(refusal) : this.execute(request, context);
   }
 
-  private execute(request: CommandRequest, context: CommandContext): Document {
+  private execute(request: CommandRequest, context: CommandContext): Document | Promise<Document> {
     const refusal = this.refusal(failPointNameOf(request.command));
     if (refusal) return errorReply(refusal);
-    try {
-      return runCommand(request.command, context);
-    } catch (error) {
+    const internalError = (error: unknown) => {
       this.log(
         `MongoDB stand-in: internal error in ${commandNameOf(request.command)}: ${(error as Error).stack}`,
       );
@@ -258,6 +280,12 @@ export class StandinServer {
           `MongoDB stand-in internal error: ${(error as Error).message}`,
         ),
       );
+    };
+    try {
+      const reply = runCommand(request.command, context);
+      return reply instanceof Promise ? reply.catch(internalError) : reply;
+    } catch (error) {
+      return internalError(error);
     }
   }
 

@@ -157,15 +157,23 @@ export function definitionFor(command: Document): CommandDefinition {
 }
 
 /**
- * Runs a command synchronously and returns the reply (ok: 1 or MongoDB's error shape). Anything
- * thrown that is not a CommandError is a stand-in bug: it propagates for the server to log.
+ * Runs a command and returns the reply (ok: 1 or MongoDB's error shape); synchronously, except a
+ * change stream's getMore that waits for changes. Anything thrown that is not a CommandError is
+ * a stand-in bug: it propagates for the server to log.
  */
-export function runCommand(command: Document, context: CommandContext): Document {
-  try {
-    return definitionFor(command).run(command, context);
-  } catch (error) {
+export function runCommand(
+  command: Document,
+  context: CommandContext,
+): Document | Promise<Document> {
+  const asReply = (error: unknown) => {
     if (error instanceof CommandError) return errorReply(error);
     throw error;
+  };
+  try {
+    const reply = definitionFor(command).run(command, context);
+    return reply instanceof Promise ? reply.catch(asReply) : reply;
+  } catch (error) {
+    return asReply(error);
   }
 }
 

@@ -12,27 +12,38 @@
  *
  * `readDirectory` loads the snapshot and replays the journal generations it does not contain,
  * in order, dropping a torn last record (the process died mid-append, so no reply depended on
- * it). The journal uses it at start, and again after a failed write to bring memory back to
+ * it). The journal uses it at start, and `reload` after a failed write, to bring memory back to
  * exactly what the disk holds.
+ *
+ * The change history (change-history.ts) outlives snapshots: generations a snapshot contains are
+ * kept, newest first, while they total at most the history's byte bound, and a start restores
+ * their stamped changes (and the replayed ones) into the history without applying them, so a
+ * change stream can resume across a restart from anywhere in that window. Records written
+ * before changes were stamped (0.3) carry no cluster time and are not restored. A reload leaves
+ * the history alone (the journal tells the server which changes to forget).
  */
-import { readdir, readFile, rm, truncate } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
-import { applyChange, Change } from '../engine/changes';
+import { applyChange, Change, LoggedChange } from '../engine/changes';
 import { Store } from '../engine/store';
 import { Document } from '../engine/values';
 import { CorruptRecordError, decodeRecords } from './record-file';
 import { loadSnapshot } from './snapshot';
 
 export const GROUP_OP = 'group';
-const STORE_OPS: ReadonlySet<string> = new Set<Change['op']>([
-  'put',
-  'remove',
-  'createCollection',
-  'dropCollection',
-  'dropDatabase',
-  'createIndex',
-  'dropIndex',
-]);
+/** every kind of store change (the type makes a new kind fail to compile until listed) */
+const STORE_OP_LIST: Record<Change['op'], true> = {
+  put: true,
+  remove: true,
+  createCollection: true,
+  collectionOptions: true,
+  renameCollection: true,
+  dropCollection: true,
+  dropDatabase: true,
+  createIndex: true,
+  dropIndex: true,
+};
+const STORE_OPS: ReadonlySet<string> = new Set(Object.keys(STORE_OP_LIST));
 const JOURNAL_PATTERN = /^journal\.(\d+)$/;
 
 /** State besides the store that lives in the data directory, in records of its own kinds. */
@@ -46,6 +57,14 @@ export interface JournalExtension {
   /** forgets everything, before the directory is read into it again */
   reset(): void;
 }
+
+/** Where a start restores the changes kept for change streams, and how many bytes of them. */
+export interface HistoryRestore {
+  maxBytes: number;
+  restore: (change: LoggedChange) => void;
+}
+
+const NO_HISTORY: HistoryRestore = { maxBytes: 0, restore: () => undefined };
 
 export interface DirectoryContents {
   journalRecords: number;
@@ -70,12 +89,32 @@ export async function journalGenerations(dir: string): Promise<number[]> {
   return generations.sort((a, b) => a - b);
 }
 
+/**
+ * Of the generations a snapshot contains, the newest ones that together hold at most
+ * `maxBytes`: kept for the change history.
+ */
+export async function generationsForHistory(
+  dir: string,
+  contained: number[],
+  maxBytes: number,
+): Promise<Set<number>> {
+  const kept = new Set<number>();
+  let bytes = 0;
+  for (const generation of [...contained].sort((a, b) => b - a)) {
+    bytes += (await stat(path.join(dir, journalName(generation)))).size;
+    if (bytes > maxBytes) break;
+    kept.add(generation);
+  }
+  return kept;
+}
+
 export class DurableState {
   private readonly owners = new Map<string, JournalExtension>();
 
   constructor(
     readonly store: Store,
     extensions: readonly JournalExtension[] = [],
+    readonly history: HistoryRestore = NO_HISTORY,
   ) {
     for (const extension of extensions) {
       for (const op of extension.ops) {
@@ -108,17 +147,24 @@ export class DurableState {
     return [...new Set(this.owners.values())].flatMap((extension) => extension.capture());
   }
 
-  /** Empties the store and every extension. */
-  reset(): void {
-    this.store.clear();
-    for (const extension of new Set(this.owners.values())) extension.reset();
+  /** Empties the store and every extension and reads `dir` back into them (the history stays). */
+  async reload(dir: string, log: (line: string) => void): Promise<void> {
+    await this.store.reload(async () => {
+      for (const extension of new Set(this.owners.values())) extension.reset();
+      await this.readDirectory(dir, log, false);
+    });
   }
 
   /**
    * Reads `dir` into this (empty) state: the snapshot, then the journal generations it does not
-   * contain; deletes generations the snapshot contains and truncates a torn last record.
+   * contain, truncating a torn last record; deletes the generations the snapshot contains beyond
+   * those kept for the change history, whose changes it restores into the history.
    */
-  async readDirectory(dir: string, log: (line: string) => void): Promise<DirectoryContents> {
+  async readDirectory(
+    dir: string,
+    log: (line: string) => void,
+    withHistory = true,
+  ): Promise<DirectoryContents> {
     const journalFrom = await loadSnapshot(dir, this.store, (record, file) =>
       this.apply(record, file),
     );
@@ -130,10 +176,20 @@ export class DurableState {
       newestGeneration: generations[generations.length - 1] ?? 0,
       journalFrom,
     };
+    const kept = withHistory
+      ? await generationsForHistory(
+          dir,
+          generations.filter((generation) => generation < journalFrom),
+          this.history.maxBytes,
+        )
+      : new Set<number>();
     for (const generation of generations) {
       const file = path.join(dir, journalName(generation));
       if (generation < journalFrom) {
-        await rm(file);
+        if (!withHistory) continue;
+        if (kept.has(generation))
+          this.restoreHistory(decodeRecords(await readFile(file), file).records);
+        else await rm(file);
         continue;
       }
       const buffer = await readFile(file);
@@ -149,9 +205,18 @@ export class DurableState {
         );
       }
       for (const record of decoded.records) this.apply(record, file);
+      if (withHistory) this.restoreHistory(decoded.records);
       contents.journalRecords += decoded.records.length;
       contents.journalBytes += decoded.validLength;
     }
     return contents;
+  }
+
+  private restoreHistory(records: Document[]): void {
+    for (const record of records) {
+      if (record.op === GROUP_OP) this.restoreHistory(record.records as Document[]);
+      else if (record.ts && STORE_OPS.has(String(record.op)))
+        this.history.restore(record as unknown as LoggedChange);
+    }
   }
 }

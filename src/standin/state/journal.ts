@@ -34,19 +34,23 @@
  * replays those generations in order, truncates a torn last record, starts a new generation
  * and, when it replayed anything, snapshots in the background at once: a restart reads one
  * snapshot and at most about `snapshotAfterBytes` of journal (none after a clean stop, which
- * snapshots what the journal holds). The directory's owner is settled by an OS lock
+ * snapshots what the journal holds). Generations a snapshot contains are kept while the
+ * change history needs them (durable-state.ts). The directory's owner is settled by an OS lock
  * (data-lock.ts).
  */
 import { FileHandle, mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Change } from '../engine/changes';
+import type { Timestamp } from 'bson';
+import { LoggedChange } from '../engine/changes';
 import { CommandError, ErrorCode } from '../engine/errors';
 import { Store } from '../engine/store';
 import { Document } from '../engine/values';
 import { DataDirectoryLock } from './data-lock';
 import {
   DurableState,
+  generationsForHistory,
   GROUP_OP,
+  HistoryRestore,
   JournalExtension,
   journalGenerations,
   journalName,
@@ -68,8 +72,13 @@ export interface JournalOptions {
   log: (line: string) => void;
   /** state besides the store kept in the directory, in record kinds of its own */
   extensions?: readonly JournalExtension[];
-  /** called when memory was read back from the disk after a failed write dropped changes */
-  onRestored?: () => void;
+  /** where changes kept for change streams go at a start, and how many bytes of them to keep */
+  history?: HistoryRestore;
+  /**
+   * called when memory was read back from the disk after a failed write dropped changes: every
+   * change stamped after `written` is gone
+   */
+  onRestored?: (written: Timestamp) => void;
 }
 
 export interface RecoveryReport {
@@ -79,6 +88,12 @@ export interface RecoveryReport {
   milliseconds: number;
   /** CPU time of this process during recovery (wall time also counts what else runs) */
   cpuMilliseconds: number;
+}
+
+interface TakenTail {
+  buffers: Buffer[];
+  upTo: number;
+  ts: Timestamp;
 }
 
 interface Waiter {
@@ -110,7 +125,10 @@ export class Journal {
   private probing: Promise<void> | null = null;
   private lastProbeAt = 0;
   private probeBytes = MIN_PROBE_BYTES;
-  private readonly observer = (change: Change) => this.append(change as unknown as Document);
+  /** the cluster time of the newest change appended, and of the newest one written */
+  private appendedTs: Timestamp;
+  private writtenTs: Timestamp;
+  private readonly stopObserving: () => void;
 
   private constructor(
     private readonly dir: string,
@@ -119,11 +137,15 @@ export class Journal {
     private file: FileHandle,
     private generation: number,
     journalBytes: number,
-    private readonly options: Required<Omit<JournalOptions, 'onRestored'>> &
+    private readonly options: Required<Omit<JournalOptions, 'onRestored' | 'history'>> &
       Pick<JournalOptions, 'onRestored'>,
   ) {
     this.bytesSinceSnapshot = journalBytes;
-    state.store.observe(this.observer);
+    this.appendedTs = this.writtenTs = state.store.clock.now();
+    this.stopObserving = state.store.observe((change: LoggedChange) => {
+      this.appendedTs = change.ts;
+      this.append(change as unknown as Document);
+    });
   }
 
   /** Recovers `dir` into the empty `store` (and extensions), then journals every later change. */
@@ -137,7 +159,7 @@ export class Journal {
     await mkdir(dir, { recursive: true });
     const lock = await DataDirectoryLock.take(dir);
     try {
-      const state = new DurableState(store, options.extensions);
+      const state = new DurableState(store, options.extensions, options.history);
       const contents = await state.readDirectory(dir, options.log);
       await rm(path.join(dir, PROBE_FILE), { force: true });
       const generation = Math.max(contents.journalFrom, contents.newestGeneration + 1);
@@ -242,7 +264,7 @@ export class Journal {
    * closes the file and releases the directory.
    */
   async close(): Promise<void> {
-    this.state.store.observe(() => undefined);
+    this.stopObserving();
     while (this.restoration) await this.restoration;
     if (!this.broken && !this.refusal) {
       await this.durable().catch(() => undefined);
@@ -271,8 +293,7 @@ export class Journal {
         if (this.written >= this.appended) break;
         const records = this.takeTail();
         await this.writeAndSync(records.buffers);
-        this.written = records.upTo;
-        this.settle();
+        this.markWritten(records);
       }
     } catch (error) {
       this.failWrite(error);
@@ -281,12 +302,18 @@ export class Journal {
     }
   }
 
-  private takeTail(): { buffers: Buffer[]; upTo: number } {
-    const taken = { buffers: this.tail, upTo: this.appended };
+  private takeTail(): TakenTail {
+    const taken = { buffers: this.tail, upTo: this.appended, ts: this.appendedTs };
     this.probeBytes = Math.min(MAX_PROBE_BYTES, Math.max(MIN_PROBE_BYTES, this.tailBytes));
     this.tail = [];
     this.tailBytes = 0;
     return taken;
+  }
+
+  private markWritten(taken: TakenTail): void {
+    this.written = taken.upTo;
+    this.writtenTs = taken.ts;
+    this.settle();
   }
 
   private snapshotDue(): boolean {
@@ -320,8 +347,7 @@ export class Journal {
     );
     const old = this.takeTail();
     await this.writeAndSync(old.buffers);
-    this.written = old.upTo;
-    this.settle();
+    this.markWritten(old);
     const next = path.join(this.dir, journalName(this.generation + 1));
     const file = await open(next, 'a');
     try {
@@ -340,8 +366,10 @@ export class Journal {
     const newest = this.generation;
     this.snapshotting = writeSnapshot(this.dir, captured)
       .then(async () => {
-        for (const generation of await journalGenerations(this.dir)) {
-          if (generation < newest) await rm(path.join(this.dir, journalName(generation)));
+        const older = (await journalGenerations(this.dir)).filter((g) => g < newest);
+        const kept = await generationsForHistory(this.dir, older, this.state.history.maxBytes);
+        for (const generation of older) {
+          if (!kept.has(generation)) await rm(path.join(this.dir, journalName(generation)));
         }
       })
       .catch((error: unknown) => {
@@ -405,12 +433,8 @@ export class Journal {
     await this.file.datasync();
     await this.snapshotting;
     if (!lost) return;
-    const store = this.state.store;
-    store.observe(() => undefined);
-    this.state.reset();
-    await this.state.readDirectory(this.dir, this.options.log);
-    store.observe(this.observer);
-    this.options.onRestored?.();
+    await this.state.reload(this.dir, this.options.log);
+    this.options.onRestored?.(this.writtenTs);
     this.options.log(
       'MongoDB stand-in: memory read back from the data directory; changes that were not written are gone, and none was acknowledged',
     );
