@@ -5,13 +5,13 @@
  * rotation, a crash while a snapshot is written, and a journal that cannot write are covered
  * in-process. A full filesystem is full-disk.test.ts; simultaneous starts, data-lock.test.ts.
  */
-import { ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { appendFile, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Long, MongoClient } from 'mongodb';
 import { startStandin } from '../../src/standin';
+import { killed, startCli } from './cli-process';
 
 const CLIENTS = 32;
 
@@ -24,31 +24,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-function startCli(dataDir: string): Promise<{ child: ChildProcess; uri: string; line: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/standin/cli.ts', '--port', '0', '--data-dir', dataDir],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`stand-in exited with ${code}: ${output}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const uri = /mongodb:\/\/127\.0\.0\.1:\d+\//.exec(output)?.[0];
-      if (uri) resolve({ child, uri, line: output.split('\n')[0] });
-    });
-  });
-}
-
-function killed(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 /** the driver reads an Int64 that fits as a number */
 interface Counter {

@@ -5,7 +5,7 @@
  * whether this process may, and the tests that need it are reported as skipped when it may not.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -15,6 +15,8 @@ export interface Tmpfs {
   dir: string;
   /** sets the filesystem's size, e.g. '8m' */
   resize(size: string): void;
+  /** writes a file of zeros until the filesystem has no room left */
+  fill(): Promise<void>;
   unmount(): Promise<void>;
 }
 
@@ -24,6 +26,18 @@ export async function mountTmpfs(size: string): Promise<Tmpfs> {
   return {
     dir,
     resize: (to) => execFileSync('mount', ['-o', `remount,size=${to}`, dir]),
+    fill: async () => {
+      const filler = await open(path.join(dir, 'filler'), 'a');
+      const chunk = Buffer.alloc(4096);
+      try {
+        // bounded by the filesystem's size: every write takes a page until ENOSPC
+        for (;;) await filler.write(chunk);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+      } finally {
+        await filler.close();
+      }
+    },
     unmount: async () => {
       execFileSync('umount', ['-l', dir]);
       await rm(dir, { recursive: true, force: true });
