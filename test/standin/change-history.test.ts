@@ -264,3 +264,72 @@ test('an update that changes nothing makes no event, a pipeline rewriting most o
   const { batch } = streamOn(history, store).read(10);
   expect(batch.map((event) => event.operationType)).toEqual(['insert', 'replace']);
 });
+
+test('a rename and changeStreamPreAndPostImages survive a restart, from the journal and from a snapshot', async () => {
+  // left running, the first server is as if it crashed: the second replays its journal (an
+  // in-process server may reopen its own directory); stopped, it snapshots and the journal is empty
+  for (const crashed of [true, false]) {
+    const sub = await mkdtemp(path.join(dir, 'run-'));
+    const first = await startStandin({ dataDir: sub, log: () => undefined });
+    const client = await MongoClient.connect(first.uri);
+    const db = client.db('t');
+    await db.createCollection('before', { changeStreamPreAndPostImages: { enabled: true } });
+    await db.collection('before').insertOne({ _id: 1 as never, v: 1 });
+    await db.collection('before').rename('after');
+    await client.close();
+    if (!crashed) await first.stop();
+    const second = await startStandin({ dataDir: sub, log: () => undefined });
+    expect(second.recovery!.journalRecords > 0).toBe(crashed);
+    const reader = await MongoClient.connect(second.uri);
+    try {
+      const after = reader.db('t').collection('after');
+      const stream = after.watch([], { fullDocumentBeforeChange: 'required' });
+      await stream.tryNext();
+      await after.updateOne({ _id: 1 as never }, { $set: { v: 2 } });
+      await expect(stream.next()).resolves.toMatchObject({
+        fullDocumentBeforeChange: { _id: 1, v: 1 },
+      });
+      await stream.close();
+      expect(
+        await reader
+          .db('t')
+          .listCollections()
+          .map((c) => c.name)
+          .toArray(),
+      ).toEqual(['after']);
+    } finally {
+      await reader.close();
+      await second.stop();
+      if (crashed) await first.stop();
+    }
+  }
+});
+
+test('a rename onto an existing collection (dropTarget) is one change: one rename event, the old target gone', () => {
+  const store = new Store();
+  const history = historyOf(store);
+  store.obtain('d', 'c').collection.insert({ _id: 1, from: 'source' });
+  store.obtain('d', 'target').collection.insert({ _id: 2, from: 'target' });
+  const start = history.end;
+  expect(store.rename('d', 'c', 'target', true)).toBe(true);
+  expect(history.end - start).toBe(1);
+  expect(history.at(start)).toMatchObject({
+    op: 'renameCollection',
+    to: 'target',
+    dropTarget: true,
+  });
+  expect([...store.get('d', 'target')!.all()]).toEqual([{ _id: 1, from: 'source' }]);
+  expect(store.get('d', 'c')).toBeUndefined();
+});
+
+test('a waiting getMore is woken by the next change, and for good when the server stops', async () => {
+  const store = new Store();
+  const history = historyOf(store);
+  const woken = history.waitForChanges(600_000);
+  store.obtain('d', 'c').collection.insert({ _id: 1 });
+  await expect(woken).resolves.toBe(true); // 600 s would outlast the test's timeout
+  const stopping = history.waitForChanges(600_000);
+  history.close();
+  await expect(stopping).resolves.toBe(false);
+  await expect(history.waitForChanges(600_000)).resolves.toBe(false);
+}, 10_000);

@@ -7,8 +7,8 @@
  * the new one, never a partial one; a write that fails (a full disk) removes `snapshot.tmp`, so
  * a failed snapshot holds no space. Records (record-file.ts): a header
  * `{ snapshot: 1, journalFrom }` naming the first journal generation not contained in it, per
- * collection `{ collection: { db, name, indexes, count } }` followed by its `count` documents,
- * then `{ records: <count> }` followed by that many journal extension records
+ * collection `{ collection: { db, name, indexes, count, changeStreamPreAndPostImages? } }`
+ * followed by its `count` documents, then `{ records: <count> }` followed by that many journal extension records
  * (durable-state.ts), then `{ end: <collections> }`, whose absence marks the file as incomplete.
  */
 import { FileHandle, open, readFile, rename, rm } from 'node:fs/promises';
@@ -26,6 +26,8 @@ const WRITE_CHUNK_BYTES = 4 * 1024 * 1024;
 interface CapturedCollection {
   db: string;
   name: string;
+  /** present only when enabled, so snapshots without it read as before */
+  changeStreamPreAndPostImages?: true;
   indexes: IndexSpec[];
   documents: Document[];
 }
@@ -48,6 +50,7 @@ export function captureStore(
       collections.push({
         db,
         name: collection.name,
+        ...(collection.preAndPostImages && { changeStreamPreAndPostImages: true as const }),
         indexes: collection.indexes.slice(1).map((index) => index.spec),
         documents: [...collection.all()],
       });
@@ -95,8 +98,8 @@ async function writeRecords(handle: FileHandle, captured: CapturedStore): Promis
     }
   };
   await add({ snapshot: 1, journalFrom: captured.journalFrom });
-  for (const { db, name, indexes, documents } of captured.collections) {
-    await add({ collection: { db, name, indexes, count: documents.length } });
+  for (const { documents, ...collection } of captured.collections) {
+    await add({ collection: { ...collection, count: documents.length } });
     for (const document of documents) await add(document);
   }
   await add({ records: captured.records.length });
@@ -135,13 +138,16 @@ export async function loadSnapshot(
       for (next++; next < end; next++) apply(records[next], file);
       continue;
     }
-    const { db, name, indexes, count } = records[next++].collection as {
+    const { db, name, indexes, count, changeStreamPreAndPostImages } = records[next++]
+      .collection as {
       db: string;
       name: string;
       indexes: IndexSpec[];
       count: number;
+      changeStreamPreAndPostImages?: boolean;
     };
     const { collection } = store.obtain(db, name);
+    if (changeStreamPreAndPostImages) collection.setPreAndPostImages(true);
     for (const spec of indexes) collection.addIndex(spec);
     const end = next + Number(count);
     while (next < end) collection.insert(records[next++]);
