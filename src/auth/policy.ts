@@ -9,7 +9,8 @@
  * - batches (`createUsers`), strategy statistics and `/metrics` need a client token: they are for
  *   back-end services, imports and operators, and each costs far more than a sign-up;
  * - clients define, allocate, peek at and list only the sequences they own (the sequences component
- *   enforces ownership from `sequenceAccess`); moving a counter is admin only;
+ *   enforces ownership from `sequenceAccess`), confirm and release only their own reservations, and
+ *   list the holes of what they can read; moving a counter is admin only;
  * - clients create and read users (a sign-up back end, an import); changing or deleting a user is
  *   admin only, since users belong to no client.
  * Refusals: UNAUTHENTICATED when the field needs a token and the request has none that is valid;
@@ -38,6 +39,8 @@ export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>
     deleteUser: 'admin',
     createSequence: 'client',
     allocateSequence: 'client',
+    confirmReservation: 'client',
+    releaseReservation: 'client',
     setSequence: 'admin',
   },
   // Fields that lead from a user to other users: a sign-up page without a token may read the user
@@ -45,6 +48,11 @@ export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>
   User: {
     invitedBy: 'client',
     invitees: 'client',
+  },
+  // An audit read that scans up to 10,000 stored ids: never for a sign-up page. Only the sequences
+  // a caller can read lead here (`userid`: admin only, by the sequence catalog).
+  Sequence: {
+    gaps: 'client',
   },
 };
 

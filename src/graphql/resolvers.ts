@@ -55,7 +55,7 @@ type RootResolver = (
  * the authorization table and the request's deadline before it runs.
  */
 function authorized<Fields extends object>(
-  type: 'Query' | 'Mutation' | 'User',
+  type: 'Query' | 'Mutation' | 'User' | 'Sequence',
   fields: Fields,
 ): Fields {
   return Object.fromEntries(
@@ -68,6 +68,25 @@ function authorized<Fields extends object>(
       }) satisfies RootResolver,
     ]),
   ) as Fields;
+}
+
+/** `confirmReservation` and `releaseReservation`: the same payload, one catalog call each. */
+async function settleReservation(
+  action: 'confirmReservation' | 'releaseReservation',
+  id: string,
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+) {
+  const settled = await orMutationError(
+    () =>
+      context.sequences[action](id, sequenceAccess(context.caller), {
+        signal: context.budget.signal,
+      }),
+    info.schema,
+  );
+  return settled.error !== undefined
+    ? { value: null, sequence: null, error: settled.error }
+    : { ...settled.value, error: null };
 }
 
 export const resolvers: Resolvers = {
@@ -191,6 +210,10 @@ export const resolvers: Resolvers = {
               ...(input.start === null || input.start === undefined ? {} : { start: input.start }),
               ...(input.step === null || input.step === undefined ? {} : { step: input.step }),
               ...(input.max === null || input.max === undefined ? {} : { max: input.max }),
+              ...(input.gapless === true ? { gapless: true } : {}),
+              ...(input.holdSeconds === null || input.holdSeconds === undefined
+                ? {}
+                : { holdSeconds: input.holdSeconds }),
             },
             sequenceAccess(caller),
             { signal: budget.signal },
@@ -214,9 +237,15 @@ export const resolvers: Resolvers = {
         info.schema,
       );
       return allocated.error !== undefined
-        ? { range: null, sequence: null, error: allocated.error }
+        ? { range: null, sequence: null, reservation: null, error: allocated.error }
         : { ...allocated.value, error: null };
     },
+
+    confirmReservation: (_parent, { id }, context, info) =>
+      settleReservation('confirmReservation', id, context, info),
+
+    releaseReservation: (_parent, { id }, context, info) =>
+      settleReservation('releaseReservation', id, context, info),
 
     setSequence: async (_parent, { name, value, scope }, context, info) => {
       const set = await orMutationError(
@@ -240,6 +269,11 @@ export const resolvers: Resolvers = {
   UserConnection: {
     totalCount: (connection) => connection.totalCount(),
   },
+
+  Sequence: authorized('Sequence', {
+    gaps: (sequence, { after, first }, { sequences }) =>
+      sequences.gaps(sequence, { after, first: first ?? 20 }),
+  } satisfies Resolvers['Sequence']),
 
   User: authorized('User', {
     invitedBy: (user, _args, { userLoader }) =>

@@ -1,23 +1,41 @@
 /**
  * The sequences component: named counters in the `counters` collection (definitions with start,
  * step, max, scope and owner; atomic allocation; peek; pages; set; drift repair), the catalog that
- * callers go through (ownership, reserved sequences) and the per-process BLOCK allocator. Other
+ * callers go through (ownership, reserved sequences), gapless sequences' reservations, the holes of
+ * a sequence (gaps) and the per-process BLOCK allocator. Other
  * components import from here only.
  */
 export { BlockAllocator, type BlockSizing, type HeldValues } from './block-allocator.js';
 export { SequenceCatalog, type ReservedSequence, type SequenceAccess } from './catalog.js';
-export type { SequenceState } from './counter-document.js';
-export { MAX_ALLOCATION_COUNT, MAX_SEQUENCE_VALUE, type SequenceDefinition } from './definition.js';
+export type { ListedSequence, SequenceState } from './counter-document.js';
+export {
+  HOLD_SECONDS,
+  MAX_ALLOCATION_COUNT,
+  MAX_SEQUENCE_VALUE,
+  type DefinitionInput,
+  type SequenceDefinition,
+} from './definition.js';
 export {
   SequenceContentionError,
   SequenceCorruptError,
   SequenceExhaustedError,
   SequenceNotFoundError,
+  ReservationNotFoundError,
+  TooManyReservationsError,
 } from './errors.js';
+export {
+  type GapKind,
+  type GapPage,
+  type GapRequest,
+  type SequenceGap,
+  MAX_GAP_PAGE_SIZE,
+  assertGapRequest,
+  gapPage,
+} from './gaps.js';
+export { MAX_PENDING_VALUES, type Reservation } from './reservations.js';
 export { type SequenceKey, validateSequenceName } from './keys.js';
 export {
   type AllocatedRange,
-  type ListedSequence,
   MAX_SEQUENCE_PAGE_SIZE,
   type SequencePage,
   Sequences,

@@ -20,6 +20,9 @@
  * - Definitions never change once a counter exists, so each process caches them; a counter
  *   deleted and re-created elsewhere with another step or max is caught by the filter, which names
  *   both (values always come from the stored `seq`, so a different `start` needs no catching).
+ * - A gapless sequence (`holdSeconds` stored) is never `$inc`ed here: the allocation filter
+ *   excludes it, and allocations of one go to `reservations` (./reservations.ts), which owns its
+ *   `seq` and `pending`; `setValue` refuses it (any set would open a hole or reissue a value).
  * - `releaseUnused` is the one write that moves `seq` down without an admin: only a range that is
  *   still the newest of its sequence (`seq` equals its `last`), which nobody else can hold.
  * - Every write uses the configured write concern (WRITE_CONCERN), so a failover cannot roll
@@ -37,11 +40,15 @@ import {
   definitionFields,
   definitionOf,
   isLegacyCounter,
+  type ListedSequence,
+  listedEntry,
+  listedKey,
   storedSeq,
   toLong,
   toState,
 } from './counter-document.js';
 import {
+  type DefinitionInput,
   IMPLICIT_DEFINITION,
   MAX_SEQUENCE_VALUE,
   type SequenceDefinition,
@@ -55,10 +62,10 @@ import {
 import {
   BadUserInputError,
   SequenceContentionError,
-  SequenceCorruptError,
   SequenceExhaustedError,
   SequenceNotFoundError,
 } from './errors.js';
+import { type Reservation, Reservations } from './reservations.js';
 import {
   type ResolvedKey,
   type SequenceKey,
@@ -94,15 +101,6 @@ export interface SetGuard extends OwnerGuard {
   /** Refuse a value below the last one issued (values handed out may live only in memory). */
   forwardOnly?: boolean;
 }
-
-/**
- * One listed counter: its state, or why its document cannot be read as a sequence (written by
- * someone else with wrong types). An unreadable counter is not left out: it keeps its place in the
- * order, so its owner and the admin see that it exists and what repairs it, the others still read,
- * and its `id` is a cursor like any other (a page never ends on a counter it does not show).
- */
-export type ListedSequence =
-  { id: string; sequence: SequenceState } | { id: string; error: SequenceCorruptError };
 
 /** One page of counters, ordered by name then scope (the unscoped one first). */
 export interface SequencePage {
@@ -154,6 +152,8 @@ function contention(key: ResolvedKey, what: string): SequenceContentionError {
 }
 
 export class Sequences {
+  /** The values of gapless sequences, from allocation to confirmation. */
+  readonly reservations: Reservations;
   private readonly counters: BoundedCollection<CounterDocument>;
   private readonly definitions = new Map<string, SequenceDefinition>();
   private readonly onCounterWrite?: (key: SequenceKey) => void;
@@ -167,6 +167,7 @@ export class Sequences {
       options.maxTimeMS,
     );
     this.onCounterWrite = options.onCounterWrite;
+    this.reservations = new Reservations(this.counters, (key, doc) => this.wrote(key, doc));
   }
 
   /**
@@ -181,34 +182,44 @@ export class Sequences {
   /**
    * Like `allocate`, for a sequence that must already exist (and belong to `guard.owner` when
    * given): anything else is SEQUENCE_NOT_FOUND and nothing is created. Also answers the counter's
-   * state after the allocation.
+   * state after the allocation, and for a gapless sequence the reservation to confirm.
    */
   async allocateExisting(
     key: SequenceKey,
     count: number,
     guard: OwnerGuard = {},
-  ): Promise<{ range: AllocatedRange; sequence: SequenceState }> {
+  ): Promise<{ range: AllocatedRange; sequence: SequenceState; reservation: Reservation | null }> {
     const resolved = resolveKey(key);
-    const { range, doc } = await this.allocateFrom(resolved, count, { ...guard, mayCreate: false });
-    return { range, sequence: toState(resolved, doc) };
+    const allocated = await this.allocateFrom(resolved, count, { ...guard, mayCreate: false });
+    return { ...allocated, sequence: toState(resolved, allocated.doc) };
   }
 
   private async allocateFrom(
     resolved: ResolvedKey,
     count: number,
     guard: AllocationGuard,
-  ): Promise<{ range: AllocatedRange; doc: CounterDocument }> {
+  ): Promise<{ range: AllocatedRange; doc: CounterDocument; reservation: Reservation | null }> {
     assertAllocationCount(count);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       beforeWrite(guard);
       const definition = this.definitions.get(resolved.id) ?? IMPLICIT_DEFINITION;
+      if (definition.holdSeconds !== null && !guard.mayCreate) {
+        const reserved = await this.reservations.reserve(resolved, count, guard);
+        if (reserved !== null) {
+          const { value } = reserved.reservation;
+          const range = { first: value, last: value, step: definition.step, count };
+          return { range, doc: reserved.doc, reservation: reserved.reservation };
+        }
+        this.definitions.delete(resolved.id); // no longer gapless: re-read by the next attempt
+        continue;
+      }
       const delta = definition.step * count;
       const doc = await this.increment(resolved, definition, delta, guard);
       if (doc !== null) {
         const last = storedSeq(doc);
         this.wrote(resolved, doc);
         const range = { first: last - delta + definition.step, last, step: definition.step, count };
-        return { range, doc };
+        return { range, doc, reservation: null };
       }
       await this.explainRefusal(resolved, definition, delta, guard);
     }
@@ -302,7 +313,7 @@ export class Sequences {
    * first differing field, since definitions never change.
    */
   async create(
-    input: SequenceKey & Partial<SequenceDefinition>,
+    input: SequenceKey & DefinitionInput,
     options: WriteOptions & { owner?: string | null } = {},
   ): Promise<SequenceState> {
     const resolved = resolveKey(input);
@@ -361,6 +372,12 @@ export class Sequences {
         throw new SequenceNotFoundError(describeKey(resolved));
       }
       const definition = current === null ? IMPLICIT_DEFINITION : definitionOf(current);
+      if (definition.holdSeconds !== null) {
+        throw new BadUserInputError(
+          `Sequence ${describeKey(resolved)} is gapless: setting it would open a hole or issue a confirmed value again.`,
+          { field: 'name' },
+        );
+      }
       const lowest = definition.start - definition.step;
       const highest = limitOf(definition);
       if (value < lowest || value > highest) {
@@ -481,6 +498,7 @@ export class Sequences {
           ...(guard.owner === undefined ? {} : { owner: guard.owner }),
           step: definition.step,
           max: definition.max === null ? { $exists: false } : toLong(definition.max),
+          holdSeconds: { $exists: false },
           // Only Int64s within range, so the counter reads as a sequence after the `$inc`; any
           // other (a string, NaN, a fraction, a double typed in mongosh) goes to `explainRefusal`,
           // which rewrites or refuses it before it moves. NaN sorts first, below the lower bound.
@@ -564,26 +582,6 @@ export class Sequences {
   private wrote(key: ResolvedKey, doc: CounterDocument): void {
     this.definitions.set(key.id, definitionOf(doc));
     this.onCounterWrite?.({ name: key.name, scope: key.scope });
-  }
-}
-
-/** The key of a listed counter; null for one whose name, scope or `_id` no key can have (foreign). */
-function listedKey(doc: CounterDocument): ResolvedKey | null {
-  try {
-    const key = resolveKey({ name: doc.name as string, scope: doc.scope ?? null });
-    return key.id === doc._id ? key : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A listed counter's state, or its SEQUENCE_CORRUPT error when its document cannot be read. */
-function listedEntry(key: ResolvedKey, doc: CounterDocument): ListedSequence {
-  try {
-    return { id: key.id, sequence: toState(key, doc) };
-  } catch (err) {
-    if (err instanceof SequenceCorruptError) return { id: key.id, error: err };
-    throw err;
   }
 }
 

@@ -41,7 +41,7 @@ import {
   type UsersCollection,
 } from './model.js';
 import { pageOfUsers, type InviteesRequest, type UserPage, type UserPageRequest } from './pages.js';
-import { findUserById, maxUserId } from './reads.js';
+import { findUserById, maxUserId, missingIds } from './reads.js';
 import { normalizeEmail, parseUserId, validateUserUpdate } from './validation.js';
 
 export const MAX_USERS_PER_BATCH = 1_000;
@@ -73,6 +73,7 @@ export class Users {
     name: USER_ID_SEQUENCE.name,
     feeds: 'user ids',
     largestStored: () => this.maxId(),
+    gaps: (request) => missingIds(this.collection, request),
   };
 
   constructor(deps: UsersDeps) {

@@ -34,12 +34,25 @@ export type AllocateSequencePayload = {
   error?: Maybe<MutationError>;
   /** The values consumed; null when `error` is set. */
   range?: Maybe<SequenceRange>;
+  /** For a gapless sequence: the value held for the caller, to confirm or release; null otherwise. */
+  reservation?: Maybe<SequenceReservation>;
   /** The sequence after the allocation, for client caches; null when `error` is set. */
   sequence?: Maybe<Sequence>;
 };
 
 /** A new sequence. */
 export type CreateSequenceInput = {
+  /**
+   * Every value must be confirmed (`confirmReservation`) or released; unconfirmed values are handed
+   * out again before new ones, so the confirmed values form start, start + step, ... with no hole.
+   * Values are then not issued in time order. Default false.
+   */
+  gapless?: InputMaybe<Scalars['Boolean']['input']>;
+  /**
+   * For a gapless sequence: how long each allocated value is held for its confirmation, 1 to 3,600
+   * seconds. Default 60.
+   */
+  holdSeconds?: InputMaybe<Scalars['Int']['input']>;
   /** Allocation beyond this fails with `SEQUENCE_EXHAUSTED`, and nothing is consumed. */
   max?: InputMaybe<Scalars['Long']['input']>;
   /** Starts with a letter; letters, digits, `_`, `.`, `-`; at most 64 characters. */
@@ -174,6 +187,11 @@ export type ErrorCode =
   /** No user has the id given as `invitedById`. `field` is `invitedById`. */
   | 'INVITER_NOT_FOUND'
   /**
+   * The reservation holds no value now: it was confirmed or released already, or its hold expired
+   * and its value was handed out again. Nothing changed; allocate a new value.
+   */
+  | 'RESERVATION_NOT_FOUND'
+  /**
    * The stored counter document was written by something else and cannot be trusted; `message` names
    * it and says how to repair it.
    */
@@ -182,8 +200,22 @@ export type ErrorCode =
   | 'SEQUENCE_EXHAUSTED'
   /** No sequence of this name and scope exists for the caller (only `createSequence` creates one). */
   | 'SEQUENCE_NOT_FOUND'
+  /**
+   * A gapless sequence has 1,000 values waiting for confirmation; nothing was issued. `retryable` is
+   * true: confirmations, releases and expiries free places.
+   */
+  | 'TOO_MANY_RESERVATIONS'
   /** No user has this id (`updateUser`, `deleteUser`). */
   | 'USER_NOT_FOUND';
+
+/** Why a run of values is a hole. */
+export type GapKind =
+  /** Issued as a user id, but no user holds it (a failed insert, a crash, a stopped BLOCK, a deletion). */
+  | 'MISSING'
+  /** Released, or its hold expired: the next allocation hands it out again. */
+  | 'RELEASED'
+  /** Handed out to a client that has not confirmed or released it yet; its hold is still running. */
+  | 'RESERVED';
 
 /** How a user's `_id` is chosen. */
 export type IdStrategy =
@@ -214,8 +246,19 @@ export type IdStrategy =
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type Mutation = {
   __typename?: 'Mutation';
-  /** Consume `count` values of an existing sequence in one atomic step: the generic `nextval`. */
+  /**
+   * Consume `count` values of an existing sequence in one atomic step: the generic `nextval`. From a
+   * gapless sequence: one value (`count` 1), held for the caller as `reservation` until it confirms
+   * or releases it, or its hold expires.
+   */
   allocateSequence?: Maybe<AllocateSequencePayload>;
+  /**
+   * Confirm a value of a gapless sequence once the document numbered with it is written: it is used
+   * for good and never handed out again. Only the reservation that holds the value now confirms it
+   * (also after its hold expired, as long as nobody took the value); otherwise
+   * `RESERVATION_NOT_FOUND` and nothing changes.
+   */
+  confirmReservation?: Maybe<ReservationPayload>;
   /**
    * Define a sequence, owned by the calling client. Idempotent: creating it again with the same
    * options returns it; different options are refused. Only this creates a sequence.
@@ -238,7 +281,15 @@ export type Mutation = {
    * `invitedBy` becomes null.
    */
   deleteUser?: Maybe<DeleteUserPayload>;
-  /** Admin: set the last issued value of a sequence. `userid` only moves forward. */
+  /**
+   * Give back a value of a gapless sequence that will not be used: the next allocation hands it out
+   * again, before any new value.
+   */
+  releaseReservation?: Maybe<ReservationPayload>;
+  /**
+   * Admin: set the last issued value of a sequence. `userid` only moves forward; a gapless sequence
+   * cannot be set.
+   */
   setSequence?: Maybe<SetSequencePayload>;
   /** Change a user's name or email, with the same validation and uniqueness as at creation. */
   updateUser?: Maybe<UpdateUserPayload>;
@@ -250,6 +301,12 @@ export type MutationAllocateSequenceArgs = {
   count?: InputMaybe<Scalars['Int']['input']>;
   name: Scalars['String']['input'];
   scope?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationConfirmReservationArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -275,6 +332,12 @@ export type MutationCreateUsersArgs = {
 
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationDeleteUserArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationReleaseReservationArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -395,6 +458,17 @@ export type QueryUsersArgs = {
   order?: InputMaybe<UserOrder>;
 };
 
+/** The answer of `confirmReservation` and `releaseReservation`. */
+export type ReservationPayload = {
+  __typename?: 'ReservationPayload';
+  /** Why nothing changed (`RESERVATION_NOT_FOUND`), or null. */
+  error?: Maybe<MutationError>;
+  /** The sequence after the change; null when `error` is set. */
+  sequence?: Maybe<Sequence>;
+  /** The value confirmed or released; null when `error` is set. */
+  value?: Maybe<Scalars['Long']['output']>;
+};
+
 /** A counter document and the definition stored on it. */
 export type Sequence = {
   __typename?: 'Sequence';
@@ -403,6 +477,19 @@ export type Sequence = {
    * the next COUNTER insert will find its id taken and repair the counter first.
    */
   drift?: Maybe<Scalars['Long']['output']>;
+  /**
+   * True when every value must be confirmed: values not confirmed (released, or held past their
+   * hold) are handed out again before new ones, so the confirmed values have no hole.
+   */
+  gapless: Scalars['Boolean']['output'];
+  /**
+   * The holes, lowest first, a page at a time, for an auditor: of a gapless sequence its values not
+   * confirmed (yet), of `userid` the ids below the largest stored one that no user holds. Null for
+   * any other sequence: the service cannot see which of its values clients used.
+   */
+  gaps?: Maybe<SequenceGaps>;
+  /** For a gapless sequence: how long an allocated value is held for its confirmation, in seconds. */
+  holdSeconds?: Maybe<Scalars['Int']['output']>;
   /** Stable, from name and scope (`invoice` or `invoice/acme`), so client caches normalise it. */
   id: Scalars['ID']['output'];
   /** The largest value this sequence may issue, if limited. */
@@ -423,6 +510,13 @@ export type Sequence = {
   updatedAt?: Maybe<Scalars['DateTime']['output']>;
   /** The last value issued; `start - step` when none has been issued yet. */
   value: Scalars['Long']['output'];
+};
+
+
+/** A counter document and the definition stored on it. */
+export type SequenceGapsArgs = {
+  after?: InputMaybe<Scalars['Long']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A page of sequences. */
@@ -449,6 +543,30 @@ export type SequenceEdge = {
   node?: Maybe<Sequence>;
 };
 
+/** Consecutive values (`step` apart) missing for one reason: `first`, `first + step`, ..., `last`. */
+export type SequenceGap = {
+  __typename?: 'SequenceGap';
+  /** How many values. */
+  count: Scalars['Int']['output'];
+  /** The first missing value. */
+  first: Scalars['Long']['output'];
+  /** Why they are missing. */
+  kind: GapKind;
+  /** The last missing value. */
+  last: Scalars['Long']['output'];
+};
+
+/** A page of a sequence's holes. */
+export type SequenceGaps = {
+  __typename?: 'SequenceGaps';
+  /** True when nothing above `scannedThrough` is left to examine. */
+  complete: Scalars['Boolean']['output'];
+  /** The holes of this page, lowest first. */
+  gaps: Array<SequenceGap>;
+  /** Every value up to this one was examined; pass it as `after` for the next page. */
+  scannedThrough: Scalars['Long']['output'];
+};
+
 /** Values consumed by one `allocateSequence`: `first`, `first + step`, ..., `last`. */
 export type SequenceRange = {
   __typename?: 'SequenceRange';
@@ -460,6 +578,17 @@ export type SequenceRange = {
   last: Scalars['Long']['output'];
   /** The distance between consecutive values. */
   step: Scalars['Int']['output'];
+};
+
+/** A value of a gapless sequence held for the caller until it confirms or releases it. */
+export type SequenceReservation = {
+  __typename?: 'SequenceReservation';
+  /** When the hold ends: after that, the value may be handed out again unless confirmed first. */
+  expiresAt: Scalars['DateTime']['output'];
+  /** Pass it to `confirmReservation` or `releaseReservation`. */
+  id: Scalars['ID']['output'];
+  /** The value held. */
+  value: Scalars['Long']['output'];
 };
 
 /** The answer of `setSequence`. */
@@ -669,6 +798,7 @@ export type ResolversTypes = ResolversObject<{
   DeleteUserPayload: ResolverTypeWrapper<Omit<DeleteUserPayload, 'user'> & { user?: Maybe<ResolversTypes['User']> }>;
   ErrorCode: ErrorCode;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  GapKind: GapKind;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   IdStrategy: IdStrategy;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
@@ -677,10 +807,14 @@ export type ResolversTypes = ResolversObject<{
   MutationError: ResolverTypeWrapper<MutationError>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ReservationPayload: ResolverTypeWrapper<Omit<ReservationPayload, 'sequence'> & { sequence?: Maybe<ResolversTypes['Sequence']> }>;
   Sequence: ResolverTypeWrapper<SequenceState>;
   SequenceConnection: ResolverTypeWrapper<Omit<SequenceConnection, 'edges'> & { edges: Array<ResolversTypes['SequenceEdge']> }>;
   SequenceEdge: ResolverTypeWrapper<Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversTypes['Sequence']> }>;
+  SequenceGap: ResolverTypeWrapper<SequenceGap>;
+  SequenceGaps: ResolverTypeWrapper<SequenceGaps>;
   SequenceRange: ResolverTypeWrapper<SequenceRange>;
+  SequenceReservation: ResolverTypeWrapper<SequenceReservation>;
   SetSequencePayload: ResolverTypeWrapper<Omit<SetSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversTypes['Sequence']> }>;
   StrategyStats: ResolverTypeWrapper<StrategyStats>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
@@ -713,10 +847,14 @@ export type ResolversParentTypes = ResolversObject<{
   MutationError: MutationError;
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
+  ReservationPayload: Omit<ReservationPayload, 'sequence'> & { sequence?: Maybe<ResolversParentTypes['Sequence']> };
   Sequence: SequenceState;
   SequenceConnection: Omit<SequenceConnection, 'edges'> & { edges: Array<ResolversParentTypes['SequenceEdge']> };
   SequenceEdge: Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversParentTypes['Sequence']> };
+  SequenceGap: SequenceGap;
+  SequenceGaps: SequenceGaps;
   SequenceRange: SequenceRange;
+  SequenceReservation: SequenceReservation;
   SetSequencePayload: Omit<SetSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversParentTypes['Sequence']> };
   StrategyStats: StrategyStats;
   String: Scalars['String']['output'];
@@ -731,6 +869,7 @@ export type ResolversParentTypes = ResolversObject<{
 export type AllocateSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AllocateSequencePayload'] = ResolversParentTypes['AllocateSequencePayload']> = ResolversObject<{
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   range?: Resolver<Maybe<ResolversTypes['SequenceRange']>, ParentType, ContextType>;
+  reservation?: Resolver<Maybe<ResolversTypes['SequenceReservation']>, ParentType, ContextType>;
   sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
@@ -781,10 +920,12 @@ export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   allocateSequence?: Resolver<Maybe<ResolversTypes['AllocateSequencePayload']>, ParentType, ContextType, RequireFields<MutationAllocateSequenceArgs, 'count' | 'name'>>;
+  confirmReservation?: Resolver<Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<MutationConfirmReservationArgs, 'id'>>;
   createSequence?: Resolver<Maybe<ResolversTypes['CreateSequencePayload']>, ParentType, ContextType, RequireFields<MutationCreateSequenceArgs, 'input'>>;
   createUser?: Resolver<Maybe<ResolversTypes['CreateUserPayload']>, ParentType, ContextType, RequireFields<MutationCreateUserArgs, 'input' | 'strategy'>>;
   createUsers?: Resolver<Maybe<ResolversTypes['CreateUsersPayload']>, ParentType, ContextType, RequireFields<MutationCreateUsersArgs, 'inputs' | 'strategy'>>;
   deleteUser?: Resolver<Maybe<ResolversTypes['DeleteUserPayload']>, ParentType, ContextType, RequireFields<MutationDeleteUserArgs, 'id'>>;
+  releaseReservation?: Resolver<Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<MutationReleaseReservationArgs, 'id'>>;
   setSequence?: Resolver<Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<MutationSetSequenceArgs, 'name' | 'value'>>;
   updateUser?: Resolver<Maybe<ResolversTypes['UpdateUserPayload']>, ParentType, ContextType, RequireFields<MutationUpdateUserArgs, 'id' | 'input'>>;
 }>;
@@ -813,8 +954,17 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   users?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<QueryUsersArgs, 'order'>>;
 }>;
 
+export type ReservationPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReservationPayload'] = ResolversParentTypes['ReservationPayload']> = ResolversObject<{
+  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+}>;
+
 export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Sequence'] = ResolversParentTypes['Sequence']> = ResolversObject<{
   drift?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  gapless?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  gaps?: Resolver<Maybe<ResolversTypes['SequenceGaps']>, ParentType, ContextType, RequireFields<SequenceGapsArgs, 'first'>>;
+  holdSeconds?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   max?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -838,11 +988,30 @@ export type SequenceEdgeResolvers<ContextType = GraphQLContext, ParentType exten
   node?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
+export type SequenceGapResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceGap'] = ResolversParentTypes['SequenceGap']> = ResolversObject<{
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  first?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['GapKind'], ParentType, ContextType>;
+  last?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+}>;
+
+export type SequenceGapsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceGaps'] = ResolversParentTypes['SequenceGaps']> = ResolversObject<{
+  complete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  gaps?: Resolver<Array<ResolversTypes['SequenceGap']>, ParentType, ContextType>;
+  scannedThrough?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+}>;
+
 export type SequenceRangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceRange'] = ResolversParentTypes['SequenceRange']> = ResolversObject<{
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   first?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   last?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   step?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type SequenceReservationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceReservation'] = ResolversParentTypes['SequenceReservation']> = ResolversObject<{
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
 }>;
 
 export type SetSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SetSequencePayload'] = ResolversParentTypes['SetSequencePayload']> = ResolversObject<{
@@ -902,10 +1071,14 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   MutationError?: MutationErrorResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  ReservationPayload?: ReservationPayloadResolvers<ContextType>;
   Sequence?: SequenceResolvers<ContextType>;
   SequenceConnection?: SequenceConnectionResolvers<ContextType>;
   SequenceEdge?: SequenceEdgeResolvers<ContextType>;
+  SequenceGap?: SequenceGapResolvers<ContextType>;
+  SequenceGaps?: SequenceGapsResolvers<ContextType>;
   SequenceRange?: SequenceRangeResolvers<ContextType>;
+  SequenceReservation?: SequenceReservationResolvers<ContextType>;
   SetSequencePayload?: SetSequencePayloadResolvers<ContextType>;
   StrategyStats?: StrategyStatsResolvers<ContextType>;
   UpdateUserPayload?: UpdateUserPayloadResolvers<ContextType>;
