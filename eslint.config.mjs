@@ -96,7 +96,14 @@ export default tseslint.config(
         'error',
         {
           exceptions: {
-            types: ['PageInfo', 'MutationError', 'SequenceRange', 'StrategyStats'],
+            types: [
+              'PageInfo',
+              'MutationError',
+              'SequenceRange',
+              'SequenceGap',
+              'SequenceGaps',
+              'StrategyStats',
+            ],
             suffixes: ['Payload', 'Connection', 'Edge', 'Result'],
           },
         },

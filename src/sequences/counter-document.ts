@@ -14,12 +14,8 @@
  * `SequenceCorruptError` naming the document, the field and the repair, never a value.
  */
 import { Long } from 'mongodb';
-import {
-  HOLD_SECONDS,
-  IMPLICIT_DEFINITION,
-  MAX_STEP,
-  type SequenceDefinition,
-} from './definition.js';
+import { GAPLESS } from '../limits.js';
+import { IMPLICIT_DEFINITION, MAX_STEP, type SequenceDefinition } from './definition.js';
 import { SequenceCorruptError } from './errors.js';
 import { type ResolvedKey, resolveKey } from './keys.js';
 
@@ -133,7 +129,7 @@ export function definitionOf(doc: CounterDocument): SequenceDefinition {
 function storedHold(doc: CounterDocument): number | null {
   const hold: unknown = doc.holdSeconds;
   if (hold === undefined) return null;
-  const { min, max } = HOLD_SECONDS;
+  const { min, max } = GAPLESS.holdSeconds;
   if (typeof hold === 'number' && Number.isInteger(hold) && hold >= min && hold <= max) return hold;
   throw corrupt(doc, 'holdSeconds', hold, `a whole number of seconds from ${min} to ${max}`);
 }

@@ -16,6 +16,7 @@
  *   held that long for its client to confirm, from 1 s to 1 hour.
  * A definition never changes once its counter exists, which is what lets each process cache it.
  */
+import { GAPLESS, VALUES_PER_ALLOCATION } from '../limits.js';
 import { BadUserInputError } from './errors.js';
 
 export interface SequenceDefinition {
@@ -31,9 +32,6 @@ export type DefinitionInput = Partial<Omit<SequenceDefinition, 'holdSeconds'>> &
   gapless?: boolean;
   holdSeconds?: number;
 };
-
-/** The shortest and longest hold of a gapless value, and the default (one minute). */
-export const HOLD_SECONDS = Object.freeze({ min: 1, max: 3_600, default: 60 });
 
 /** The largest integer a JSON (IEEE double) client holds exactly: 2^53 - 1. */
 export const MAX_SEQUENCE_VALUE = Number.MAX_SAFE_INTEGER;
@@ -66,15 +64,15 @@ export function assertSequenceValue(value: number, field: string): void {
   }
 }
 
-/** The most values one allocation may consume. */
-export const MAX_ALLOCATION_COUNT = 10_000;
-
 /** Throws BAD_USER_INPUT (field `count`) unless 1 <= count <= 10,000. */
 export function assertAllocationCount(count: number): void {
-  if (!Number.isInteger(count) || count < 1 || count > MAX_ALLOCATION_COUNT) {
-    throw new BadUserInputError(`count must be a whole number from 1 to ${MAX_ALLOCATION_COUNT}.`, {
-      field: 'count',
-    });
+  if (!Number.isInteger(count) || count < 1 || count > VALUES_PER_ALLOCATION) {
+    throw new BadUserInputError(
+      `count must be a whole number from 1 to ${VALUES_PER_ALLOCATION}.`,
+      {
+        field: 'count',
+      },
+    );
   }
 }
 
@@ -116,14 +114,14 @@ export function validateDefinition(input: DefinitionInput): SequenceDefinition {
 
 function validateHold(input: DefinitionInput): number | null {
   if (input.holdSeconds === undefined || input.holdSeconds === null) {
-    return input.gapless === true ? HOLD_SECONDS.default : null;
+    return input.gapless === true ? GAPLESS.holdSeconds.default : null;
   }
   if (input.gapless !== true) {
     throw new BadUserInputError('holdSeconds is for gapless sequences: add gapless: true.', {
       field: 'holdSeconds',
     });
   }
-  const { min, max } = HOLD_SECONDS;
+  const { min, max } = GAPLESS.holdSeconds;
   if (!Number.isInteger(input.holdSeconds) || input.holdSeconds < min || input.holdSeconds > max) {
     throw new BadUserInputError(`holdSeconds must be a whole number from ${min} to ${max}.`, {
       field: 'holdSeconds',

@@ -6,6 +6,7 @@
  * component a reserved sequence feeds knows which ids it stored (`userid`: the users component).
  * Of any other sequence the service cannot know which values its clients used, so it lists none.
  */
+import { GAPS } from '../limits.js';
 import { assertSequenceValue } from './definition.js';
 import { BadUserInputError } from './errors.js';
 
@@ -34,20 +35,17 @@ export interface GapRequest {
 }
 
 export interface GapPage {
-  gaps: SequenceGap[];
+  runs: SequenceGap[];
   /** Every value up to this one was examined; pass it as `after` for the next page. */
   scannedThrough: number;
   /** True when nothing above `scannedThrough` remains to examine. */
   complete: boolean;
 }
 
-/** The most runs one page lists. */
-export const MAX_GAP_PAGE_SIZE = 100;
-
 /** Throws BAD_USER_INPUT naming the argument unless `first` and `after` are usable. */
 export function assertGapRequest(request: GapRequest): void {
-  if (!Number.isInteger(request.first) || request.first < 1 || request.first > MAX_GAP_PAGE_SIZE) {
-    throw new BadUserInputError(`first must be 1 to ${MAX_GAP_PAGE_SIZE}.`, { field: 'first' });
+  if (!Number.isInteger(request.first) || request.first < 1 || request.first > GAPS.perPage) {
+    throw new BadUserInputError(`first must be 1 to ${GAPS.perPage}.`, { field: 'first' });
   }
   if (request.after !== undefined && request.after !== null) {
     assertSequenceValue(request.after, 'after');
@@ -65,19 +63,19 @@ export function gapPage(
   top: number,
 ): GapPage {
   const after = request.after ?? -Infinity;
-  const gaps: SequenceGap[] = [];
+  const runs: SequenceGap[] = [];
   for (const { value, kind } of values) {
     if (value <= after) continue;
-    const last = gaps.at(-1);
+    const last = runs.at(-1);
     if (last !== undefined && last.kind === kind && last.last + step === value) {
       last.last = value;
       last.count += 1;
       continue;
     }
-    if (gaps.length === request.first) {
-      return { gaps, scannedThrough: last?.last ?? top, complete: false };
+    if (runs.length === request.first) {
+      return { runs, scannedThrough: last?.last ?? top, complete: false };
     }
-    gaps.push({ first: value, last: value, count: 1, kind });
+    runs.push({ first: value, last: value, count: 1, kind });
   }
-  return { gaps, scannedThrough: Math.max(top, request.after ?? top), complete: true };
+  return { runs, scannedThrough: Math.max(top, request.after ?? top), complete: true };
 }

@@ -8,13 +8,7 @@
 export { BlockAllocator, type BlockSizing, type HeldValues } from './block-allocator.js';
 export { SequenceCatalog, type ReservedSequence, type SequenceAccess } from './catalog.js';
 export type { ListedSequence, SequenceState } from './counter-document.js';
-export {
-  HOLD_SECONDS,
-  MAX_ALLOCATION_COUNT,
-  MAX_SEQUENCE_VALUE,
-  type DefinitionInput,
-  type SequenceDefinition,
-} from './definition.js';
+export { MAX_SEQUENCE_VALUE, type DefinitionInput, type SequenceDefinition } from './definition.js';
 export {
   SequenceContentionError,
   SequenceCorruptError,
@@ -28,15 +22,13 @@ export {
   type GapPage,
   type GapRequest,
   type SequenceGap,
-  MAX_GAP_PAGE_SIZE,
   assertGapRequest,
   gapPage,
 } from './gaps.js';
-export { MAX_PENDING_VALUES, type Reservation } from './reservations.js';
+export type { Reservation } from './reservations.js';
 export { type SequenceKey, validateSequenceName } from './keys.js';
 export {
   type AllocatedRange,
-  MAX_SEQUENCE_PAGE_SIZE,
   type SequencePage,
   Sequences,
   type SequencesOptions,

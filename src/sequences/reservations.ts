@@ -25,13 +25,14 @@
  *   change left it (one command per change while no other instance writes); a failed compare
  *   re-reads it and tries again at once, then with jittered backoff, bounded, then ID_CONTENTION
  *   with nothing changed. The remembered document is only a guess: the compare checks it.
- * - Bounds: one value per allocation, at most MAX_PENDING_VALUES unconfirmed values per sequence
+ * - Bounds: one value per allocation, at most `GAPLESS.pendingValues` (src/limits.ts) unconfirmed values per sequence
  *   (then TOO_MANY_RESERVATIONS, retryable, nothing issued), gap pages of at most 100 runs. Every
  *   command carries `maxTimeMS` and the configured write concern (the collection's).
  */
 import { randomBytes } from 'node:crypto';
 import { Mutex } from 'async-mutex';
 import { LRUCache } from 'lru-cache';
+import { GAPLESS } from '../limits.js';
 import type { Filter } from 'mongodb';
 import type { BoundedCollection } from '../database/command-options.js';
 import { beforeWrite, type WriteOptions } from '../database/write-options.js';
@@ -65,9 +66,6 @@ export interface Reservation {
   value: number;
   expiresAt: Date;
 }
-
-/** The most unconfirmed values one gapless sequence holds (its document stays small). */
-export const MAX_PENDING_VALUES = 1_000;
 
 /** Compare-and-set rounds lost to other instances before ID_CONTENTION. */
 const MAX_ATTEMPTS = 8;
@@ -116,9 +114,9 @@ export class Reservations {
         value = pending[reused].value.toNumber();
         pending[reused] = { value: pending[reused].value, token, expiresAt };
       } else {
-        if (pending.length >= MAX_PENDING_VALUES) {
+        if (pending.length >= GAPLESS.pendingValues) {
           throw new TooManyReservationsError(
-            `Sequence ${describeKey(key)} has ${MAX_PENDING_VALUES} values waiting for confirmation; confirm or release some (or wait for their holds to expire), then retry.`,
+            `Sequence ${describeKey(key)} has ${GAPLESS.pendingValues} values waiting for confirmation; confirm or release some (or wait for their holds to expire), then retry.`,
           );
         }
         value = seq + definition.step;
@@ -149,12 +147,12 @@ export class Reservations {
 
   /**
    * The unconfirmed values of the gapless sequence `state` (as read a moment ago), as runs: RESERVED
-   * while held, else RELEASED. One read; at most MAX_PENDING_VALUES values to look at.
+   * while held, else RELEASED. One read; at most `GAPLESS.pendingValues` values to look at.
    */
   async gaps(state: SequenceState, request: GapRequest): Promise<GapPage> {
     assertGapRequest(request);
     const doc = await this.counters.collection.findOne({ _id: state.id }, this.counters.options());
-    if (doc === null) return { gaps: [], scannedThrough: state.value, complete: true };
+    if (doc === null) return { runs: [], scannedThrough: state.value, complete: true };
     const now = Date.now();
     const values = storedPending(doc).map((entry) => ({
       value: entry.value.toNumber(),

@@ -9,6 +9,7 @@
 import { Long } from 'bson';
 import type { Filter } from 'mongodb';
 import type { CommandTally } from '../errors.js';
+import { GAPS } from '../limits.js';
 import { assertGapRequest, type GapPage, type GapRequest } from '../sequences/index.js';
 import { countCommand } from './cost.js';
 import {
@@ -88,13 +89,10 @@ export async function findUserById(
   return (await usersByIds(users, [value])).get(value) ?? null;
 }
 
-/** The most stored ids one `missingIds` call reads (one batch of `_id`s only, about 200 kB). */
-export const MAX_IDS_SCANNED = 10_000;
-
 /**
  * The ids below the largest stored one that no user holds (a failed insert, a crash between
  * taking an id and storing it, a BLOCK stopped without giving its ids back, a deletion), as runs
- * above `request.after`: one `find` of at most MAX_IDS_SCANNED `_id`s, so a page may end
+ * above `request.after`: one `find` of at most `GAPS.idsScanned` `_id`s (src/limits.ts), so a page may end
  * (`complete: false`) before it holds `request.first` runs; pass `scannedThrough` as `after`.
  * Ids issued but above every stored one are not holes yet: the next user may take them.
  */
@@ -107,20 +105,20 @@ export async function missingIds(users: UsersCollection, request: GapRequest): P
       users.options({ projection: { _id: 1 } }),
     )
     .sort({ _id: 1 })
-    .limit(MAX_IDS_SCANNED)
-    .batchSize(MAX_IDS_SCANNED)
+    .limit(GAPS.idsScanned)
+    .batchSize(GAPS.idsScanned)
     .toArray();
-  const gaps: GapPage['gaps'] = [];
+  const runs: GapPage['runs'] = [];
   let expected = after + 1;
   for (const doc of docs) {
     const id = Math.floor(numericId(doc._id));
     if (id < expected) continue;
     if (id > expected) {
-      if (gaps.length === request.first)
-        return { gaps, scannedThrough: expected - 1, complete: false };
-      gaps.push({ first: expected, last: id - 1, count: id - expected, kind: 'MISSING' });
+      if (runs.length === request.first)
+        return { runs, scannedThrough: expected - 1, complete: false };
+      runs.push({ first: expected, last: id - 1, count: id - expected, kind: 'MISSING' });
     }
     expected = id + 1;
   }
-  return { gaps, scannedThrough: expected - 1, complete: docs.length < MAX_IDS_SCANNED };
+  return { runs, scannedThrough: expected - 1, complete: docs.length < GAPS.idsScanned };
 }

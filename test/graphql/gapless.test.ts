@@ -38,7 +38,7 @@ const RELEASE = `mutation Release($id: ID!) {
 }`;
 const GAPS = `query Gaps($name: String!, $after: Long, $first: Int) {
   sequence(name: $name) {
-    value gapless gaps(after: $after, first: $first) { gaps { first last count kind } scannedThrough complete }
+    value gapless gaps(after: $after, first: $first) { runs { first last count kind } scannedThrough complete }
   }
 }`;
 
@@ -119,7 +119,7 @@ test('a gapless allocation is a reservation; confirmed values stay, released one
   // 2 released: handed out again before 4; 3 still held. A released top value lowers the counter.
   expect(await settle(RELEASE, two.reservation.id)).toMatchObject({ value: 2, error: null });
   expect((await gapsOf('invoice-gapless')).gaps).toEqual({
-    gaps: [
+    runs: [
       { first: 2, last: 2, count: 1, kind: 'RELEASED' },
       { first: 3, last: 3, count: 1, kind: 'RESERVED' },
     ],
@@ -151,7 +151,7 @@ test('an expired hold is handed out again; its old token no longer confirms, the
   expect(retaken.reservation.value).toBe(1);
   expect((await settle(CONFIRM, first.reservation.id)).error?.code).toBe('RESERVATION_NOT_FOUND');
   expect((await settle(CONFIRM, retaken.reservation.id)).error).toBeNull();
-  expect((await gapsOf('expiring')).gaps).toEqual({ gaps: [], scannedThrough: 3, complete: true });
+  expect((await gapsOf('expiring')).gaps).toEqual({ runs: [], scannedThrough: 3, complete: true });
 });
 
 test('each instance sees what the other changed: a reservation taken on one is confirmed on the other', async () => {
@@ -264,10 +264,10 @@ test('32 clients on two instances reserve, confirm, release and abandon at once:
   // these comes from the holes (released or expired) before any new value.
   await sleep(1_100);
   const holes = await gapsOf(name, { first: 100 });
-  const free = holes.gaps.gaps.flatMap((gap: { first: number; last: number }) =>
+  const free = holes.gaps.runs.flatMap((gap: { first: number; last: number }) =>
     Array.from({ length: gap.last - gap.first + 1 }, (_, i) => gap.first + i),
   );
-  expect(holes.gaps.gaps.every((gap: { kind: string }) => gap.kind === 'RELEASED')).toBe(true);
+  expect(holes.gaps.runs.every((gap: { kind: string }) => gap.kind === 'RELEASED')).toBe(true);
   const refilled: number[] = [];
   for (let i = 0; i < free.length; i += 1) {
     const allocated = await allocate(name);
@@ -277,7 +277,7 @@ test('32 clients on two instances reserve, confirm, release and abandon at once:
   expect(refilled).toEqual(free);
   const all = [...confirmed, ...refilled].sort((a, b) => a - b);
   const after = await gapsOf(name);
-  expect(after.gaps).toEqual({ gaps: [], scannedThrough: after.value, complete: true });
+  expect(after.gaps).toEqual({ runs: [], scannedThrough: after.value, complete: true });
   expect(all).toEqual(Array.from({ length: after.value }, (_, i) => i + 1));
   expect(all.length).toBeGreaterThan(100);
   const stored = await service.client
@@ -318,13 +318,13 @@ test('userid gaps: ids no user holds, below the largest stored one, a bounded pa
     { first: numbers[2], last: numbers[3], count: 2, kind: 'MISSING' },
     { first: numbers[7] + 1, last: numbers[7] + 2, count: 2, kind: 'MISSING' },
   ];
-  expect(page.gaps).toEqual({ gaps: expected, scannedThrough: numbers[8], complete: true });
+  expect(page.gaps).toEqual({ runs: expected, scannedThrough: numbers[8], complete: true });
   // One run per page: each page ends where the next begins.
   const firstPage = (await gapsOf('userid', { first: 1 }, ADMIN)).gaps;
-  expect(firstPage).toMatchObject({ gaps: [expected[0]], complete: false });
+  expect(firstPage).toMatchObject({ runs: [expected[0]], complete: false });
   const secondPage = (await gapsOf('userid', { first: 1, after: firstPage.scannedThrough }, ADMIN))
     .gaps;
-  expect(secondPage.gaps).toEqual([expected[1]]);
+  expect(secondPage.runs).toEqual([expected[1]]);
   const bad = await service.graphql(GAPS, { name: 'userid', first: 101 }, ADMIN);
   expect(bad.body.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
 });
@@ -333,4 +333,21 @@ test('a plain sequence lists no gaps: the service cannot see which of its values
   await define({ name: 'plain-audit' });
   await allocate('plain-audit');
   expect(await gapsOf('plain-audit')).toEqual({ value: 1, gapless: false, gaps: null });
+});
+
+test('gaps pages count against the per-request listing bound, multiplied through nesting', async () => {
+  const nested = await service.graphql(
+    '{ sequences(first: 30) { edges { node { gaps(first: 100) { complete } } } } }',
+    {},
+    ADMIN,
+  );
+  expect(nested.body.errors?.map((e) => [e.extensions?.code, e.extensions?.field])).toEqual([
+    ['BAD_USER_INPUT', 'first'],
+  ]);
+  const small = await service.graphql(
+    '{ sequences(first: 10) { edges { node { gaps(first: 100) { complete } } } } }',
+    {},
+    ADMIN,
+  );
+  expect(small.body.errors).toBeUndefined();
 });

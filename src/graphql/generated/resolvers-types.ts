@@ -561,8 +561,8 @@ export type SequenceGaps = {
   __typename?: 'SequenceGaps';
   /** True when nothing above `scannedThrough` is left to examine. */
   complete: Scalars['Boolean']['output'];
-  /** The holes of this page, lowest first. */
-  gaps: Array<SequenceGap>;
+  /** The holes of this page, lowest first, each a run of consecutive values. */
+  runs: Array<SequenceGap>;
   /** Every value up to this one was examined; pass it as `after` for the next page. */
   scannedThrough: Scalars['Long']['output'];
 };
@@ -997,7 +997,7 @@ export type SequenceGapResolvers<ContextType = GraphQLContext, ParentType extend
 
 export type SequenceGapsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceGaps'] = ResolversParentTypes['SequenceGaps']> = ResolversObject<{
   complete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  gaps?: Resolver<Array<ResolversTypes['SequenceGap']>, ParentType, ContextType>;
+  runs?: Resolver<Array<ResolversTypes['SequenceGap']>, ParentType, ContextType>;
   scannedThrough?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
 }>;
 
