@@ -10,12 +10,14 @@
  * - batches (`createUsers`), strategy statistics and `/metrics` need a client token: they are for
  *   back-end services, imports and operators, and each costs far more than a sign-up;
  * - clients define, allocate, peek at and list only the sequences they own (the sequences component
- *   enforces ownership from `sequenceAccess`), confirm and release only their own reservations, and
- *   list the holes of what they can read; moving a counter is admin only;
+ *   enforces ownership from `sequenceAccess`), confirm and release only their own reservations,
+ *   list the holes of what they can read, and read `userid`, the counter `createUser` advances
+ *   (so does the open-access client outside production); moving a counter is admin only;
  * - clients create and read users (a sign-up back end, an import); changing or deleting a user is
  *   admin only, since users belong to no client.
- * Refusals: UNAUTHENTICATED when the field needs a token and the request has none that is valid;
- * FORBIDDEN when the caller's token is valid but its role is too low.
+ * Refusals: UNAUTHENTICATED when the field needs a token and the request has none (a token that is
+ * presented but not valid is refused before any field, see callers.ts); FORBIDDEN when the caller's
+ * token is valid but its role is too low.
  */
 import { DomainError, ForbiddenError } from '../errors.js';
 import { USERS_PER_REQUEST } from '../limits.js';
@@ -26,6 +28,12 @@ const RANK: Record<Role, number> = { anonymous: 0, client: 1, admin: 2 };
 
 export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>>>> = {
   Query: {
+    // `node` and `nodes` stand for `user` and `sequence`: the least role of the two here, and each
+    // id is checked again against the row of the field it stands for (src/graphql/nodes.ts).
+    node: 'client',
+    nodes: 'client',
+    // Anyone may ask who they are (a sign-up page too).
+    viewer: 'anonymous',
     user: 'client',
     userByEmail: 'client',
     users: 'client',
@@ -51,8 +59,15 @@ export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>
     invitedBy: 'client',
     invitees: 'client',
   },
-  // An audit read that scans up to 10,000 stored ids: never for a sign-up page. Only the sequences
-  // a caller can read lead here (`userid`: admin only, by the sequence catalog).
+  // The inviter a payload hands back is another user, read as `invitedBy` is.
+  CreateUserPayload: {
+    inviter: 'client',
+  },
+  DeleteUserPayload: {
+    inviter: 'client',
+  },
+  // An audit read that scans up to 10,000 stored ids (of `userid`): never for a sign-up page. Only
+  // the sequences a caller can read lead here.
   Sequence: {
     gaps: 'client',
   },

@@ -17,7 +17,7 @@ import { Long } from 'mongodb';
 import { GAPLESS } from '../limits.js';
 import { IMPLICIT_DEFINITION, MAX_STEP, type SequenceDefinition } from './definition.js';
 import { SequenceCorruptError } from './errors.js';
-import { type ResolvedKey, resolveKey } from './keys.js';
+import type { ResolvedKey } from './keys.js';
 
 export interface CounterDocument {
   _id: string;
@@ -230,33 +230,4 @@ export function definitionFields(
     ...(definition.max === null ? {} : { max: toLong(definition.max) }),
     ...(definition.holdSeconds === null ? {} : { holdSeconds: definition.holdSeconds }),
   };
-}
-
-/**
- * One listed counter: its state, or why its document cannot be read as a sequence (written by
- * someone else with wrong types). An unreadable counter is not left out: it keeps its place in the
- * order, so its owner and the admin see that it exists and what repairs it, the others still read,
- * and its `id` is a cursor like any other (a page never ends on a counter it does not show).
- */
-export type ListedSequence =
-  { id: string; sequence: SequenceState } | { id: string; error: SequenceCorruptError };
-
-/** The key of a listed counter; null for one whose name, scope or `_id` no key can have (foreign). */
-export function listedKey(doc: CounterDocument): ResolvedKey | null {
-  try {
-    const key = resolveKey({ name: doc.name as string, scope: doc.scope ?? null });
-    return key.id === doc._id ? key : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A listed counter's state, or its SEQUENCE_CORRUPT error when its document cannot be read. */
-export function listedEntry(key: ResolvedKey, doc: CounterDocument): ListedSequence {
-  try {
-    return { id: key.id, sequence: toState(key, doc) };
-  } catch (err) {
-    if (err instanceof SequenceCorruptError) return { id: key.id, error: err };
-    throw err;
-  }
 }

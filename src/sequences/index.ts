@@ -7,7 +7,7 @@
  */
 export { BlockAllocator, type BlockSizing, type HeldValues } from './block-allocator.js';
 export { SequenceCatalog, type ReservedSequence, type SequenceAccess } from './catalog.js';
-export type { ListedSequence, SequenceState } from './counter-document.js';
+export type { SequenceState } from './counter-document.js';
 export { MAX_SEQUENCE_VALUE, type DefinitionInput, type SequenceDefinition } from './definition.js';
 export {
   SequenceContentionError,
@@ -27,10 +27,5 @@ export {
 } from './gaps.js';
 export type { Reservation } from './reservations.js';
 export { type SequenceKey, validateSequenceName } from './keys.js';
-export {
-  type AllocatedRange,
-  type SequencePage,
-  Sequences,
-  type SequencesOptions,
-  valuesOf,
-} from './sequences.js';
+export { type ListedSequence, type SequencePage, type SequencePageRequest } from './pages.js';
+export { type AllocatedRange, Sequences, type SequencesOptions, valuesOf } from './sequences.js';

@@ -19,6 +19,7 @@
 import net from 'node:net';
 import { getHeapStatistics } from 'node:v8';
 import { CursorLimits, CursorRegistry, DEFAULT_CURSOR_LIMITS } from './state/cursors';
+import { ChangeHistory, DEFAULT_CHANGE_HISTORY_BYTES } from './state/change-history';
 import { CommandContext, ConnectionInfo, ServerState } from './commands/context';
 import { CommandError, ErrorCode } from './engine/errors';
 import { Store } from './engine/store';
@@ -46,6 +47,8 @@ const WRITE_COMMANDS = new Set([
   'drop',
   'dropIndexes',
   'dropDatabase',
+  'collMod',
+  'renameCollection',
 ]);
 /** Commands that make stored data grow (refused above the memory limit; cursors have their own bound). */
 const GROWING_COMMANDS = new Set(['insert', 'update', 'findAndModify', 'create', 'createIndexes']);
@@ -58,6 +61,8 @@ export interface ServerLimits {
   /** V8 heap in use above which growing commands are refused */
   memoryLimitBytes: number;
   cursors: CursorLimits;
+  /** bytes of changes kept for change streams to resume from (state/change-history.ts) */
+  changeHistoryBytes: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -66,6 +71,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxBufferedBytes: 256 * 1024 * 1024,
   memoryLimitBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.8),
   cursors: DEFAULT_CURSOR_LIMITS,
+  changeHistoryBytes: DEFAULT_CHANGE_HISTORY_BYTES,
 };
 
 function delay(ms: number): Promise<void> {
@@ -80,13 +86,16 @@ export class StandinServer {
   private nextRequestId = 1;
   private bufferedBytes = 0;
   private journal: Journal | null = null;
+  private stopHistory: (() => void) | null = null;
 
   constructor(
     private readonly log: LogLine,
     private readonly limits: ServerLimits = DEFAULT_LIMITS,
   ) {
+    const store = new Store();
     this.state = {
-      store: new Store(),
+      store,
+      changes: new ChangeHistory(limits.changeHistoryBytes, store.clock.now()),
       cursors: new CursorRegistry(limits.cursors),
       failPoints: new FailPoints(),
       activity: new Activity(limits.maxConnections),
@@ -94,6 +103,11 @@ export class StandinServer {
       port: 0,
     };
     this.server = net.createServer((socket) => this.accept(socket));
+  }
+
+  /** From now on every change goes to the history (recovery restores, it does not append). */
+  private recordHistory(): void {
+    this.stopHistory ??= this.state.store.observe((change) => this.state.changes.append(change));
   }
 
   /** Recovers the data directory into the (still empty) store and journals from then on. */
@@ -104,12 +118,20 @@ export class StandinServer {
     const { journal, recovery } = await Journal.open(dir, this.state.store, {
       ...options,
       log: this.log,
+      history: {
+        maxBytes: this.limits.changeHistoryBytes,
+        restore: (change) => {
+          this.state.store.clock.advanceTo(change.ts);
+          this.state.changes.restore(change);
+        },
+      },
     });
     this.journal = journal;
     return recovery;
   }
 
   listen(port: number, host: string): Promise<number> {
+    this.recordHistory();
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(port, host, () => {
@@ -122,6 +144,7 @@ export class StandinServer {
 
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
+    this.state.changes.close();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.journal?.close();
   }
@@ -200,13 +223,13 @@ export class StandinServer {
     if (failure) {
       const injected = await this.inject(failure, request.command, socket);
       if (socket.destroyed) return;
-      reply = injected ?? this.execute(request, context);
+      reply = injected ?? (await this.execute(request, context));
       if (!injected && failure.writeConcernError)
         reply = { ...reply, writeConcernError: failure.writeConcernError };
       if (failure.errorLabels && (injected || failure.writeConcernError))
         reply = { ...reply, errorLabels: failure.errorLabels };
     } else {
-      reply = this.execute(request, context);
+      reply = await this.execute(request, context);
     }
     if (this.journal) {
       reply = await this.journal.durable().then(
@@ -222,12 +245,10 @@ export class StandinServer {
     socket.write(bytes);
   }
 
-  private execute(request: CommandRequest, context: CommandContext): Document {
+  private execute(request: CommandRequest, context: CommandContext): Document | Promise<Document> {
     const refusal = this.refusal(failPointNameOf(request.command));
     if (refusal) return errorReply(refusal);
-    try {
-      return runCommand(request.command, context);
-    } catch (error) {
+    const internalError = (error: unknown) => {
       this.log(
         `MongoDB stand-in: internal error in ${commandNameOf(request.command)}: ${(error as Error).stack}`,
       );
@@ -237,6 +258,12 @@ export class StandinServer {
           `MongoDB stand-in internal error: ${(error as Error).message}`,
         ),
       );
+    };
+    try {
+      const reply = runCommand(request.command, context);
+      return reply instanceof Promise ? reply.catch(internalError) : reply;
+    } catch (error) {
+      return internalError(error);
     }
   }
 

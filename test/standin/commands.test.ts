@@ -4,13 +4,16 @@ import { CommandContext } from '../../src/standin/commands/context';
 import { Activity } from '../../src/standin/state/activity';
 import { CursorRegistry } from '../../src/standin/state/cursors';
 import { Store } from '../../src/standin/engine/store';
+import { ChangeHistory } from '../../src/standin/state/change-history';
 import { FailPoints } from '../../src/standin/state/fail-points';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
 
 function freshContext(database = 'db', appName?: string): CommandContext {
+  const store = new Store();
   return {
     server: {
-      store: new Store(),
+      store,
+      changes: new ChangeHistory(1024 * 1024, store.clock.now()),
       cursors: new CursorRegistry(),
       failPoints: new FailPoints(),
       activity: new Activity(10),
