@@ -335,19 +335,24 @@ test('a plain sequence lists no gaps: the service cannot see which of its values
   expect(await gapsOf('plain-audit')).toEqual({ value: 1, gapless: false, gaps: null });
 });
 
-test('gaps pages count against the per-request listing bound, multiplied through nesting', async () => {
-  const nested = await service.graphql(
-    '{ sequences(first: 30) { edges { node { gaps(first: 100) { complete } } } } }',
-    {},
-    ADMIN,
-  );
-  expect(nested.body.errors?.map((e) => [e.extensions?.code, e.extensions?.field])).toEqual([
-    ['BAD_USER_INPUT', 'first'],
-  ]);
-  const small = await service.graphql(
-    '{ sequences(first: 10) { edges { node { gaps(first: 100) { complete } } } } }',
-    {},
-    ADMIN,
-  );
-  expect(small.body.errors).toBeUndefined();
+test('gaps pages count against the per-request listing bound, over aliases and batched operations', async () => {
+  await define({ name: 'audited', gapless: true });
+  const aliased = `{ ${Array.from({ length: 11 }, (_, i) => `a${i}: sequence(name: "audited") { gaps(first: 100) { complete } }`).join(' ')} }`;
+  const post = (operations: number) =>
+    fetch(`${service.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...CLIENT },
+      body: JSON.stringify(Array.from({ length: operations }, () => ({ query: aliased }))),
+      signal: AbortSignal.timeout(30_000),
+    }).then(async (response) => ({ status: response.status, body: await response.json() }));
+  const refused = await post(2);
+  expect(refused.status).toBe(400);
+  expect(refused.body.errors[0].extensions).toMatchObject({
+    code: 'BAD_USER_INPUT',
+    field: 'first',
+  });
+  expect(refused.body.errors[0].message).toMatch(/at most 2000 items.*2200/);
+  const allowed = await post(1);
+  expect(allowed.status).toBe(200);
+  expect(allowed.body[0].errors).toBeUndefined();
 });
