@@ -321,3 +321,15 @@ test('a rename onto an existing collection (dropTarget) is one change: one renam
   expect([...store.get('d', 'target')!.all()]).toEqual([{ _id: 1, from: 'source' }]);
   expect(store.get('d', 'c')).toBeUndefined();
 });
+
+test('a waiting getMore is woken by the next change, and for good when the server stops', async () => {
+  const store = new Store();
+  const history = historyOf(store);
+  const woken = history.waitForChanges(600_000);
+  store.obtain('d', 'c').collection.insert({ _id: 1 });
+  await expect(woken).resolves.toBe(true); // 600 s would outlast the test's timeout
+  const stopping = history.waitForChanges(600_000);
+  history.close();
+  await expect(stopping).resolves.toBe(false);
+  await expect(history.waitForChanges(600_000)).resolves.toBe(false);
+}, 10_000);
