@@ -8,10 +8,9 @@
  */
 import { Long } from 'bson';
 import type { Filter } from 'mongodb';
-import type { CommandTally } from '../errors.js';
+import { countCommand, type CommandTally } from '../database/index.js';
 import { GAPS } from '../limits.js';
 import { assertGapRequest, type GapPage, type GapRequest } from '../sequences/index.js';
-import { countCommand } from './cost.js';
 import {
   fromStored,
   ISSUABLE_ID_RANGE,
