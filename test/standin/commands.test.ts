@@ -5,12 +5,16 @@ import { Activity } from '../../src/standin/state/activity';
 import { CursorRegistry } from '../../src/standin/state/cursors';
 import { Store } from '../../src/standin/engine/store';
 import { FailPoints } from '../../src/standin/state/fail-points';
+import { RetryableWrites } from '../../src/standin/state/retryable-writes';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
 
 function freshContext(database = 'db', appName?: string): CommandContext {
+  const store = new Store();
   return {
     server: {
-      store: new Store(),
+      store,
+      replica: null,
+      retryableWrites: new RetryableWrites(store, false),
       cursors: new CursorRegistry(),
       failPoints: new FailPoints(),
       activity: new Activity(10),
@@ -114,7 +118,9 @@ describe('fail point slots', () => {
         { ...context, database: 'admin' },
       ),
     ).toMatchObject({ code: 2 });
-    expect(configure(context, { skip: 1 }, { failCommands: ['find'] })).toMatchObject({ code: 2 });
+    expect(
+      configure(context, { activationProbability: 0.5 }, { failCommands: ['find'] }),
+    ).toMatchObject({ code: 2 });
     expect(
       configure(context, 'alwaysOn', { failCommands: ['find'], threadName: 'x' }),
     ).toMatchObject({ code: 2 });

@@ -11,6 +11,8 @@ import { Store } from '../engine/store';
 import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
 import { Activity } from '../state/activity';
 import { FailPoints } from '../state/fail-points';
+import { ReplicaSetIdentity } from '../state/replica-set';
+import { RetryableWrites } from '../state/retryable-writes';
 
 export interface ConnectionInfo {
   id: number;
@@ -19,6 +21,9 @@ export interface ConnectionInfo {
 
 export interface ServerState {
   store: Store;
+  /** null on a standalone */
+  replica: ReplicaSetIdentity | null;
+  retryableWrites: RetryableWrites;
   cursors: CursorRegistry;
   failPoints: FailPoints;
   activity: Activity;
@@ -30,6 +35,8 @@ export interface CommandContext {
   server: ServerState;
   database: string;
   connection: ConnectionInfo;
+  /** set when a fail point closes the connection instead of replying (after the command ran) */
+  closeConnection?: boolean;
 }
 
 export interface CommandDefinition {

@@ -17,7 +17,9 @@ export type Change =
   | { op: 'dropCollection'; db: string; coll: string }
   | { op: 'dropDatabase'; db: string }
   | { op: 'createIndex'; db: string; coll: string; spec: IndexSpec }
-  | { op: 'dropIndex'; db: string; coll: string; name: string };
+  | { op: 'dropIndex'; db: string; coll: string; name: string }
+  /** the changes of one Store.atomically unit (a retryable write and its record), in order */
+  | { op: 'transaction'; changes: Change[] };
 
 export type ChangeListener = (change: Change) => void;
 
@@ -49,6 +51,9 @@ export function applyChange(store: Store, change: Change): void {
       return;
     case 'dropIndex':
       store.get(change.db, change.coll)?.dropIndex(change.name);
+      return;
+    case 'transaction':
+      for (const inner of change.changes) applyChange(store, inner);
       return;
   }
 }

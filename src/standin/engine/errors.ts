@@ -14,9 +14,11 @@ export const ErrorCode = {
   InternalError: 1,
   BadValue: 2,
   HostUnreachable: 6,
+  HostNotFound: 7,
   FailedToParse: 9,
   Unauthorized: 13,
   TypeMismatch: 14,
+  IllegalOperation: 20,
   NamespaceNotFound: 26,
   IndexNotFound: 27,
   PathNotViable: 28,
@@ -26,6 +28,7 @@ export const ErrorCode = {
   MaxTimeMSExpired: 50,
   DollarPrefixedFieldName: 52,
   CommandNotFound: 59,
+  WriteConcernFailed: 64,
   ImmutableField: 66,
   CannotCreateIndex: 67,
   InvalidOptions: 72,
@@ -34,13 +37,18 @@ export const ErrorCode = {
   IndexKeySpecsConflict: 86,
   NetworkTimeout: 89,
   ShutdownInProgress: 91,
+  WriteConflict: 112,
   PrimarySteppedDown: 189,
+  IncompleteTransactionHistory: 217,
   QueryFeatureNotAllowed: 224,
+  TransactionTooOld: 225,
   ExceededMemoryLimit: 146,
   ExceededTimeLimit: 262,
+  SocketException: 9001,
   NotWritablePrimary: 10107,
   DuplicateKey: 11000,
   InterruptedAtShutdown: 11600,
+  Interrupted: 11601,
   InterruptedDueToReplStateChange: 11602,
   NotPrimaryNoSecondaryOk: 13435,
   NotPrimaryOrSecondary: 13436,
@@ -73,7 +81,48 @@ export const LocationCode = {
   ProjectNotDocument: 15969,
   /** $unset with something other than field names */
   UnsetNotFieldNames: 31002,
+  /** txnNumber on a command that is neither a retryable write nor in a transaction */
+  TxnNumberNotRetryable: 50768,
 } as const;
+
+/**
+ * mongod's NotPrimaryError category: in a replica set, a reply failing with one of these (or
+ * with a writeConcernError of one) carries the server's topologyVersion, which tells the driver
+ * whether the error is news (a newer topology) or stale (the one it knows).
+ */
+export const NOT_PRIMARY_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.NotWritablePrimary,
+  ErrorCode.NotPrimaryNoSecondaryOk,
+  ErrorCode.NotPrimaryOrSecondary,
+  ErrorCode.PrimarySteppedDown,
+  ErrorCode.InterruptedDueToReplStateChange,
+]);
+
+/** NotPrimaryError and ShutdownError together: what drivers take for a change of topology. */
+export const STATE_CHANGE_CODES: ReadonlySet<number> = new Set([
+  ...NOT_PRIMARY_CODES,
+  ErrorCode.ShutdownInProgress,
+  ErrorCode.InterruptedAtShutdown,
+]);
+
+/**
+ * mongod's RetriableError category (error_codes.yml): a retryable write failing with one of
+ * these, or with a writeConcernError of one, is labelled RetryableWriteError.
+ */
+export const RETRIABLE_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.HostUnreachable,
+  ErrorCode.HostNotFound,
+  ErrorCode.NetworkTimeout,
+  ErrorCode.ShutdownInProgress,
+  ErrorCode.PrimarySteppedDown,
+  ErrorCode.ExceededTimeLimit,
+  ErrorCode.SocketException,
+  ErrorCode.NotWritablePrimary,
+  ErrorCode.InterruptedAtShutdown,
+  ErrorCode.InterruptedDueToReplStateChange,
+  ErrorCode.NotPrimaryNoSecondaryOk,
+  ErrorCode.NotPrimaryOrSecondary,
+]);
 
 const CODE_NAMES = new Map<number, string>(
   Object.entries(ErrorCode).map(([name, code]) => [code, name]),
