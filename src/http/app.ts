@@ -36,7 +36,8 @@ import {
   type GraphQLContext,
   type ServiceComponents,
 } from '../graphql/context.js';
-import { GRAPHQL_LIMITS, type PersistedQueries } from '../graphql/server.js';
+import type { PersistedQueries } from '../graphql/server.js';
+import { DOCUMENT } from '../limits.js';
 import type { Logger } from '../logger.js';
 import { corsOptions } from './cors.js';
 import {
@@ -136,6 +137,24 @@ export function createApp({
     res.end(text);
   };
 
+  /**
+   * A token that is presented but proves no one: 401 in GraphQL's error shape (which of the
+   * possible reasons is not told), readable by a browser (CORS headers first).
+   */
+  const refuseToken = async (req: ServiceRequest, res: ServerResponse) => {
+    await through(allowCors, req, res);
+    res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
+    sendJson(res, 401, {
+      errors: [
+        {
+          message:
+            'The Authorization header holds no valid token (expected "Bearer <token>" with a configured token); send none to act as anonymous.',
+          extensions: { code: 'UNAUTHENTICATED' },
+        },
+      ],
+    });
+  };
+
   const graphql = async (req: ServiceRequest, res: ServerResponse, search: string) => {
     // cors answers a preflight itself, without passing it on; any other request it passes on.
     if (req.method === 'OPTIONS') {
@@ -148,7 +167,7 @@ export function createApp({
     // CSRF refusal of simple requests).
     req.body ??= {};
     if (refusedBatch(req, res)) return;
-    if (await refusedBounds(req, res, search, GRAPHQL_LIMITS.maxTokens, persistedQueries)) return;
+    if (await refusedBounds(req, res, search, DOCUMENT.tokens, persistedQueries)) return;
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
@@ -183,7 +202,9 @@ export function createApp({
       const status = !reachable ? 'database unreachable' : indexed ? 'ready' : 'indexes rebuilding';
       return sendJson(res, indexed ? 200 : 503, { status });
     }
-    req.caller = authenticate(req.headers.authorization);
+    const caller = authenticate(req.headers.authorization);
+    if (caller === null) return refuseToken(req, res);
+    req.caller = caller;
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, search);
     if (read && path === '/metrics') return metrics(req, res);
     if (read && path === '/' && config.NODE_ENV !== 'production') {

@@ -7,7 +7,7 @@
 export { BlockAllocator, type BlockSizing, type HeldValues } from './block-allocator.js';
 export { SequenceCatalog, type ReservedSequence, type SequenceAccess } from './catalog.js';
 export type { SequenceState } from './counter-document.js';
-export { MAX_ALLOCATION_COUNT, MAX_SEQUENCE_VALUE, type SequenceDefinition } from './definition.js';
+export { MAX_SEQUENCE_VALUE, type SequenceDefinition } from './definition.js';
 export {
   SequenceContentionError,
   SequenceCorruptError,
@@ -15,12 +15,5 @@ export {
   SequenceNotFoundError,
 } from './errors.js';
 export { type SequenceKey, validateSequenceName } from './keys.js';
-export {
-  type AllocatedRange,
-  type ListedSequence,
-  MAX_SEQUENCE_PAGE_SIZE,
-  type SequencePage,
-  Sequences,
-  type SequencesOptions,
-  valuesOf,
-} from './sequences.js';
+export { type ListedSequence, type SequencePage, type SequencePageRequest } from './pages.js';
+export { type AllocatedRange, Sequences, type SequencesOptions, valuesOf } from './sequences.js';

@@ -19,6 +19,7 @@
 import net from 'node:net';
 import { getHeapStatistics } from 'node:v8';
 import { CursorLimits, CursorRegistry, DEFAULT_CURSOR_LIMITS } from './state/cursors';
+import { ChangeHistory, DEFAULT_CHANGE_HISTORY_BYTES } from './state/change-history';
 import { CommandContext, ConnectionInfo, ServerState } from './commands/context';
 import { CommandError, ErrorCode } from './engine/errors';
 import { Store } from './engine/store';
@@ -54,6 +55,8 @@ const WRITE_COMMANDS = new Set([
   'drop',
   'dropIndexes',
   'dropDatabase',
+  'collMod',
+  'renameCollection',
 ]);
 /** Commands that make stored data grow (refused above the memory limit; cursors have their own bound). */
 const GROWING_COMMANDS = new Set(['insert', 'update', 'findAndModify', 'create', 'createIndexes']);
@@ -66,6 +69,8 @@ export interface ServerLimits {
   /** V8 heap in use above which growing commands are refused */
   memoryLimitBytes: number;
   cursors: CursorLimits;
+  /** bytes of changes kept for change streams to resume from (state/change-history.ts) */
+  changeHistoryBytes: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -74,6 +79,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxBufferedBytes: 256 * 1024 * 1024,
   memoryLimitBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.8),
   cursors: DEFAULT_CURSOR_LIMITS,
+  changeHistoryBytes: DEFAULT_CHANGE_HISTORY_BYTES,
 };
 
 function delay(ms: number): Promise<void> {
@@ -88,6 +94,7 @@ export class StandinServer {
   private nextRequestId = 1;
   private bufferedBytes = 0;
   private journal: Journal | null = null;
+  private stopHistory: (() => void) | null = null;
 
   constructor(
     private readonly log: LogLine,
@@ -98,8 +105,9 @@ export class StandinServer {
     const store = new Store();
     this.state = {
       store,
-      replica: replSet === null ? null : new ReplicaSetIdentity(replSet),
+      replica: replSet === null ? null : new ReplicaSetIdentity(replSet, store.clock),
       retryableWrites: new RetryableWrites(store, replSet !== null),
+      changes: new ChangeHistory(limits.changeHistoryBytes, store.clock.now()),
       cursors: new CursorRegistry(limits.cursors),
       failPoints: new FailPoints(),
       activity: new Activity(limits.maxConnections),
@@ -107,6 +115,11 @@ export class StandinServer {
       port: 0,
     };
     this.server = net.createServer((socket) => this.accept(socket));
+  }
+
+  /** From now on every change goes to the history (recovery restores, it does not append). */
+  private recordHistory(): void {
+    this.stopHistory ??= this.state.store.observe((change) => this.state.changes.append(change));
   }
 
   /** Recovers the data directory into the (still empty) store and journals from then on. */
@@ -117,12 +130,20 @@ export class StandinServer {
     const { journal, recovery } = await Journal.open(dir, this.state.store, {
       ...options,
       log: this.log,
+      history: {
+        maxBytes: this.limits.changeHistoryBytes,
+        restore: (change) => {
+          this.state.store.clock.advanceTo(change.ts);
+          this.state.changes.restore(change);
+        },
+      },
     });
     this.journal = journal;
     return recovery;
   }
 
   listen(port: number, host: string): Promise<number> {
+    this.recordHistory();
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(port, host, () => {
@@ -136,6 +157,7 @@ export class StandinServer {
 
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
+    this.state.changes.close();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.journal?.close();
   }
@@ -218,14 +240,14 @@ export class StandinServer {
     if (failure) {
       const injected = await this.inject(failure, request.command, socket);
       if (socket.destroyed) return;
-      reply = injected ?? this.execute(request, context);
+      reply = injected ?? (await this.execute(request, context));
       if (!injected && failure.writeConcernError)
         reply = { ...reply, writeConcernError: failure.writeConcernError };
       if (failure.errorLabels && (injected || failure.writeConcernError))
         reply = { ...reply, errorLabels: failure.errorLabels };
       this.state.replica?.noticeSimulatedStateChange(reply);
     } else {
-      reply = this.execute(request, context);
+      reply = await this.execute(request, context);
     }
     reply = this.replicaSetFields(request.command, reply, failure);
     if (this.journal) {
@@ -262,7 +284,8 @@ export class StandinServer {
         await this.state.replica!.awaitTopologyEvent(wait, socket);
       first = false;
       if (socket.destroyed) return;
-      const reply = this.replicaSetFields(request.command, this.execute(request, context), null);
+      const answer = await this.execute(request, context);
+      const reply = this.replicaSetFields(request.command, answer, null);
       const requestId = this.nextRequestId++;
       const flags = request.exhaustAllowed ? MORE_TO_COME : 0;
       const bytes = serializeOpMsg(reply, requestId, responseTo, flags);
@@ -281,17 +304,14 @@ export class StandinServer {
     const replica = this.state.replica;
     if (!replica) return reply;
     const labelled = failure?.errorLabels ? reply : withRetryableWriteLabel(command, reply);
-    const wrote = reply.ok === 1 && WRITE_COMMANDS.has(failPointNameOf(command));
-    return replica.gossip(labelled, wrote);
+    return replica.gossip(labelled);
   }
 
-  private execute(request: CommandRequest, context: CommandContext): Document {
+  private execute(request: CommandRequest, context: CommandContext): Document | Promise<Document> {
     const name = failPointNameOf(request.command);
     const refusal = this.refusal(name);
     if (refusal) return errorReply(refusal);
-    try {
-      return this.runOnce(request.command, name, context);
-    } catch (error) {
+    const internalError = (error: unknown) => {
       this.log(
         `MongoDB stand-in: internal error in ${commandNameOf(request.command)}: ${(error as Error).stack}`,
       );
@@ -301,6 +321,12 @@ export class StandinServer {
           `MongoDB stand-in internal error: ${(error as Error).message}`,
         ),
       );
+    };
+    try {
+      const reply = this.runOnce(request.command, name, context);
+      return reply instanceof Promise ? reply.catch(internalError) : reply;
+    } catch (error) {
+      return internalError(error);
     }
   }
 
@@ -308,7 +334,11 @@ export class StandinServer {
    * Runs the command, a retryable write at most once per lsid and txnNumber
    * (state/retryable-writes.ts), with the onPrimaryTransactionalWrite fail point inside it.
    */
-  private runOnce(command: Document, name: string, context: CommandContext): Document {
+  private runOnce(
+    command: Document,
+    name: string,
+    context: CommandContext,
+  ): Document | Promise<Document> {
     const writes = this.state.retryableWrites;
     try {
       if (!writes.applies(command, name)) return runCommand(command, context);
@@ -319,7 +349,9 @@ export class StandinServer {
         const code = fault?.failBeforeCommitExceptionCode;
         if (code !== undefined)
           throw new CommandError(code, 'Failing write for test due to failPoint');
-        return runCommand(command, context);
+        const reply = runCommand(command, context);
+        if (reply instanceof Promise) throw new Error(`${name} must run synchronously`);
+        return reply;
       });
     } catch (error) {
       if (error instanceof CommandError) return errorReply(error);

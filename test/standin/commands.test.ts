@@ -4,6 +4,7 @@ import { CommandContext } from '../../src/standin/commands/context';
 import { Activity } from '../../src/standin/state/activity';
 import { CursorRegistry } from '../../src/standin/state/cursors';
 import { Store } from '../../src/standin/engine/store';
+import { ChangeHistory } from '../../src/standin/state/change-history';
 import { FailPoints } from '../../src/standin/state/fail-points';
 import { RetryableWrites } from '../../src/standin/state/retryable-writes';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
@@ -15,6 +16,7 @@ function freshContext(database = 'db', appName?: string): CommandContext {
       store,
       replica: null,
       retryableWrites: new RetryableWrites(store, false),
+      changes: new ChangeHistory(1024 * 1024, store.clock.now()),
       cursors: new CursorRegistry(),
       failPoints: new FailPoints(),
       activity: new Activity(10),

@@ -1,8 +1,10 @@
 /**
  * What every command handler receives and returns. Handlers are synchronous on purpose: a
  * command's reads and writes of the store happen in one turn of the event loop, so no other
- * command can interleave (per-document atomicity, findAndModify snapshots). Each handler
- * declares the fields it understands; the registry refuses any other field by name.
+ * command can interleave (per-document atomicity, findAndModify snapshots). The one exception
+ * is a change stream's getMore, which may answer with a promise: it waits for changes between
+ * synchronous reads, never inside one. Each handler declares the fields it understands; the
+ * registry refuses any other field by name.
  */
 import { Long } from 'bson';
 import { CursorRegistry } from '../state/cursors';
@@ -10,6 +12,7 @@ import { CommandError, ErrorCode } from '../engine/errors';
 import { Store } from '../engine/store';
 import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
 import { Activity } from '../state/activity';
+import { ChangeHistory } from '../state/change-history';
 import { FailPoints } from '../state/fail-points';
 import { ReplicaSetIdentity } from '../state/replica-set';
 import { RetryableWrites } from '../state/retryable-writes';
@@ -24,6 +27,8 @@ export interface ServerState {
   /** null on a standalone */
   replica: ReplicaSetIdentity | null;
   retryableWrites: RetryableWrites;
+  /** what change streams read (the oplog) */
+  changes: ChangeHistory;
   cursors: CursorRegistry;
   failPoints: FailPoints;
   activity: Activity;
@@ -48,7 +53,7 @@ export interface CommandDefinition {
    * 'any' only for the handshake, whose client metadata grows with every driver release
    */
   fields: readonly string[] | 'any';
-  run(command: Document, context: CommandContext): Document;
+  run(command: Document, context: CommandContext): Document | Promise<Document>;
 }
 
 /** The collection a command addresses (`{ find: 'users' }`). */

@@ -9,6 +9,7 @@ import { aggregate } from './aggregate';
 import { buildInfo } from './build-info';
 import { configureFailPoint } from './configure-fail-point';
 import { CommandContext, CommandDefinition } from './context';
+import { collMod } from './coll-mod';
 import { collStats } from './coll-stats';
 import { count } from './count';
 import { createIndexes } from './create-indexes';
@@ -34,6 +35,7 @@ import { listCollections } from './list-collections';
 import { listDatabases } from './list-databases';
 import { listIndexes } from './list-indexes';
 import { ping } from './ping';
+import { renameCollection } from './rename-collection';
 import { serverStatus } from './server-status';
 import { update } from './update';
 
@@ -56,6 +58,8 @@ const DEFINITIONS: CommandDefinition[] = [
   listIndexes,
   dropIndexes,
   create,
+  collMod,
+  renameCollection,
   drop,
   dropDatabase,
   listCollections,
@@ -157,15 +161,23 @@ export function definitionFor(command: Document): CommandDefinition {
 }
 
 /**
- * Runs a command synchronously and returns the reply (ok: 1 or MongoDB's error shape). Anything
- * thrown that is not a CommandError is a stand-in bug: it propagates for the server to log.
+ * Runs a command and returns the reply (ok: 1 or MongoDB's error shape); synchronously, except a
+ * change stream's getMore that waits for changes. Anything thrown that is not a CommandError is
+ * a stand-in bug: it propagates for the server to log.
  */
-export function runCommand(command: Document, context: CommandContext): Document {
-  try {
-    return definitionFor(command).run(command, context);
-  } catch (error) {
+export function runCommand(
+  command: Document,
+  context: CommandContext,
+): Document | Promise<Document> {
+  const asReply = (error: unknown) => {
     if (error instanceof CommandError) return errorReply(error);
     throw error;
+  };
+  try {
+    const reply = definitionFor(command).run(command, context);
+    return reply instanceof Promise ? reply.catch(asReply) : reply;
+  } catch (error) {
+    return asReply(error);
   }
 }
 

@@ -1,27 +1,69 @@
 /**
  * What a write changed, at the engine's level: the after-image of each document written, the
- * `_id` of each one removed, and collection and index definitions made or dropped. The store
- * reports each change to its listener after it has been applied (a refused write reports
- * nothing), so the journal (state/journal.ts) records exactly what an acknowledged command
- * did, independent of which command did it. `applyChange` replays one onto a store; replaying
- * a store's changes in order onto an empty store rebuilds it, index ownership included.
+ * `_id` of each one removed, and collection and index definitions made, renamed or dropped. The
+ * store stamps each change with the cluster time (cluster-clock.ts) and reports it to its
+ * listeners after it has been applied (a refused write reports nothing): the journal
+ * (state/journal.ts) records exactly what an acknowledged command did, and the change history
+ * (state/change-history.ts) is what change streams read. `applyChange` replays one onto a
+ * store; replaying a store's changes in order onto an empty store rebuilds it, index ownership
+ * and collection options included.
+ *
+ * A document write also says what kind of write it was, as mongod's oplog does: `insert`,
+ * `update` (with mongod's update description, update-description.ts) or `replace`; and, when
+ * the collection has `changeStreamPreAndPostImages` enabled at that moment, the pre-image
+ * (`before`) and that images were kept (`images`). Images are recorded only then, as in mongod,
+ * so a stream can offer them honestly.
  */
+import type { Long, Timestamp } from 'bson';
 import type { IndexSpec } from './indexes';
 import type { Store } from './store';
 import type { Document } from './values';
 
+export interface UpdateDescription {
+  updatedFields: Document;
+  removedFields: string[];
+  truncatedArrays: Array<{ field: string; newSize: number }>;
+}
+
+export type DocumentWrite =
+  | { event: 'insert' }
+  | { event: 'update'; updateDescription: UpdateDescription }
+  | { event: 'replace' };
+
 export type Change =
-  | { op: 'put'; db: string; coll: string; doc: Document }
-  | { op: 'remove'; db: string; coll: string; id: unknown }
+  | ({ op: 'put'; db: string; coll: string; doc: Document; before?: Document; images?: true } & (
+      DocumentWrite | { event?: undefined }
+    ))
+  | { op: 'remove'; db: string; coll: string; id: unknown; before?: Document; images?: true }
   | { op: 'createCollection'; db: string; coll: string }
+  | { op: 'collectionOptions'; db: string; coll: string; changeStreamPreAndPostImages: boolean }
+  | { op: 'renameCollection'; db: string; coll: string; to: string }
   | { op: 'dropCollection'; db: string; coll: string }
   | { op: 'dropDatabase'; db: string }
   | { op: 'createIndex'; db: string; coll: string; spec: IndexSpec }
-  | { op: 'dropIndex'; db: string; coll: string; name: string }
-  /** the changes of one Store.atomically unit (a retryable write and its record), in order */
-  | { op: 'transaction'; changes: Change[] };
+  | { op: 'dropIndex'; db: string; coll: string; name: string };
 
-export type ChangeListener = (change: Change) => void;
+/** The transaction a change was committed by (its events carry lsid and txnNumber). */
+export interface TransactionStamp {
+  lsid: Document;
+  txnNumber: Long;
+}
+
+/**
+ * A change as applied: its cluster time, wall time, and, for a transaction's changes (which
+ * share one cluster time), the transaction and the change's position within it.
+ */
+export type LoggedChange = Change & {
+  ts: Timestamp;
+  wall: Date;
+  txn?: TransactionStamp;
+  txnOpIndex?: number;
+};
+
+export type ChangeListener = (change: LoggedChange) => void;
+
+/** What a collection reports; the store stamps it (store.ts). */
+export type ChangeRecorder = (change: Change) => void;
 
 export function applyChange(store: Store, change: Change): void {
   switch (change.op) {
@@ -40,6 +82,14 @@ export function applyChange(store: Store, change: Change): void {
     case 'createCollection':
       store.obtain(change.db, change.coll);
       return;
+    case 'collectionOptions':
+      store
+        .obtain(change.db, change.coll)
+        .collection.setPreAndPostImages(change.changeStreamPreAndPostImages);
+      return;
+    case 'renameCollection':
+      store.rename(change.db, change.coll, change.to);
+      return;
     case 'dropCollection':
       store.drop(change.db, change.coll);
       return;
@@ -51,9 +101,6 @@ export function applyChange(store: Store, change: Change): void {
       return;
     case 'dropIndex':
       store.get(change.db, change.coll)?.dropIndex(change.name);
-      return;
-    case 'transaction':
-      for (const inner of change.changes) applyChange(store, inner);
       return;
   }
 }

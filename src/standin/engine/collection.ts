@@ -5,10 +5,12 @@
  * is synchronous: a read-modify-write of a document completes before any other command runs,
  * which is what makes each command atomic per document. Stored documents are never mutated in
  * place (updates replace them), so references handed out stay valid snapshots. Each applied
- * change is reported to `record` (the store's listener, see changes.ts); refused ones are not.
+ * change is reported to `record` (the store, which stamps it, see changes.ts); refused ones are
+ * not. With `changeStreamPreAndPostImages` enabled, each replace and remove also reports the
+ * pre-image (a reference: documents are never mutated).
  */
 import { ObjectId } from 'bson';
-import { ChangeListener } from './changes';
+import { ChangeRecorder, DocumentWrite } from './changes';
 import { CommandError, ErrorCode } from './errors';
 import { assertStorableId } from './field-names';
 import { Index, IndexSpec, sameSpec } from './indexes';
@@ -26,11 +28,12 @@ export class Collection {
   private readonly documents = new Map<string, Document>();
   private readonly idsInOrder: IdEntry[] = [];
   private readonly indexList: Index[];
+  private imagesEnabled = false;
 
   constructor(
     readonly database: string,
     readonly name: string,
-    private readonly record: ChangeListener = () => undefined,
+    private readonly record: ChangeRecorder = () => undefined,
   ) {
     this.indexList = [new Index(ID_INDEX, this.namespace)];
   }
@@ -45,6 +48,40 @@ export class Collection {
 
   get indexes(): readonly Index[] {
     return this.indexList;
+  }
+
+  /** Whether writes record pre- and post-images for change streams (collMod / create option). */
+  get preAndPostImages(): boolean {
+    return this.imagesEnabled;
+  }
+
+  setPreAndPostImages(enabled: boolean): void {
+    this.imagesEnabled = enabled;
+    this.record({
+      op: 'collectionOptions',
+      db: this.database,
+      coll: this.name,
+      changeStreamPreAndPostImages: enabled,
+    });
+  }
+
+  /** Renames this collection's namespace in place (the store moves it; see Store.rename). */
+  renameTo(database: string, name: string): Collection {
+    const moved = new Collection(database, name, this.record);
+    moved.copyFrom(this);
+    return moved;
+  }
+
+  private copyFrom(other: Collection): void {
+    for (const [key, doc] of other.documents) this.documents.set(key, doc);
+    this.idsInOrder.push(...other.idsInOrder);
+    this.indexList.length = 0;
+    for (const index of other.indexList) {
+      const copy = new Index(index.spec, this.namespace);
+      for (const [key, owner] of index.owners) copy.owners.set(key, owner);
+      this.indexList.push(copy);
+    }
+    this.imagesEnabled = other.imagesEnabled;
   }
 
   /** Natural (insertion) order. */
@@ -83,12 +120,15 @@ export class Collection {
     this.documents.set(idKey, doc);
     this.insertId(doc._id, idKey);
     for (const [index, key] of keys) index.owners.set(key, idKey);
-    this.record({ op: 'put', db: this.database, coll: this.name, doc });
+    this.record({ op: 'put', db: this.database, coll: this.name, doc, event: 'insert' });
     return doc;
   }
 
-  /** Replaces a stored document by one with the same `_id`; throws E11000 on a unique conflict. */
-  replace(current: Document, next: Document): void {
+  /**
+   * Replaces a stored document by one with the same `_id`; throws E11000 on a unique conflict.
+   * `write` says what kind of write it was (absent when replaying the journal).
+   */
+  replace(current: Document, next: Document, write?: DocumentWrite): void {
     const idKey = indexKeyOf(current._id);
     const keys = this.uniqueKeys(next, idKey);
     for (const index of this.uniqueIndexes()) {
@@ -97,7 +137,14 @@ export class Collection {
     }
     for (const [index, key] of keys) index.owners.set(key, idKey);
     this.documents.set(idKey, next);
-    this.record({ op: 'put', db: this.database, coll: this.name, doc: next });
+    this.record({
+      op: 'put',
+      db: this.database,
+      coll: this.name,
+      doc: next,
+      ...write,
+      ...(this.imagesEnabled && { before: current, images: true }),
+    });
   }
 
   remove(doc: Document): void {
@@ -109,7 +156,13 @@ export class Collection {
     }
     const position = this.findIdPosition(doc._id);
     if (this.idsInOrder[position]?.key === idKey) this.idsInOrder.splice(position, 1);
-    this.record({ op: 'remove', db: this.database, coll: this.name, id: doc._id });
+    this.record({
+      op: 'remove',
+      db: this.database,
+      coll: this.name,
+      id: doc._id,
+      ...(this.imagesEnabled && { before: doc, images: true }),
+    });
   }
 
   /** Unique keys `doc` would take, checked against other documents (`selfKey` may keep its own). */

@@ -21,6 +21,7 @@ export const ErrorCode = {
   IllegalOperation: 20,
   NamespaceNotFound: 26,
   IndexNotFound: 27,
+  NoMatchingDocument: 47,
   PathNotViable: 28,
   ConflictingUpdateOperators: 40,
   CursorNotFound: 43,
@@ -42,6 +43,10 @@ export const ErrorCode = {
   IncompleteTransactionHistory: 217,
   QueryFeatureNotAllowed: 224,
   TransactionTooOld: 225,
+  CursorKilled: 237,
+  InvalidResumeToken: 260,
+  ChangeStreamFatalError: 280,
+  ChangeStreamHistoryLost: 286,
   ExceededMemoryLimit: 146,
   ExceededTimeLimit: 262,
   SocketException: 9001,
@@ -79,10 +84,22 @@ export const LocationCode = {
   AddFieldsNotDocument: 40272,
   /** $project with a specification that is no document */
   ProjectNotDocument: 15969,
+  /** a $project that both computes or includes fields and excludes one other than _id */
+  ExclusionInInclusionProjection: 31254,
   /** $unset with something other than field names */
   UnsetNotFieldNames: 31002,
   /** txnNumber on a command that is neither a retryable write nor in a transaction */
   TxnNumberNotRetryable: 50768,
+  /** $changeStream on a standalone server */
+  ChangeStreamNeedsReplicaSet: 40573,
+  /** a pipeline stage name mongod does not know */
+  UnrecognizedStage: 40324,
+  /** a field $changeStream does not take */
+  UnknownChangeStreamField: 40415,
+  /** more than one of resumeAfter, startAfter, startAtOperationTime */
+  ConflictingResumeOptions: 40674,
+  /** $changeStream anywhere but first */
+  ChangeStreamNotFirst: 40602,
 } as const;
 
 /**

@@ -1,47 +1,64 @@
 /**
  * All databases of one stand-in server: database name → collection name → Collection. A
  * database exists while it holds at least one collection, as in mongod. Collections are created
- * implicitly by writes and index creation. Every change is reported, once applied, to the
- * listener set with `observe` (the journal); see changes.ts.
+ * implicitly by writes and index creation. Every change is stamped with the cluster time
+ * (`clock`) and reported, once applied, to every listener set with `observe` (the change
+ * history, then the journal); see changes.ts. Dropping a database reports a drop of each of
+ * its collections first, as mongod's oplog holds them.
+ *
+ * `commitAtOnce` is the hook for transactions: the changes its callback makes share one cluster
+ * time and carry the transaction's lsid and txnNumber with their position in it (txnOpIndex),
+ * so a change stream reports them as one commit.
  */
-import { calculateObjectSize } from 'bson';
-import { Change, ChangeListener } from './changes';
+import { ChangeListener, ChangeRecorder, TransactionStamp } from './changes';
+import { ClusterClock } from './cluster-clock';
 import { Collection } from './collection';
 import { CommandError, ErrorCode } from './errors';
 
 const VALID_COLLECTION = /^[^$\0]+$/;
-/** changes of one atomic unit beyond this many BSON bytes go out one by one (a record is BSON) */
-const MAX_UNIT_BYTES = 12 * 1024 * 1024;
+
+interface OpenCommit {
+  stamp: TransactionStamp;
+  ts: ReturnType<ClusterClock['advance']>;
+  wall: Date;
+  nextIndex: number;
+}
 
 export class Store {
+  readonly clock = new ClusterClock();
   private readonly databases = new Map<string, Map<string, Collection>>();
-  private listener: ChangeListener = () => undefined;
-  /** changes held back by `atomically`, reported as one when it ends */
-  private held: Change[] | null = null;
-  private readonly record: ChangeListener = (change) =>
-    this.held ? this.held.push(change) : this.listener(change);
+  private listeners: ChangeListener[] = [];
+  private commit: OpenCommit | null = null;
+  private readonly record: ChangeRecorder = (change) => {
+    const commit = this.commit;
+    const logged = commit
+      ? {
+          ...change,
+          ts: commit.ts,
+          wall: commit.wall,
+          txn: commit.stamp,
+          txnOpIndex: commit.nextIndex++,
+        }
+      : { ...change, ts: this.clock.advance(), wall: new Date() };
+    for (const listener of this.listeners) listener(logged);
+  };
 
-  /** Reports every later change to `listener` (replaces the previous one). */
-  observe(listener: ChangeListener): void {
-    this.listener = listener;
+  /** Reports every later change to `listener` (after those observing already); returns how to stop. */
+  observe(listener: ChangeListener): () => void {
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((other) => other !== listener);
+    };
   }
 
-  /**
-   * Runs `apply` (synchronous) and reports every change it made as one `transaction` change,
-   * which the journal writes as one record: a crash keeps all of them or none. Changes above
-   * MAX_UNIT_BYTES together are reported one by one (a journal record is one BSON document).
-   */
-  atomically<T>(apply: () => T): T {
-    const outer = this.held;
-    this.held = [];
+  /** Runs `apply`; the changes it makes are logged as one transaction's commit (see above). */
+  commitAtOnce<T>(stamp: TransactionStamp, apply: () => T): T {
+    if (this.commit) throw new Error('commitAtOnce does not nest');
+    this.commit = { stamp, ts: this.clock.advance(), wall: new Date(), nextIndex: 0 };
     try {
       return apply();
     } finally {
-      const changes = this.held;
-      this.held = outer;
-      if (changes.length === 1 || calculateObjectSize({ changes }) > MAX_UNIT_BYTES)
-        changes.forEach(this.record);
-      else if (changes.length > 1) this.record({ op: 'transaction', changes });
+      this.commit = null;
     }
   }
 
@@ -61,18 +78,26 @@ export class Store {
   obtain(database: string, name: string): { collection: Collection; created: boolean } {
     const existing = this.get(database, name);
     if (existing) return { collection: existing, created: false };
-    if (!VALID_COLLECTION.test(name) || name.length === 0) {
-      throw new CommandError(ErrorCode.InvalidNamespace, `Invalid collection name: ${name}`);
-    }
-    let collections = this.databases.get(database);
-    if (!collections) {
-      collections = new Map();
-      this.databases.set(database, collections);
-    }
+    assertValidCollectionName(name);
     const collection = new Collection(database, name, this.record);
-    collections.set(name, collection);
+    this.collectionsOf(database).set(name, collection);
     this.record({ op: 'createCollection', db: database, coll: name });
     return { collection, created: true };
+  }
+
+  /**
+   * Moves a collection to a new name in the same database, replacing any collection there (the
+   * caller drops it first, so its drop is reported). Returns false when the source is missing.
+   */
+  rename(database: string, from: string, to: string): boolean {
+    const collections = this.databases.get(database);
+    const source = collections?.get(from);
+    if (!collections || !source) return false;
+    assertValidCollectionName(to);
+    collections.delete(from);
+    collections.set(to, source.renameTo(database, to));
+    this.record({ op: 'renameCollection', db: database, coll: from, to });
+    return true;
   }
 
   drop(database: string, name: string): boolean {
@@ -84,6 +109,28 @@ export class Store {
   }
 
   dropDatabase(database: string): void {
-    if (this.databases.delete(database)) this.record({ op: 'dropDatabase', db: database });
+    const collections = this.databases.get(database);
+    if (!collections) return;
+    for (const name of [...collections.keys()]) {
+      collections.delete(name);
+      this.record({ op: 'dropCollection', db: database, coll: name });
+    }
+    this.databases.delete(database);
+    this.record({ op: 'dropDatabase', db: database });
+  }
+
+  private collectionsOf(database: string): Map<string, Collection> {
+    let collections = this.databases.get(database);
+    if (!collections) {
+      collections = new Map();
+      this.databases.set(database, collections);
+    }
+    return collections;
+  }
+}
+
+function assertValidCollectionName(name: string): void {
+  if (!VALID_COLLECTION.test(name) || name.length === 0) {
+    throw new CommandError(ErrorCode.InvalidNamespace, `Invalid collection name: ${name}`);
   }
 }

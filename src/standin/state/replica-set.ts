@@ -1,13 +1,11 @@
 /**
  * What the stand-in says about itself as a one-member replica set (the default mode): the set's
  * name, its one member (`host:port`, at once primary and `me`), an electionId and a
- * topologyVersion that never change (there is never another election), and the logical clock
- * behind `$clusterTime` / `operationTime`.
+ * topologyVersion that never change (there is never another election), and the
+ * `$clusterTime` / `operationTime` every reply carries.
  *
- * The clock: a Timestamp (seconds, increment) that never goes backwards. Every write command
- * advances it (its operationTime is the write's own time); reads answer the current value. The
- * seconds follow the wall clock, so the clock also moves forward across a restart. There are no
- * keys: `$clusterTime.signature` is all zeros with keyId 0, as on a mongod without auth, and a
+ * The clock is the store's (engine/cluster-clock.ts), which stamps every change: a write's
+ * operationTime is its last change's stamp, a read's the latest stamp. There are no keys: `$clusterTime.signature` is all zeros with keyId 0, as on a mongod without auth, and a
  * gossiped `$clusterTime` is accepted without checking its signature; like mongod, the clock
  * moves up to a later gossiped time (so times handed out before a quick restart stay in the
  * past). A readConcern `afterClusterTime` is always satisfied: there is one member, every
@@ -15,6 +13,7 @@
  */
 import { Binary, Long, ObjectId, Timestamp } from 'bson';
 import net from 'node:net';
+import { ClusterClock } from '../engine/cluster-clock';
 import { NOT_PRIMARY_CODES, STATE_CHANGE_CODES } from '../engine/errors';
 import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
 import { CommandRequest, OP_MSG } from '../wire/messages';
@@ -24,34 +23,6 @@ export const DEFAULT_REPLICA_SET = 'rs0';
 export const LOGICAL_SESSION_TIMEOUT_MINUTES = 30;
 const STATE_CHANGE_NOTICE_MS = 100;
 
-export class ClusterClock {
-  private seconds = 0;
-  private increment = 0;
-
-  /** The time of a new write (strictly after every earlier one). */
-  advance(): Timestamp {
-    const wall = Math.floor(Date.now() / 1000);
-    if (wall > this.seconds) {
-      this.seconds = wall;
-      this.increment = 1;
-    } else this.increment++;
-    return this.now();
-  }
-
-  /** Moves the clock up to a time seen elsewhere (never back). */
-  observe(time: Timestamp): void {
-    if (time.high > this.seconds || (time.high === this.seconds && time.low > this.increment)) {
-      this.seconds = time.high;
-      this.increment = time.low;
-    }
-  }
-
-  now(): Timestamp {
-    if (this.seconds === 0) return this.advance();
-    return new Timestamp({ t: this.seconds, i: this.increment });
-  }
-}
-
 const isNotPrimaryCode = (code: unknown) =>
   isNumeric(code) && NOT_PRIMARY_CODES.has(numberOf(code));
 
@@ -60,12 +31,14 @@ const ZERO_SIGNATURE = { hash: new Binary(Buffer.alloc(20)), keyId: Long.ZERO };
 export class ReplicaSetIdentity {
   readonly electionId = new ObjectId('7fffffff0000000000000001');
   readonly processId = new ObjectId();
-  readonly clock = new ClusterClock();
   member = '';
   /** monitors' awaitable hellos waiting for a topology event */
   private readonly waitingMonitors = new Set<() => void>();
 
-  constructor(readonly setName: string) {}
+  constructor(
+    readonly setName: string,
+    private readonly clock: ClusterClock,
+  ) {}
 
   /** The hello fields of the one member, primary and writable. */
   helloFields(): Document {
@@ -152,16 +125,15 @@ export class ReplicaSetIdentity {
     const gossiped = isPlainDocument(command.$clusterTime)
       ? command.$clusterTime.clusterTime
       : null;
-    if (gossiped instanceof Timestamp) this.clock.observe(gossiped);
+    if (gossiped instanceof Timestamp) this.clock.advanceTo(gossiped);
   }
 
   /**
-   * The reply with the fields every reply carries in a replica set (a write advances the clock),
-   * and the topologyVersion on errors of the NotPrimaryError category, as mongod adds it. (Not
+   * The reply with the fields every reply carries in a replica set, and the topologyVersion on errors of the NotPrimaryError category, as mongod adds it. (Not
    * on shutdown errors: mongod adds it to those only while really shutting down.)
    */
-  gossip(reply: Document, wrote: boolean): Document {
-    const operationTime = wrote ? this.clock.advance() : this.clock.now();
+  gossip(reply: Document): Document {
+    const operationTime = this.clock.now();
     const concern = reply.writeConcernError;
     const notPrimary =
       (reply.ok === 0 && isNotPrimaryCode(reply.code)) ||

@@ -9,13 +9,16 @@
  * The records are documents of `config.transactions` (mongod keeps its session records there
  * too; the reply is held as opaque BSON in `standinReply`, a stand-in field), so the journal
  * and snapshots keep them with everything else: a retry after a restart still finds the
- * result. A write and its record reach the journal as one record (Store.atomically), so a crash
- * keeps both or neither, unless the command's changes exceed the size of one journal record
- * (engine/store.ts), where a torn tail could keep the write without its record. Records expire
- * with their session: unused for logicalSessionTimeoutMinutes, or named by endSessions.
+ * result. A crash can cut the journal between a write's changes and its record, so the record
+ * is written twice: `started` before the write runs, with the reply after it. A retry that finds
+ * a record still `started` (the crash came in between, the write may be partly applied) is
+ * refused with IncompleteTransactionHistory (217) rather than run again or answered wrongly.
+ * Records expire with their session: no retryable write on it for
+ * logicalSessionTimeoutMinutes, or named by endSessions.
  *
  * Only replies with ok: 1 (write errors included) are recorded; a command that failed as a
- * whole wrote nothing, so running its retry again gives mongod's answer.
+ * whole wrote nothing, so its record is removed and running its retry again gives mongod's
+ * answer.
  */
 import { BSON, Binary, Long } from 'bson';
 import { CommandError, ErrorCode, LocationCode, RETRIABLE_CODES } from '../engine/errors';
@@ -111,21 +114,33 @@ export class RetryableWrites {
       if (txnNumber.equals(last)) return this.retried(record, name);
     }
     this.sweep();
-    return this.store.atomically(() => {
-      const reply = run();
-      if (reply.ok === 1) this.save(lsid, txnNumber, name, reply);
-      return reply;
-    });
+    this.save(lsid, txnNumber, name, null);
+    let reply: Document | null = null;
+    try {
+      reply = run();
+    } finally {
+      if (reply?.ok === 1) this.save(lsid, txnNumber, name, reply);
+      else this.putBack(lsid, record);
+    }
+    return reply;
   }
 
   /** Forgets the sessions endSessions names. */
   end(lsids: Document[]): void {
-    const records = this.records;
-    if (!records) return;
-    for (const lsid of lsids) {
-      const record = records.byId(lsid);
-      if (record) records.remove(record);
-    }
+    for (const lsid of lsids) this.forget(lsid);
+  }
+
+  /** Restores the session's record as it was before a write that failed as a whole. */
+  private putBack(lsid: Document, previous: Document | undefined): void {
+    const { collection } = this.store.obtain('config', 'transactions');
+    const current = collection.byId(lsid)!;
+    if (previous) collection.replace(current, previous);
+    else collection.remove(current);
+  }
+
+  private forget(lsid: Document): void {
+    const record = this.records?.byId(lsid);
+    if (record) this.records!.remove(record);
   }
 
   private retried(record: Document, name: string): Document {
@@ -134,18 +149,24 @@ export class RetryableWrites {
         ErrorCode.IncompleteTransactionHistory,
         `txnNumber ${record.txnNum} of this session was used by ${record.standinCommand}, not ${name}`,
       );
-    const reply = record.standinReply as Binary;
+    const reply = record.standinReply as Binary | null;
+    if (reply === null)
+      throw new CommandError(
+        ErrorCode.IncompleteTransactionHistory,
+        `the result of retryable write ${record.txnNum} of this session was lost in a crash of the stand-in (it may be partly applied); it cannot be retried`,
+      );
     return BSON.deserialize(Buffer.from(reply.buffer), DESERIALIZE_OPTIONS);
   }
 
-  private save(lsid: Document, txnNumber: Long, name: string, reply: Document): void {
+  /** The session's record: `reply` null while the write runs. */
+  private save(lsid: Document, txnNumber: Long, name: string, reply: Document | null): void {
     const { collection } = this.store.obtain('config', 'transactions');
     const next = {
       _id: lsid,
       txnNum: txnNumber,
       lastWriteDate: new Date(),
       standinCommand: name,
-      standinReply: new Binary(BSON.serialize(reply)),
+      standinReply: reply === null ? null : new Binary(BSON.serialize(reply)),
     };
     const current = collection.byId(lsid);
     if (current) collection.replace(current, next);
