@@ -14,6 +14,11 @@
  * txnNumber): with `data.failBeforeCommitExceptionCode` the write fails with that code before
  * anything is applied or recorded; with `closeConnection` (the default) the connection closes
  * instead of replying, after the write and its record are applied unless it failed.
+ *
+ * Also `failGetMoreAfterCursorCheckout` (data: `errorCode`): a getMore fails with that code once
+ * it holds its cursor, as a real failure would (the cursor is closed, and a change stream's
+ * resumable code gets the ResumableChangeStreamError label, commands/get-more.ts), where
+ * failCommand answers before the command runs and adds no label of its own.
  */
 import { badValue, unsupported } from '../engine/errors';
 import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
@@ -81,10 +86,12 @@ export interface TransactionalWriteFault {
 }
 
 const TRANSACTIONAL_WRITE_FIELDS = new Set(['closeConnection', 'failBeforeCommitExceptionCode']);
+const GET_MORE_FIELDS = new Set(['errorCode', 'closeConnection']);
 
 export class FailPoints {
   private transactionalWrite: { activations: Activations; fault: TransactionalWriteFault } | null =
     null;
+  private getMoreAfterCheckout: { activations: Activations; errorCode: number } | null = null;
 
   /** by appName; UNSCOPED for fail points that hit every client */
   private readonly active = new Map<string, ActiveFailPoint>();
@@ -102,9 +109,11 @@ export class FailPoints {
   configure(command: Document): number {
     if (command.configureFailPoint === 'onPrimaryTransactionalWrite')
       return this.configureTransactionalWrite(command);
+    if (command.configureFailPoint === 'failGetMoreAfterCursorCheckout')
+      return this.configureGetMore(command);
     if (command.configureFailPoint !== 'failCommand') {
       throw unsupported(
-        `the fail point ${String(command.configureFailPoint)} (only failCommand and onPrimaryTransactionalWrite)`,
+        `the fail point ${String(command.configureFailPoint)} (only failCommand, onPrimaryTransactionalWrite and failGetMoreAfterCursorCheckout)`,
       );
     }
     const activations = parseMode(command.mode);
@@ -141,6 +150,30 @@ export class FailPoints {
       action,
     });
     return previous;
+  }
+
+  private configureGetMore(command: Document): number {
+    const activations = parseMode(command.mode);
+    const remaining = activations.remaining;
+    const data = isPlainDocument(command.data) ? command.data : {};
+    for (const field of Object.keys(data))
+      if (!GET_MORE_FIELDS.has(field))
+        throw unsupported(`failGetMoreAfterCursorCheckout data.${field}`);
+    if (data.closeConnection === true)
+      throw unsupported('failGetMoreAfterCursorCheckout with closeConnection');
+    if (remaining > 0 && !isNumeric(data.errorCode))
+      throw badValue('failGetMoreAfterCursorCheckout requires data.errorCode');
+    this.getMoreAfterCheckout =
+      remaining === 0 ? null : { activations, errorCode: numberOf(data.errorCode) };
+    return 0;
+  }
+
+  /** The error code a getMore fails with now (consuming one activation), or null. */
+  takeGetMoreFailure(): number | null {
+    const point = this.getMoreAfterCheckout;
+    if (!point || !fires(point.activations)) return null;
+    if (point.activations.remaining <= 0) this.getMoreAfterCheckout = null;
+    return point.errorCode;
   }
 
   /** The failure to inject into this command, consuming one activation; null when none applies. */
