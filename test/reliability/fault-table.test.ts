@@ -25,7 +25,7 @@ import { clearFailPoint, faultServer, setFailPoint, type FaultServer } from './f
 import { BATCH_SIZE, cases, type FaultCase } from './fault-cases';
 import { Ledger } from './ledger';
 import { sendCreation, type CreationResult, type ItemOutcome, type UserInput } from './client';
-import { ID_STRATEGIES } from '../../src/users';
+import { ID_STRATEGIES } from '../../src/strategies';
 
 /** The service's bound on each database call in this file: short, so blocked cases stay quick. */
 const DB_TIMEOUT_MS = 1_500;

@@ -25,7 +25,7 @@ export function startCli(dataDir: string, port = 0): Promise<CliStandin> {
     child.once('exit', (code) => reject(new Error(`stand-in exited with ${code}: ${output}`)));
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /mongodb:\/\/127\.0\.0\.1:(\d+)\//.exec(output);
+      const match = /mongodb:\/\/127\.0\.0\.1:(\d+)\/\S*(?=\n)/.exec(output);
       if (match)
         resolve({ child, uri: match[0], port: Number(match[1]), line: output.split('\n')[0] });
     });

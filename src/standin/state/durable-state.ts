@@ -24,7 +24,8 @@
  */
 import { readdir, readFile, rm, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
-import { applyChange, Change, LoggedChange } from '../engine/changes';
+import { applyChange } from '../engine/apply-change';
+import { Change, LoggedChange } from '../engine/changes';
 import { Store } from '../engine/store';
 import { Document } from '../engine/values';
 import { CorruptRecordError, decodeRecords } from './record-file';
