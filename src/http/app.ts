@@ -40,6 +40,7 @@ import type { PersistedQueries } from '../graphql/server.js';
 import { DOCUMENT } from '../limits.js';
 import type { Logger } from '../logger.js';
 import { corsOptions } from './cors.js';
+import { graphqlStatus } from './status.js';
 import {
   bodyErrorAnswer,
   refusedBatch,
@@ -183,6 +184,7 @@ export function createApp({
     for (const [key, value] of answer.headers) res.setHeader(key, value);
     res.statusCode = answer.status ?? 200;
     if (answer.body.kind === 'complete') {
+      res.statusCode = graphqlStatus(res.statusCode, answer.body.string, req.headers.accept);
       res.end(answer.body.string);
       return;
     }
