@@ -14,8 +14,9 @@
  * not restart a healthy process during a database outage), before authentication; `/ready` pings
  * the database with a short timeout and answers 503 while it cannot be reached or while the users'
  * unique indexes are missing (a database swapped for an empty one, a dropped collection) and being
- * rebuilt. Outside production
- * `GET /` leads to the Apollo Sandbox landing page served at `/graphql`. Anything else is 404.
+ * rebuilt. Outside production `GET /` opens Apollo Sandbox (served at `/graphql`) or, when Apollo's
+ * CDN cannot be reached, the local explorer at `/explorer`, and `GET /schema.graphql` answers the
+ * SDL (./explorer.ts). Anything else is 404.
  */
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import { json } from 'body-parser';
@@ -40,6 +41,7 @@ import type { PersistedQueries } from '../graphql/server.js';
 import { DOCUMENT } from '../limits.js';
 import type { Logger } from '../logger.js';
 import { corsOptions } from './cors.js';
+import { servedExplorer } from './explorer.js';
 import { graphqlStatus } from './status.js';
 import {
   bodyErrorAnswer,
@@ -209,11 +211,7 @@ export function createApp({
     req.caller = caller;
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, search);
     if (read && path === '/metrics') return metrics(req, res);
-    if (read && path === '/' && config.NODE_ENV !== 'production') {
-      res.writeHead(302, { location: '/graphql' });
-      res.end();
-      return;
-    }
+    if (read && config.NODE_ENV !== 'production' && (await servedExplorer(path, res))) return;
     sendJson(res, 404, { error: `No ${req.method ?? ''} ${path} here` });
   };
 
