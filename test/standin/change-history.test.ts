@@ -304,3 +304,20 @@ test('a rename and changeStreamPreAndPostImages survive a restart, from the jour
     }
   }
 });
+
+test('a rename onto an existing collection (dropTarget) is one change: one rename event, the old target gone', () => {
+  const store = new Store();
+  const history = historyOf(store);
+  store.obtain('d', 'c').collection.insert({ _id: 1, from: 'source' });
+  store.obtain('d', 'target').collection.insert({ _id: 2, from: 'target' });
+  const start = history.end;
+  expect(store.rename('d', 'c', 'target', true)).toBe(true);
+  expect(history.end - start).toBe(1);
+  expect(history.at(start)).toMatchObject({
+    op: 'renameCollection',
+    to: 'target',
+    dropTarget: true,
+  });
+  expect([...store.get('d', 'target')!.all()]).toEqual([{ _id: 1, from: 'source' }]);
+  expect(store.get('d', 'c')).toBeUndefined();
+});
