@@ -14,8 +14,7 @@ import { ChangeRecorder, DocumentWrite } from './changes';
 import { CommandError, ErrorCode } from './errors';
 import { assertStorableId } from './field-names';
 import { Index, IndexSpec, sameSpec } from './indexes';
-import { withIdFirst } from './update';
-import { compareValues, Document, formatDocument, indexKeyOf } from './values';
+import { compareValues, Document, formatDocument, indexKeyOf, withIdFirst } from './values';
 
 export const ID_INDEX: IndexSpec = { name: '_id_', key: { _id: 1 } };
 
