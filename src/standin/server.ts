@@ -7,7 +7,10 @@
  * logged and answered with InternalError instead of taking the process down.
  *
  * With a journal (a data directory), no reply leaves before every change made so far is on
- * disk (state/journal.ts), so nothing acknowledged or read can be lost by a crash.
+ * disk (state/journal.ts), so nothing acknowledged or read can be lost by a crash. After the
+ * journal failed a write, each command first asks it for admission (a write may be refused
+ * with OutOfDiskSpace; nothing runs while memory is read back from the disk), and runs in the
+ * same synchronous step as the answer.
  *
  * No client can exhaust it: connections beyond `maxConnections` are closed at once (as mongod
  * does past maxIncomingConnections); a message above `maxMessageBytes` closes its connection;
@@ -28,15 +31,23 @@ import { Activity } from './state/activity';
 import { FailPoints, FailureAction } from './state/fail-points';
 import { commandNameOf, errorReply, failPointNameOf, runCommand } from './commands/registry';
 import { Journal, JournalOptions, RecoveryReport } from './state/journal';
+import { DEFAULT_REPLICA_SET, ReplicaSetIdentity } from './state/replica-set';
+import { RetryableWrites, withRetryableWriteLabel } from './state/retryable-writes';
 import { MAX_MESSAGE_SIZE, MessageFramer } from './wire/framer';
-import { CommandRequest, parseMessage, serializeReply } from './wire/messages';
+import {
+  CommandRequest,
+  MORE_TO_COME,
+  parseMessage,
+  serializeOpMsg,
+  serializeReply,
+} from './wire/messages';
 import { WireError } from './wire/wire-error';
 
 export type LogLine = (line: string) => void;
 
 const NEVER_FAILED = new Set(['configureFailPoint']);
 
-/** Commands that change the store (refused when the journal failed). */
+/** Commands that change the store (refused while the journal cannot write). */
 const WRITE_COMMANDS = new Set([
   'insert',
   'update',
@@ -91,10 +102,14 @@ export class StandinServer {
   constructor(
     private readonly log: LogLine,
     private readonly limits: ServerLimits = DEFAULT_LIMITS,
+    /** the replica set's name; null for a standalone */
+    replSet: string | null = DEFAULT_REPLICA_SET,
   ) {
     const store = new Store();
     this.state = {
       store,
+      replica: replSet === null ? null : new ReplicaSetIdentity(replSet, store.clock),
+      retryableWrites: new RetryableWrites(store, replSet !== null),
       changes: new ChangeHistory(limits.changeHistoryBytes, store.clock.now()),
       cursors: new CursorRegistry(limits.cursors),
       failPoints: new FailPoints(),
@@ -125,6 +140,11 @@ export class StandinServer {
           this.state.changes.restore(change);
         },
       },
+      // a failed write dropped the changes after `written`: no cursor or stream may show them
+      onRestored: (written) => {
+        this.state.cursors.closeAll();
+        this.state.changes.forgetAfter(written);
+      },
     });
     this.journal = journal;
     return recovery;
@@ -137,6 +157,7 @@ export class StandinServer {
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
         this.state.port = (this.server.address() as net.AddressInfo).port;
+        if (this.state.replica) this.state.replica.member = `${host}:${this.state.port}`;
         resolve(this.state.port);
       });
     });
@@ -219,34 +240,100 @@ export class StandinServer {
       ? null
       : this.state.failPoints.take(name, connection.appName);
     const context: CommandContext = { server: this.state, database: request.database, connection };
+    this.state.replica?.receive(request.command);
+    if (!failure && this.state.replica?.isAwaitableHello(request)) {
+      return this.streamHello(request, socket, context);
+    }
     let reply: Document;
     if (failure) {
       const injected = await this.inject(failure, request.command, socket);
       if (socket.destroyed) return;
-      reply = injected ?? (await this.execute(request, context));
+      reply = injected ?? (await this.admitAndExecute(request, context));
       if (!injected && failure.writeConcernError)
         reply = { ...reply, writeConcernError: failure.writeConcernError };
       if (failure.errorLabels && (injected || failure.writeConcernError))
         reply = { ...reply, errorLabels: failure.errorLabels };
+      this.state.replica?.noticeSimulatedStateChange(reply);
     } else {
-      reply = await this.execute(request, context);
+      reply = this.journal?.troubled
+        ? await this.admitAndExecute(request, context)
+        : await this.execute(request, context);
     }
+    reply = this.replicaSetFields(request.command, reply, failure);
     if (this.journal) {
       reply = await this.journal.durable().then(
         () => reply,
-        (error: unknown) =>
-          errorReply(new CommandError(ErrorCode.InternalError, (error as Error).message)),
+        (error: CommandError) => errorReply(error),
       );
       if (socket.destroyed) return;
     }
+    if (context.closeConnection) return void socket.destroy();
     if (request.moreToCome) return;
     const bytes = serializeReply(request, reply, this.nextRequestId++);
     this.state.activity.bytesOut(bytes.length);
     socket.write(bytes);
   }
 
+  /** Starts the command once the journal admits it (synchronously after its answer). */
+  private async admitAndExecute(
+    request: CommandRequest,
+    context: CommandContext,
+  ): Promise<Document> {
+    const journal = this.journal;
+    if (!journal) return this.execute(request, context);
+    const isWrite = WRITE_COMMANDS.has(failPointNameOf(request.command));
+    let refusal: CommandError | null;
+    // a restore may begin between admit's answer and this continuation: ask until none runs
+    do refusal = await journal.admit(isWrite);
+    while (journal.restoring);
+    return refusal ? errorReply(refusal) : this.execute(request, context);
+  }
+
+  /**
+   * The awaitable hello of server monitoring (the driver sends it once hello reports a
+   * topologyVersion): answered after maxAwaitTimeMS while the topology is unchanged (it never
+   * changes here) and, with exhaustAllowed, again every maxAwaitTimeMS as a stream of moreToCome
+   * replies, each answering the one before, until the connection closes.
+   */
+  private async streamHello(
+    request: CommandRequest,
+    socket: net.Socket,
+    context: CommandContext,
+  ): Promise<void> {
+    const wait = numberOf(request.command.maxAwaitTimeMS);
+    let responseTo = request.requestId;
+    let first = true;
+    do {
+      if (!first || this.state.replica!.isCurrent(request.command.topologyVersion))
+        await this.state.replica!.awaitTopologyEvent(wait, socket);
+      first = false;
+      if (socket.destroyed) return;
+      const answer = await this.execute(request, context);
+      const reply = this.replicaSetFields(request.command, answer, null);
+      const requestId = this.nextRequestId++;
+      const flags = request.exhaustAllowed ? MORE_TO_COME : 0;
+      const bytes = serializeOpMsg(reply, requestId, responseTo, flags);
+      this.state.activity.bytesOut(bytes.length);
+      socket.write(bytes);
+      responseTo = requestId;
+    } while (request.exhaustAllowed && !socket.destroyed);
+  }
+
+  /** In a replica set: $clusterTime and operationTime, and the RetryableWriteError label. */
+  private replicaSetFields(
+    command: Document,
+    reply: Document,
+    failure: FailureAction | null,
+  ): Document {
+    const replica = this.state.replica;
+    if (!replica) return reply;
+    const labelled = failure?.errorLabels ? reply : withRetryableWriteLabel(command, reply);
+    return replica.gossip(labelled);
+  }
+
   private execute(request: CommandRequest, context: CommandContext): Document | Promise<Document> {
-    const refusal = this.refusal(failPointNameOf(request.command));
+    const name = failPointNameOf(request.command);
+    const refusal = this.refusal(name);
     if (refusal) return errorReply(refusal);
     const internalError = (error: unknown) => {
       this.log(
@@ -260,19 +347,44 @@ export class StandinServer {
       );
     };
     try {
-      const reply = runCommand(request.command, context);
+      const reply = this.runOnce(request.command, name, context);
       return reply instanceof Promise ? reply.catch(internalError) : reply;
     } catch (error) {
       return internalError(error);
     }
   }
 
-  /** Why a command may not run now: a failed journal refuses writes, a full heap growth. */
-  private refusal(name: string): CommandError | null {
-    const journalFailure = this.journal?.failed;
-    if (journalFailure && WRITE_COMMANDS.has(name)) {
-      return new CommandError(ErrorCode.InternalError, journalFailure.message);
+  /**
+   * Runs the command, a retryable write at most once per lsid and txnNumber
+   * (state/retryable-writes.ts), with the onPrimaryTransactionalWrite fail point inside it.
+   */
+  private runOnce(
+    command: Document,
+    name: string,
+    context: CommandContext,
+  ): Document | Promise<Document> {
+    const writes = this.state.retryableWrites;
+    try {
+      if (!writes.applies(command, name)) return runCommand(command, context);
+      return writes.run(command, name, () => {
+        // only a write that runs fires it, never a retry answered from its record
+        const fault = this.state.failPoints.takeTransactionalWrite();
+        if (fault?.closeConnection) context.closeConnection = true;
+        const code = fault?.failBeforeCommitExceptionCode;
+        if (code !== undefined)
+          throw new CommandError(code, 'Failing write for test due to failPoint');
+        const reply = runCommand(command, context);
+        if (reply instanceof Promise) throw new Error(`${name} must run synchronously`);
+        return reply;
+      });
+    } catch (error) {
+      if (error instanceof CommandError) return errorReply(error);
+      throw error;
     }
+  }
+
+  /** Why a command may not run now: a full heap refuses growth. */
+  private refusal(name: string): CommandError | null {
     if (!GROWING_COMMANDS.has(name)) return null;
     const heap = getHeapStatistics().used_heap_size;
     if (heap > this.limits.memoryLimitBytes) {

@@ -7,10 +7,10 @@
  * txnNumber; update descriptions are mongod's.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Long, MongoClient, ResumeToken } from 'mongodb';
+import { Long, MongoClient, ResumeToken, Timestamp } from 'mongodb';
 import { startStandin } from '../../src/standin';
 import { Store } from '../../src/standin/engine/store';
 import { ChangeHistory } from '../../src/standin/state/change-history';
@@ -266,8 +266,9 @@ test('an update that changes nothing makes no event, a pipeline rewriting most o
 });
 
 test('a rename and changeStreamPreAndPostImages survive a restart, from the journal and from a snapshot', async () => {
-  // left running, the first server is as if it crashed: the second replays its journal (an
-  // in-process server may reopen its own directory); stopped, it snapshots and the journal is empty
+  // a copy of the directory taken while the first server runs is what a crash leaves (every
+  // reply waited for its fsync): the second replays its journal; stopped, the first snapshots
+  // and the journal is empty. (One process cannot open a directory twice: state/data-lock.ts.)
   for (const crashed of [true, false]) {
     const sub = await mkdtemp(path.join(dir, 'run-'));
     const first = await startStandin({ dataDir: sub, log: () => undefined });
@@ -277,8 +278,10 @@ test('a rename and changeStreamPreAndPostImages survive a restart, from the jour
     await db.collection('before').insertOne({ _id: 1 as never, v: 1 });
     await db.collection('before').rename('after');
     await client.close();
-    if (!crashed) await first.stop();
-    const second = await startStandin({ dataDir: sub, log: () => undefined });
+    const reopened = crashed ? `${sub}-crashed` : sub;
+    if (crashed) await cp(sub, reopened, { recursive: true });
+    else await first.stop();
+    const second = await startStandin({ dataDir: reopened, log: () => undefined });
     expect(second.recovery!.journalRecords > 0).toBe(crashed);
     const reader = await MongoClient.connect(second.uri);
     try {
@@ -333,3 +336,30 @@ test('a waiting getMore is woken by the next change, and for good when the serve
   await expect(stopping).resolves.toBe(false);
   await expect(history.waitForChanges(600_000)).resolves.toBe(false);
 }, 10_000);
+
+test('startAtOperationTime in the future delivers only changes from that time on', () => {
+  const store = new Store();
+  const history = historyOf(store);
+  const { collection } = store.obtain('d', 'c');
+  collection.insert({ _id: 1 });
+  const now = store.clock.now();
+  // a clock far ahead of the wall clock stamps (now + 1000 s, 1), (…, 2), (…, 3) whatever the time
+  store.clock.advanceTo(new Timestamp({ t: now.high + 1000, i: 0 }));
+  const later = new Timestamp({ t: now.high + 1000, i: 2 });
+  const stream = new ChangeStream(
+    history,
+    {
+      scope: { db: 'd', coll: 'c' },
+      fullDocument: 'default',
+      fullDocumentBeforeChange: 'off',
+      lookup: () => null,
+    },
+    [],
+    {},
+    { kind: 'startAtOperationTime', ts: later },
+    now,
+  );
+  for (const id of [2, 3, 4]) collection.insert({ _id: id });
+  const { batch } = stream.read(10);
+  expect(batch.map((event) => (event.documentKey as Document)._id)).toEqual([3, 4]);
+});

@@ -6,6 +6,7 @@ import { CursorRegistry } from '../../src/standin/state/cursors';
 import { Store } from '../../src/standin/engine/store';
 import { ChangeHistory } from '../../src/standin/state/change-history';
 import { FailPoints } from '../../src/standin/state/fail-points';
+import { RetryableWrites } from '../../src/standin/state/retryable-writes';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
 
 function freshContext(database = 'db', appName?: string): CommandContext {
@@ -13,6 +14,8 @@ function freshContext(database = 'db', appName?: string): CommandContext {
   return {
     server: {
       store,
+      replica: null,
+      retryableWrites: new RetryableWrites(store, false),
       changes: new ChangeHistory(1024 * 1024, store.clock.now()),
       cursors: new CursorRegistry(),
       failPoints: new FailPoints(),
@@ -117,7 +120,9 @@ describe('fail point slots', () => {
         { ...context, database: 'admin' },
       ),
     ).toMatchObject({ code: 2 });
-    expect(configure(context, { skip: 1 }, { failCommands: ['find'] })).toMatchObject({ code: 2 });
+    expect(
+      configure(context, { activationProbability: 0.5 }, { failCommands: ['find'] }),
+    ).toMatchObject({ code: 2 });
     expect(
       configure(context, 'alwaysOn', { failCommands: ['find'], threadName: 'x' }),
     ).toMatchObject({ code: 2 });

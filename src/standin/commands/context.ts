@@ -14,6 +14,8 @@ import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values
 import { Activity } from '../state/activity';
 import { ChangeHistory } from '../state/change-history';
 import { FailPoints } from '../state/fail-points';
+import { ReplicaSetIdentity } from '../state/replica-set';
+import { RetryableWrites } from '../state/retryable-writes';
 
 export interface ConnectionInfo {
   id: number;
@@ -22,6 +24,9 @@ export interface ConnectionInfo {
 
 export interface ServerState {
   store: Store;
+  /** null on a standalone */
+  replica: ReplicaSetIdentity | null;
+  retryableWrites: RetryableWrites;
   /** what change streams read (the oplog) */
   changes: ChangeHistory;
   cursors: CursorRegistry;
@@ -35,6 +40,8 @@ export interface CommandContext {
   server: ServerState;
   database: string;
   connection: ConnectionInfo;
+  /** set when a fail point closes the connection instead of replying (after the command ran) */
+  closeConnection?: boolean;
 }
 
 export interface CommandDefinition {
