@@ -102,7 +102,6 @@ export function validateDefinition(input: DefinitionInput): SequenceDefinition {
     if (max < start) {
       throw new BadUserInputError('max must not be below start.', { field: 'max' });
     }
-
   }
   return { start, step, max, holdSeconds };
 }
