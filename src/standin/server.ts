@@ -9,6 +9,10 @@
  * With a journal (a data directory), no reply leaves before every change made so far is on
  * disk (state/journal.ts), so nothing acknowledged or read can be lost by a crash.
  *
+ * A write outside a transaction that meets an open transaction's lock (engine/concurrency.ts)
+ * is undone and run again once that transaction ends, as mongod makes it wait; a `maxTimeMS`
+ * bounds the wait (MaxTimeMSExpired), and so does the transaction's lifetime limit.
+ *
  * No client can exhaust it: connections beyond `maxConnections` are closed at once (as mongod
  * does past maxIncomingConnections); a message above `maxMessageBytes` closes its connection;
  * bytes buffered for incomplete messages are bounded across all connections; above
@@ -21,12 +25,19 @@ import { getHeapStatistics } from 'node:v8';
 import { CursorLimits, CursorRegistry, DEFAULT_CURSOR_LIMITS } from './state/cursors';
 import { CommandContext, ConnectionInfo, ServerState } from './commands/context';
 import { CommandError, ErrorCode } from './engine/errors';
+import { TransactionLockWait } from './engine/concurrency';
 import { Store } from './engine/store';
-import { Document, isNumeric, numberOf } from './engine/values';
+import { Document, isNumeric, isPlainDocument, numberOf } from './engine/values';
 import { Activity } from './state/activity';
 import { FailPoints, FailureAction } from './state/fail-points';
 import { commandNameOf, errorReply, failPointNameOf, runCommand } from './commands/registry';
 import { Journal, JournalOptions, RecoveryReport } from './state/journal';
+import { DEFAULT_TRANSACTION_LIFETIME_MS, TransactionTable } from './state/transactions';
+import {
+  failedInTransaction,
+  isTransactionCommand,
+  transactionErrorLabels,
+} from './commands/transactions';
 import { MAX_MESSAGE_SIZE, MessageFramer } from './wire/framer';
 import { CommandRequest, parseMessage, serializeReply } from './wire/messages';
 import { WireError } from './wire/wire-error';
@@ -58,6 +69,8 @@ export interface ServerLimits {
   /** V8 heap in use above which growing commands are refused */
   memoryLimitBytes: number;
   cursors: CursorLimits;
+  /** transactions open longer are aborted (mongod's transactionLifetimeLimitSeconds) */
+  transactionLifetimeMs: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -66,14 +79,27 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxBufferedBytes: 256 * 1024 * 1024,
   memoryLimitBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.8),
   cursors: DEFAULT_CURSOR_LIMITS,
+  transactionLifetimeMs: DEFAULT_TRANSACTION_LIFETIME_MS,
 };
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** A reply of a command inside a transaction that failed by fail point, labelled as mongod would. */
+function withTransactionLabels(name: string, reply: Document): Document {
+  const code = reply.ok === 0 && isNumeric(reply.code) ? numberOf(reply.code) : undefined;
+  const concern = reply.writeConcernError;
+  const concernCode =
+    isPlainDocument(concern) && isNumeric(concern.code) ? numberOf(concern.code) : undefined;
+  if (reply.errorLabels !== undefined) return reply;
+  const labels = transactionErrorLabels(name, code, concernCode);
+  return labels.length > 0 ? { ...reply, errorLabels: labels } : reply;
+}
+
 export class StandinServer {
   readonly state: ServerState;
+  private readonly store = new Store();
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
   private nextConnectionId = 1;
@@ -86,7 +112,8 @@ export class StandinServer {
     private readonly limits: ServerLimits = DEFAULT_LIMITS,
   ) {
     this.state = {
-      store: new Store(),
+      store: this.store,
+      transactions: new TransactionTable(this.store, limits.transactionLifetimeMs),
       cursors: new CursorRegistry(limits.cursors),
       failPoints: new FailPoints(),
       activity: new Activity(limits.maxConnections),
@@ -101,7 +128,7 @@ export class StandinServer {
     dir: string,
     options: Omit<JournalOptions, 'log'> = {},
   ): Promise<RecoveryReport> {
-    const { journal, recovery } = await Journal.open(dir, this.state.store, {
+    const { journal, recovery } = await Journal.open(dir, this.store, {
       ...options,
       log: this.log,
     });
@@ -122,6 +149,7 @@ export class StandinServer {
 
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
+    this.state.transactions.abortAll();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.journal?.close();
   }
@@ -200,13 +228,17 @@ export class StandinServer {
     if (failure) {
       const injected = await this.inject(failure, request.command, socket);
       if (socket.destroyed) return;
-      reply = injected ?? this.execute(request, context);
+      if (injected && isTransactionCommand(request.command)) {
+        failedInTransaction(request.command, context);
+      }
+      reply = injected ?? (await this.execute(request, context));
       if (!injected && failure.writeConcernError)
         reply = { ...reply, writeConcernError: failure.writeConcernError };
       if (failure.errorLabels && (injected || failure.writeConcernError))
         reply = { ...reply, errorLabels: failure.errorLabels };
+      else if (isTransactionCommand(request.command)) reply = withTransactionLabels(name, reply);
     } else {
-      reply = this.execute(request, context);
+      reply = await this.execute(request, context);
     }
     if (this.journal) {
       reply = await this.journal.durable().then(
@@ -222,12 +254,47 @@ export class StandinServer {
     socket.write(bytes);
   }
 
-  private execute(request: CommandRequest, context: CommandContext): Document {
-    const refusal = this.refusal(failPointNameOf(request.command));
-    if (refusal) return errorReply(refusal);
+  /**
+   * Runs the command; when it meets a transaction's lock, undoes it, waits for that transaction
+   * to end (at most the command's maxTimeMS) and runs it again.
+   */
+  private async execute(request: CommandRequest, context: CommandContext): Promise<Document> {
+    const maxTimeMS = isNumeric(request.command.maxTimeMS)
+      ? numberOf(request.command.maxTimeMS)
+      : 0;
+    const deadline = maxTimeMS > 0 ? Date.now() + maxTimeMS : Infinity;
+    for (;;) {
+      const refusal = this.refusal(failPointNameOf(request.command));
+      if (refusal) return errorReply(refusal);
+      let waitFor: TransactionLockWait | null = null;
+      this.store.beginCommand();
+      try {
+        return this.run(request, context);
+      } catch (error) {
+        if (!(error instanceof TransactionLockWait)) throw error;
+        waitFor = error;
+      } finally {
+        if (waitFor) this.store.rollbackCommand();
+        else this.store.endCommand();
+      }
+      const left = deadline - Date.now();
+      const ended = await Promise.race([
+        waitFor.owner.ended.then(() => true),
+        ...(left < Infinity ? [delay(Math.max(0, left)).then(() => false)] : []),
+      ]);
+      if (!ended) {
+        return errorReply(
+          new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit'),
+        );
+      }
+    }
+  }
+
+  private run(request: CommandRequest, context: CommandContext): Document {
     try {
       return runCommand(request.command, context);
     } catch (error) {
+      if (error instanceof TransactionLockWait) throw error;
       this.log(
         `MongoDB stand-in: internal error in ${commandNameOf(request.command)}: ${(error as Error).stack}`,
       );

@@ -5,12 +5,15 @@ import { Activity } from '../../src/standin/state/activity';
 import { CursorRegistry } from '../../src/standin/state/cursors';
 import { Store } from '../../src/standin/engine/store';
 import { FailPoints } from '../../src/standin/state/fail-points';
+import { TransactionTable } from '../../src/standin/state/transactions';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
 
 function freshContext(database = 'db', appName?: string): CommandContext {
+  const store = new Store();
   return {
     server: {
-      store: new Store(),
+      store,
+      transactions: new TransactionTable(store),
       cursors: new CursorRegistry(),
       failPoints: new FailPoints(),
       activity: new Activity(10),
@@ -45,12 +48,14 @@ test('a field a command does not implement is BadValue (2) naming the field', ()
   });
 });
 
-test('transactions are refused rather than run without isolation', () => {
+test('a transaction without a session is refused as InvalidOptions, and nothing is written', () => {
+  const context = freshContext();
   const reply = runCommand(
     { insert: 'c', documents: [{}], startTransaction: true, autocommit: false },
-    freshContext(),
+    context,
   );
-  expect(reply).toMatchObject({ ok: 0, code: 2, errmsg: expect.stringContaining('transactions') });
+  expect(reply).toMatchObject({ ok: 0, code: 72, errmsg: expect.stringContaining('lsid') });
+  expect(context.server.store.get('db', 'c')).toBeUndefined();
 });
 
 test('hello announces a writable standalone with sessions and the wire versions drivers 6 and 7 accept', () => {

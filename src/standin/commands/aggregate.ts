@@ -3,7 +3,7 @@
  * and `$currentOp` on `{ aggregate: 1 }`; results via a cursor. Other database-level pipelines
  * are refused.
  */
-import { Collection } from '../engine/collection';
+import type { CollectionView } from '../engine/views';
 import {
   collectionNameOf,
   CommandContext,
@@ -20,7 +20,7 @@ import { collStatsDocument } from './coll-stats';
 import { currentOpDocuments } from './current-op';
 import { explainReply } from './explain';
 
-type RunStages = (collection: Collection | undefined, source?: Document[]) => Document[];
+type RunStages = (collection: CollectionView | undefined, source?: Document[]) => Document[];
 
 /**
  * Where the pipeline reads from: a collection, the document of a leading `$collStats`, or (on

@@ -7,10 +7,11 @@
 import { Long } from 'bson';
 import { CursorRegistry } from '../state/cursors';
 import { CommandError, ErrorCode } from '../engine/errors';
-import { Store } from '../engine/store';
+import type { StoreView } from '../engine/views';
 import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
 import { Activity } from '../state/activity';
 import { FailPoints } from '../state/fail-points';
+import { TransactionTable } from '../state/transactions';
 
 export interface ConnectionInfo {
   id: number;
@@ -18,7 +19,9 @@ export interface ConnectionInfo {
 }
 
 export interface ServerState {
-  store: Store;
+  /** the live store, or inside a transaction its view (engine/views.ts) */
+  store: StoreView;
+  transactions: TransactionTable;
   cursors: CursorRegistry;
   failPoints: FailPoints;
   activity: Activity;

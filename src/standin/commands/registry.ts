@@ -36,6 +36,12 @@ import { listIndexes } from './list-indexes';
 import { ping } from './ping';
 import { serverStatus } from './server-status';
 import { update } from './update';
+import {
+  abortTransaction,
+  commitTransaction,
+  isTransactionCommand,
+  runInTransaction,
+} from './transactions';
 
 const DEFINITIONS: CommandDefinition[] = [
   hello,
@@ -66,6 +72,8 @@ const DEFINITIONS: CommandDefinition[] = [
   collStats,
   explain,
   serverStatus,
+  commitTransaction,
+  abortTransaction,
 ];
 
 /** Fields any command may carry: routing, sessions, concerns, limits, API versioning. */
@@ -75,6 +83,8 @@ const GENERIC_FIELDS = new Set([
   '$clusterTime',
   'lsid',
   'txnNumber',
+  'autocommit',
+  'startTransaction',
   'writeConcern',
   'readConcern',
   'maxTimeMS',
@@ -121,6 +131,7 @@ function refuseUnsupportedGenerics(command: Document): void {
   if (command.collation !== undefined) throw unsupported('collations');
   const readConcern = command.readConcern;
   if (
+    !isTransactionCommand(command) &&
     isPlainDocument(readConcern) &&
     readConcern.level !== undefined &&
     !READ_CONCERN_LEVELS.has(String(readConcern.level))
@@ -131,7 +142,7 @@ function refuseUnsupportedGenerics(command: Document): void {
 
 /**
  * The definition that runs `command`, after refusing what it does not implement: an unknown
- * name, transactions, undeclared fields, unsupported generic options. Also used by explain for
+ * name, undeclared fields, unsupported generic options. Also used by explain for
  * the command it explains.
  */
 export function definitionFor(command: Document): CommandDefinition {
@@ -143,8 +154,6 @@ export function definitionFor(command: Document): CommandDefinition {
       `no such command: '${name}' (the MongoDB stand-in does not implement it)`,
     );
   }
-  if (command.startTransaction !== undefined || command.autocommit !== undefined)
-    throw unsupported('transactions');
   const allowed = ALLOWED_FIELDS.get(definition);
   if (allowed) {
     for (const field of Object.keys(command).slice(1)) {
@@ -158,11 +167,15 @@ export function definitionFor(command: Document): CommandDefinition {
 
 /**
  * Runs a command synchronously and returns the reply (ok: 1 or MongoDB's error shape). Anything
- * thrown that is not a CommandError is a stand-in bug: it propagates for the server to log.
+ * thrown that is not a CommandError propagates to the server: a TransactionLockWait (the
+ * command must wait for a transaction, engine/concurrency.ts) or a stand-in bug to log.
  */
 export function runCommand(command: Document, context: CommandContext): Document {
   try {
-    return definitionFor(command).run(command, context);
+    const definition = definitionFor(command);
+    return isTransactionCommand(command)
+      ? runInTransaction(definition, command, context)
+      : definition.run(command, context);
   } catch (error) {
     if (error instanceof CommandError) return errorReply(error);
     throw error;

@@ -4,7 +4,8 @@
  * reports each change to its listener after it has been applied (a refused write reports
  * nothing), so the journal (state/journal.ts) records exactly what an acknowledged command
  * did, independent of which command did it. `applyChange` replays one onto a store; replaying
- * a store's changes in order onto an empty store rebuilds it, index ownership included.
+ * a store's changes in order onto an empty store rebuilds it, index ownership included. A
+ * committed transaction is one `transaction` change holding its changes in order.
  */
 import type { IndexSpec } from './indexes';
 import type { Store } from './store';
@@ -17,7 +18,9 @@ export type Change =
   | { op: 'dropCollection'; db: string; coll: string }
   | { op: 'dropDatabase'; db: string }
   | { op: 'createIndex'; db: string; coll: string; spec: IndexSpec }
-  | { op: 'dropIndex'; db: string; coll: string; name: string };
+  | { op: 'dropIndex'; db: string; coll: string; name: string }
+  /** a committed transaction's changes, in order: one journal record, applied whole */
+  | { op: 'transaction'; changes: Change[] };
 
 export type ChangeListener = (change: Change) => void;
 
@@ -49,6 +52,9 @@ export function applyChange(store: Store, change: Change): void {
       return;
     case 'dropIndex':
       store.get(change.db, change.coll)?.dropIndex(change.name);
+      return;
+    case 'transaction':
+      for (const inner of change.changes) applyChange(store, inner);
       return;
   }
 }

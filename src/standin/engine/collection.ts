@@ -6,14 +6,25 @@
  * which is what makes each command atomic per document. Stored documents are never mutated in
  * place (updates replace them), so references handed out stay valid snapshots. Each applied
  * change is reported to `record` (the store's listener, see changes.ts); refused ones are not.
+ * Before each change it tells `concurrency` (concurrency.ts), which may make it wait for an open
+ * transaction, keeps pre-images for open snapshots and the undo of the running command.
  */
 import { ObjectId } from 'bson';
 import { ChangeListener } from './changes';
+import { Concurrency } from './concurrency';
 import { CommandError, ErrorCode } from './errors';
 import { assertStorableId } from './field-names';
 import { Index, IndexSpec, sameSpec } from './indexes';
 import { withIdFirst } from './update';
+import type { CollectionView } from './views';
 import { compareValues, Document, formatDocument, indexKeyOf } from './values';
+
+/** A document as an insert stores it: `_id` first, an ObjectId one added when absent. */
+export function normalizeForInsert(input: Document): Document {
+  const doc = '_id' in input ? withIdFirst(input) : { _id: new ObjectId(), ...input };
+  assertStorableId(doc._id);
+  return doc;
+}
 
 export const ID_INDEX: IndexSpec = { name: '_id_', key: { _id: 1 } };
 
@@ -22,7 +33,7 @@ interface IdEntry {
   key: string;
 }
 
-export class Collection {
+export class Collection implements CollectionView {
   private readonly documents = new Map<string, Document>();
   private readonly idsInOrder: IdEntry[] = [];
   private readonly indexList: Index[];
@@ -31,6 +42,7 @@ export class Collection {
     readonly database: string,
     readonly name: string,
     private readonly record: ChangeListener = () => undefined,
+    private readonly concurrency = new Concurrency(),
   ) {
     this.indexList = [new Index(ID_INDEX, this.namespace)];
   }
@@ -56,6 +68,11 @@ export class Collection {
     return this.documents.get(indexKeyOf(id));
   }
 
+  /** The document whose `_id` has the canonical key `idKey`. */
+  byIdKey(idKey: string): Document | undefined {
+    return this.documents.get(idKey);
+  }
+
   /** Documents in `_id` order, ascending or descending, without sorting. */
   *inIdOrder(direction: 1 | -1): Generator<Document> {
     const ids = this.idsInOrder;
@@ -75,41 +92,106 @@ export class Collection {
 
   /** Inserts a document (adding an ObjectId `_id` first when absent); throws E11000 on conflict. */
   insert(input: Document): Document {
-    const doc = '_id' in input ? withIdFirst(input) : { _id: new ObjectId(), ...input };
-    assertStorableId(doc._id);
+    const doc = normalizeForInsert(input);
     const idKey = indexKeyOf(doc._id);
     if (this.documents.has(idKey)) throw this.indexList[0].duplicateKeyError(doc);
     const keys = this.uniqueKeys(doc, undefined);
-    this.documents.set(idKey, doc);
-    this.insertId(doc._id, idKey);
-    for (const [index, key] of keys) index.owners.set(key, idKey);
-    this.record({ op: 'put', db: this.database, coll: this.name, doc });
+    this.change(idKey, undefined, doc, keys);
     return doc;
   }
 
   /** Replaces a stored document by one with the same `_id`; throws E11000 on a unique conflict. */
   replace(current: Document, next: Document): void {
     const idKey = indexKeyOf(current._id);
-    const keys = this.uniqueKeys(next, idKey);
-    for (const index of this.uniqueIndexes()) {
-      const oldKey = index.keyOf(current);
-      if (oldKey !== null && index.owners.get(oldKey) === idKey) index.owners.delete(oldKey);
-    }
-    for (const [index, key] of keys) index.owners.set(key, idKey);
-    this.documents.set(idKey, next);
-    this.record({ op: 'put', db: this.database, coll: this.name, doc: next });
+    this.change(idKey, this.documents.get(idKey), next, this.uniqueKeys(next, idKey));
   }
 
   remove(doc: Document): void {
     const idKey = indexKeyOf(doc._id);
-    if (!this.documents.delete(idKey)) return;
+    const stored = this.documents.get(idKey);
+    if (stored) this.change(idKey, stored, undefined, []);
+  }
+
+  /** Every stored document with the canonical key of its `_id`, in natural order. */
+  entries(): IterableIterator<[string, Document]> {
+    return this.documents.entries();
+  }
+
+  /**
+   * Applies a committed transaction's final images (null: removed) in one step: every key the
+   * old images held is released before any new image claims one, so swaps between documents
+   * apply whatever order they were written in. The transaction checked every key already.
+   */
+  applyCommitted(images: ReadonlyMap<string, Document | null>): void {
+    const steps: Array<[string, Document | undefined, Document | undefined]> = [];
+    for (const [idKey, image] of images) {
+      const before = this.documents.get(idKey);
+      if (!before && !image) continue;
+      this.concurrency.beforeDocumentWrite(this.namespace, idKey, before, []);
+      steps.push([idKey, before, image ?? undefined]);
+    }
+    for (const [idKey, before] of steps) if (before) this.releaseKeys(idKey, before);
+    for (const [idKey, before, after] of steps) {
+      this.place(idKey, before, after);
+      if (after)
+        for (const [index, key] of this.uniqueKeys(after, idKey)) index.owners.set(key, idKey);
+      this.report((after ?? before)!._id, after);
+    }
+  }
+
+  /** One checked change of one document: waits out transactions, stores, reports, undoable. */
+  private change(
+    idKey: string,
+    before: Document | undefined,
+    after: Document | undefined,
+    keys: Array<[Index, string]>,
+  ): void {
+    const touched = keys.map(([index, key]) => `${index.name}\u0000${key}`);
+    if (before) {
+      for (const index of this.uniqueIndexes()) {
+        const key = index.keyOf(before);
+        if (key !== null) touched.push(`${index.name}\u0000${key}`);
+      }
+    }
+    this.concurrency.beforeDocumentWrite(this.namespace, idKey, before, touched);
+    this.swap(idKey, before, after, keys);
+    this.concurrency.onUndo(() => this.swap(idKey, after, before));
+    this.report((after ?? before)!._id, after);
+  }
+
+  /** Replaces `before` by `after` under `idKey` (either may be absent), keys included. */
+  private swap(
+    idKey: string,
+    before: Document | undefined,
+    after: Document | undefined,
+    keys = after ? this.uniqueKeys(after, idKey) : [],
+  ): void {
+    if (before) this.releaseKeys(idKey, before);
+    this.place(idKey, before, after);
+    for (const [index, key] of keys) index.owners.set(key, idKey);
+  }
+
+  private releaseKeys(idKey: string, doc: Document): void {
     for (const index of this.uniqueIndexes()) {
       const key = index.keyOf(doc);
       if (key !== null && index.owners.get(key) === idKey) index.owners.delete(key);
     }
-    const position = this.findIdPosition(doc._id);
+  }
+
+  private place(idKey: string, before: Document | undefined, after: Document | undefined): void {
+    if (after) {
+      this.documents.set(idKey, after);
+      if (!before) this.insertId(after._id, idKey);
+      return;
+    }
+    this.documents.delete(idKey);
+    const position = this.findIdPosition(before!._id);
     if (this.idsInOrder[position]?.key === idKey) this.idsInOrder.splice(position, 1);
-    this.record({ op: 'remove', db: this.database, coll: this.name, id: doc._id });
+  }
+
+  private report(id: unknown, after: Document | undefined): void {
+    if (after) this.record({ op: 'put', db: this.database, coll: this.name, doc: after });
+    else this.record({ op: 'remove', db: this.database, coll: this.name, id });
   }
 
   /** Unique keys `doc` would take, checked against other documents (`selfKey` may keep its own). */
@@ -163,6 +245,7 @@ export class Collection {
         ErrorCode.IndexOptionsConflict,
         `Index already exists with a different name: ${byKey.name}`,
       );
+    this.concurrency.beforeCatalogChange(this.namespace, false);
     const index = new Index(spec, this.namespace);
     if (index.unique) {
       for (const [idKey, doc] of this.documents) {
@@ -173,6 +256,7 @@ export class Collection {
       }
     }
     this.indexList.push(index);
+    this.concurrency.onUndo(() => this.indexList.splice(this.indexList.indexOf(index), 1));
     this.record({ op: 'createIndex', db: this.database, coll: this.name, spec });
     return true;
   }
@@ -180,7 +264,9 @@ export class Collection {
   dropIndex(name: string): boolean {
     const position = this.indexList.findIndex((index) => index.name === name);
     if (position <= 0) return false;
-    this.indexList.splice(position, 1);
+    this.concurrency.beforeCatalogChange(this.namespace, false);
+    const [index] = this.indexList.splice(position, 1);
+    this.concurrency.onUndo(() => this.indexList.splice(position, 0, index));
     this.record({ op: 'dropIndex', db: this.database, coll: this.name, name });
     return true;
   }

@@ -30,6 +30,14 @@ export const ErrorCode = {
   CannotCreateIndex: 67,
   InvalidOptions: 72,
   InvalidNamespace: 73,
+  WriteConflict: 112,
+  ConflictingOperationInProgress: 117,
+  TransactionTooOld: 225,
+  SnapshotUnavailable: 246,
+  NoSuchTransaction: 251,
+  TransactionCommitted: 256,
+  OperationNotSupportedInTransaction: 263,
+  TransactionExceededLifetimeLimitSeconds: 290,
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,
   NetworkTimeout: 89,
@@ -100,6 +108,14 @@ export class CommandError extends Error {
 /** Refusal of something the stand-in deliberately does not implement (never a silent wrong answer). */
 export function unsupported(what: string): CommandError {
   return new CommandError(ErrorCode.BadValue, `the MongoDB stand-in does not support ${what}`);
+}
+
+/** The label mongod puts on errors after which the whole transaction may be retried. */
+export const TRANSIENT_TRANSACTION_ERROR = 'TransientTransactionError';
+
+/** An error that aborted a transaction and says it may be retried from the start. */
+export function transientTransactionError(code: number, message: string): CommandError {
+  return new CommandError(code, message, { errorLabels: [TRANSIENT_TRANSACTION_ERROR] });
 }
 
 export function badValue(message: string): CommandError {

@@ -6,14 +6,14 @@
  * Like mongod, an upsert whose query uses `$expr` is refused when the command is parsed
  * (QueryFeatureNotAllowed, 224), whether or not a document matches.
  */
-import { Collection } from './collection';
+import type { CollectionView } from './views';
 import { CommandError, ErrorCode } from './errors';
 import { equalityFields } from './matcher';
 import { applyUpdate, UpdateContext, upsertSeed } from './update';
 import { Document } from './values';
 
 export function updateDocument(
-  collection: Collection,
+  collection: CollectionView,
   current: Document,
   update: unknown,
   context: UpdateContext = {},
@@ -34,7 +34,7 @@ export function assertUpsertQueryAllowed(filter: Document | undefined): void {
 }
 
 export function upsertDocument(
-  collection: Collection,
+  collection: CollectionView,
   filter: Document | undefined,
   update: unknown,
   context: UpdateContext = {},
