@@ -1,25 +1,37 @@
 /**
- * The README promises frontend developers a curl equivalent of every operation and shows the
- * error a page receives, as data, for a duplicate email. This runs every `sh` block's curl commands, in the
- * order the document gives them, against the real service, and compares the documented error with
- * the one the service sends, so the document cannot drift from the API unnoticed.
+ * The docs promise frontend developers a curl equivalent of every operation (docs/api.md) and show
+ * the error a page receives, as data, for a duplicate email. This runs every `sh` block's curl
+ * commands of README.md and docs/*.md, in the order the documents give them, against the real
+ * service, and compares the documented error with the one the service sends, so the documents
+ * cannot drift from the API unnoticed.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ID_STRATEGIES } from '../src/users';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../test/support/service';
 
-const DOC = readFileSync(path.resolve(__dirname, '../README.md'), 'utf8');
+const ROOT = path.resolve(__dirname, '..');
+/** README.md, then every page of docs/, in name order: where examples may live. */
+const DOCS = [
+  'README.md',
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+].map((file) => readFileSync(path.join(ROOT, file), 'utf8'));
+const API_DOC = readFileSync(path.join(ROOT, 'docs/api.md'), 'utf8');
 
-function codeBlocks(language: string): string[] {
-  return [...DOC.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map(
-    (match) => match[1],
+function codeBlocks(language: string, docs: string[] = DOCS): string[] {
+  return docs.flatMap((doc) =>
+    [...doc.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map(
+      (match) => match[1],
+    ),
   );
 }
 
-/** Every curl command of the document, one string each, in document order. */
+/** Every curl command of the documents, one string each, in document order. */
 const curlCommands = codeBlocks('sh')
   .flatMap((block) => block.split(/\n\n(?=curl )/))
   .map((command) => command.trim())
@@ -35,7 +47,7 @@ afterAll(async () => {
   await service?.stop();
 });
 
-test('the document has a curl example for every operation of the API', () => {
+test('the documents have a curl example for every operation of the API', () => {
   const examples = curlCommands.join('\n');
   for (const operation of [
     'createUser',
@@ -73,7 +85,7 @@ test('every curl example, run in order against the service, answers data and no 
 });
 
 test('the documented duplicate-email error is the one the service sends, as data', async () => {
-  const documented = JSON.parse(codeBlocks('json')[0]) as { data: object };
+  const documented = JSON.parse(codeBlocks('json', [API_DOC])[0]) as { data: object };
   const create =
     'mutation ($input: CreateUserInput!) { createUser(input: $input) { user { id } error { code message field retryable } } }';
   const input = { name: 'Twice', email: 'twice@example.test' };

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { parseClientTokens, tokenProblem } from './auth/index.js';
+import { DEFAULT_BODY_LIMIT } from './limits.js';
 
 const positiveInt = (name: string, fallback: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce
@@ -96,7 +97,7 @@ const environmentSchema = z.object({
   BODY_LIMIT: z
     .string()
     .regex(/^\d+(b|kb|mb)?$/i, 'BODY_LIMIT must be a size like 100kb or 1mb')
-    .default('1mb'),
+    .default(DEFAULT_BODY_LIMIT),
 });
 
 /** Rules between variables, checked once every variable is valid on its own. */

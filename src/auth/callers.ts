@@ -62,6 +62,6 @@ export function openAccessWarning(config: Pick<AuthConfig, 'NODE_ENV'>): string 
   return (
     `OPEN ACCESS (NODE_ENV=${config.NODE_ENV}): requests without a valid token act as the client ` +
     `"${OPEN_ACCESS_CLIENT}": they can read users, batch-create users and define and allocate ` +
-    `sequences. Set NODE_ENV=production to require tokens (see "Who may call what" in README.md).`
+    `sequences. Set NODE_ENV=production to require tokens (see "Who may call what" in docs/operations.md).`
   );
 }

@@ -1,6 +1,7 @@
 /**
- * Who may call what: the one table of the service's authorization (README "Who may call what" shows
- * it, and test/http/authorization.test.ts checks the two agree with each other and the schema).
+ * Who may call what: the one table of the service's authorization ("Who may call what" in
+ * docs/operations.md shows it, and test/http/authorization.test.ts checks the two agree with each
+ * other and the schema).
  *
  * Roles are ordered anonymous < client < admin; each root field, each field that leads to other
  * users' data, and each endpoint names the least role that may call it. Fail closed: a field without a row is refused to everyone but admin. Decisions:
@@ -16,6 +17,7 @@
  * FORBIDDEN when the caller's token is valid but its role is too low.
  */
 import { DomainError, ForbiddenError } from '../errors.js';
+import { USERS_PER_REQUEST } from '../limits.js';
 import type { SequenceAccess } from '../sequences/index.js';
 import type { Caller, Role } from './callers.js';
 
@@ -52,7 +54,7 @@ export const ENDPOINT_ACCESS: Readonly<Record<string, Role>> = { 'GET /metrics':
 
 /** The most users one HTTP request may create, across aliases and batched operations. */
 export function usersPerRequest(caller: Caller): number {
-  return caller.role === 'anonymous' ? 1 : 1_000;
+  return caller.role === 'anonymous' ? USERS_PER_REQUEST.anonymous : USERS_PER_REQUEST.withToken;
 }
 
 export class UnauthenticatedError extends DomainError {

@@ -36,6 +36,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
+import { FIELD_LIMITS, PAGE_SIZE } from '../limits.js';
 
 /** One operation as it arrives in a request body (or a GET query string). */
 export interface RequestedOperation {
@@ -59,17 +60,26 @@ const ESCAPED_LONE_SURROGATE =
 const REPLACEMENT = '\ufffd';
 const ESCAPED_REPLACEMENT = '\\uFFFD';
 
-/** Root mutation fields that create users: how many one field creates, given its arguments. */
-const USER_CREATING_FIELDS: Record<string, (count: (argument: string) => number) => number> = {
-  createUser: () => 1,
-  createUsers: (count) => count('inputs'),
-};
-const ALLOCATING_FIELDS = new Set(['allocateSequence']);
-/** Fields answering a page of a connection; their size is `first` or `last`, else the default. */
-const PAGED_FIELDS = new Set(['users', 'sequences', 'invitees']);
-const DEFAULT_PAGE_SIZE = 20;
-
 type Variables = Record<string, unknown>;
+
+/** Fields answering a page of a connection, whatever their type (src/limits.ts). */
+const PAGED_FIELDS = new Set(
+  Object.values(FIELD_LIMITS).flatMap((fields) =>
+    Object.entries(fields).flatMap(([name, limit]) => ('lists' in limit ? [name] : [])),
+  ),
+);
+
+/** How many users a root mutation field creates, given the item count of its arguments. */
+function usersCreatedBy(field: string, count: (argument: string) => number): number {
+  const limit = FIELD_LIMITS.Mutation[field];
+  if (limit === undefined || !('createsUsers' in limit)) return 0;
+  return limit.createsUsers === 1 ? 1 : count(limit.createsUsers.perItemOf);
+}
+
+function allocates(field: string): boolean {
+  const limit = FIELD_LIMITS.Mutation[field];
+  return limit !== undefined && 'allocates' in limit;
+}
 
 /** What one answering of a selection set asks for; its items are multiplied by the pages above. */
 type SelectionTally = Pick<RequestPlan, 'usersCreated' | 'sequenceAllocations' | 'listedItems'>;
@@ -256,8 +266,8 @@ function planOperation(
           selection.arguments?.find((a) => a.name.value === name)?.value;
         if (root) {
           const count = (name: string) => listLength(argumentNode(name), variables, defaults);
-          total.usersCreated += USER_CREATING_FIELDS[field]?.(count) ?? 0;
-          if (ALLOCATING_FIELDS.has(field)) total.sequenceAllocations += 1;
+          total.usersCreated += usersCreatedBy(field, count);
+          if (allocates(field)) total.sequenceAllocations += 1;
         }
         const below =
           selection.selectionSet === undefined
@@ -267,7 +277,7 @@ function planOperation(
           const size = Math.max(
             intValue(argumentNode('first'), variables, defaults) ??
               intValue(argumentNode('last'), variables, defaults) ??
-              DEFAULT_PAGE_SIZE,
+              PAGE_SIZE.default,
             0,
           );
           total.listedItems += size + size * (below ?? 0);

@@ -34,6 +34,7 @@ import {
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { Server } from 'node:http';
 import type { Config } from '../config.js';
+import { DOCUMENT } from '../limits.js';
 import type { Logger } from '../logger.js';
 import type { GraphQLContext } from './context.js';
 import { createErrorFormatter } from './errors.js';
@@ -66,19 +67,6 @@ mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {
 }
 `;
 
-/**
- * armor's cost grows by 1.5x per level of depth, not by list size: a page of users with every
- * field and two levels of inviters costs about 11,600, three levels about 18,800. The limit lets
- * the first through and refuses the second (each level is one batched lookup, so two is plenty).
- */
-export const GRAPHQL_LIMITS = {
-  maxDepth: 10,
-  maxCost: 15_000,
-  maxAliases: 15,
-  maxDirectives: 10,
-  maxTokens: 2_000,
-} as const;
-
 export type ApolloConfig = Pick<Config, 'NODE_ENV'>;
 
 /** Documents registered by APQ, keyed by their SHA-256 hash as sent in `persistedQuery`. */
@@ -99,10 +87,10 @@ export function createApolloServer(
 ): ApolloServer<GraphQLContext> {
   const production = config.NODE_ENV === 'production';
   const armor = new ApolloArmor({
-    maxDepth: { n: GRAPHQL_LIMITS.maxDepth },
-    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost },
-    maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
-    maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
+    maxDepth: { n: DOCUMENT.depth },
+    costLimit: { maxCost: DOCUMENT.cost },
+    maxAliases: { n: DOCUMENT.aliases },
+    maxDirectives: { n: DOCUMENT.directives },
     maxTokens: { enabled: false },
     blockFieldSuggestion: { enabled: production },
   }).protect();
@@ -121,7 +109,7 @@ export function createApolloServer(
     typeDefs: loadTypeDefs(),
     resolvers: [resolvers, scalarResolvers],
     validationRules: armor.validationRules,
-    parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
+    parseOptions: { maxTokens: DOCUMENT.tokens },
     plugins: [
       ...armor.plugins,
       ApolloServerPluginDrainHttpServer({ httpServer }),

@@ -36,7 +36,8 @@ import {
   type GraphQLContext,
   type ServiceComponents,
 } from '../graphql/context.js';
-import { GRAPHQL_LIMITS, type PersistedQueries } from '../graphql/server.js';
+import type { PersistedQueries } from '../graphql/server.js';
+import { DOCUMENT } from '../limits.js';
 import type { Logger } from '../logger.js';
 import { corsOptions } from './cors.js';
 import {
@@ -148,7 +149,7 @@ export function createApp({
     // CSRF refusal of simple requests).
     req.body ??= {};
     if (refusedBatch(req, res)) return;
-    if (await refusedBounds(req, res, search, GRAPHQL_LIMITS.maxTokens, persistedQueries)) return;
+    if (await refusedBounds(req, res, search, DOCUMENT.tokens, persistedQueries)) return;
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);

@@ -1,7 +1,7 @@
 /**
  * HTTP-level limits in front of GraphQL, each answering with a 4xx (or 503 for time) and a
  * GraphQL-shaped error body, never a 500:
- * - at most MAX_BATCH_OPERATIONS operations in one batched (array) request (`refusedBatch`): 400;
+ * - at most BATCHED_OPERATIONS operations in one batched (array) request (`refusedBatch`): 400;
  * - the body size limit of body-parser's `json` (BODY_LIMIT): 413 PAYLOAD_TOO_LARGE; malformed JSON: 400;
  * - the whole request, body upload included, bounded by REQUEST_TIMEOUT_MS (`startDeadline`): at
  *   the deadline the request's budget aborts (domain writes and root fields check it) and the client
@@ -10,7 +10,7 @@
  * - what the whole request asks for, over every alias and batched operation (`refusedBounds`, read
  *   by src/graphql/request-plan.ts before anything runs): at most `usersPerRequest(caller)` users
  *   created (src/auth: one without a token in production, else 1,000), at most
- *   MAX_ALLOCATIONS_PER_REQUEST `allocateSequence` calls, at most MAX_LISTED_ITEMS_PER_REQUEST items
+ *   ALLOCATIONS_PER_REQUEST `allocateSequence` calls, at most LISTED_ITEMS_PER_REQUEST items
  *   listed by its pages (so `/health` never waits behind one request's serialisation), and no
  *   string argument that is not well-formed Unicode (400 BAD_USER_INPUT naming it). An operation
  *   sent as an APQ hash alone is planned from the document registered under that hash; a hash
@@ -19,6 +19,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { usersPerRequest, type Caller } from '../auth/index.js';
+import {
+  ALLOCATIONS_PER_REQUEST,
+  BATCHED_OPERATIONS,
+  LISTED_ITEMS_PER_REQUEST,
+} from '../limits.js';
 import { startRequestBudget, type RequestBudget } from '../graphql/budget.js';
 import { planRequest, type RequestedOperation } from '../graphql/request-plan.js';
 import type { PersistedQueries } from '../graphql/server.js';
@@ -32,11 +37,6 @@ export interface ServiceRequest extends IncomingMessage {
   budget: RequestBudget;
   body?: unknown;
 }
-
-const MAX_BATCH_OPERATIONS = 10;
-export const MAX_ALLOCATIONS_PER_REQUEST = 10;
-/** Items one request's pages may list in all (a page of 100 users with 10 invitees each: 1,100). */
-export const MAX_LISTED_ITEMS_PER_REQUEST = 2_000;
 
 /** Answers `status` with a JSON body (with its length, so the connection can stay open). */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -55,14 +55,14 @@ function sendError(
   sendJson(res, status, { errors: [{ message, extensions: { code, ...extensions } }] });
 }
 
-/** Answers 400 and returns true for a batch of more than MAX_BATCH_OPERATIONS operations. */
+/** Answers 400 and returns true for a batch of more than BATCHED_OPERATIONS operations. */
 export function refusedBatch(req: ServiceRequest, res: ServerResponse): boolean {
-  if (!Array.isArray(req.body) || req.body.length <= MAX_BATCH_OPERATIONS) return false;
+  if (!Array.isArray(req.body) || req.body.length <= BATCHED_OPERATIONS) return false;
   sendError(
     res,
     400,
     'BAD_REQUEST',
-    `A batched request may hold at most ${MAX_BATCH_OPERATIONS} operations`,
+    `A batched request may hold at most ${BATCHED_OPERATIONS} operations`,
   );
   return true;
 }
@@ -191,20 +191,20 @@ export async function refusedBounds(
       `One request may create at most ${maxUsers} users in total, over all its aliases and batched operations; this one asks for ${plan.usersCreated}`,
       { field: 'inputs' },
     );
-  } else if (plan.listedItems > MAX_LISTED_ITEMS_PER_REQUEST) {
+  } else if (plan.listedItems > LISTED_ITEMS_PER_REQUEST) {
     sendError(
       res,
       400,
       'BAD_USER_INPUT',
-      `One request may list at most ${MAX_LISTED_ITEMS_PER_REQUEST} items over all its pages (page sizes multiplied through nesting, over every alias and batched operation); this one may list ${plan.listedItems}: ask for smaller pages`,
+      `One request may list at most ${LISTED_ITEMS_PER_REQUEST} items over all its pages (page sizes multiplied through nesting, over every alias and batched operation); this one may list ${plan.listedItems}: ask for smaller pages`,
       { field: 'first' },
     );
-  } else if (plan.sequenceAllocations > MAX_ALLOCATIONS_PER_REQUEST) {
+  } else if (plan.sequenceAllocations > ALLOCATIONS_PER_REQUEST) {
     sendError(
       res,
       400,
       'BAD_USER_INPUT',
-      `One request may call allocateSequence at most ${MAX_ALLOCATIONS_PER_REQUEST} times, over all its aliases and batched operations; this one asks for ${plan.sequenceAllocations}`,
+      `One request may call allocateSequence at most ${ALLOCATIONS_PER_REQUEST} times, over all its aliases and batched operations; this one asks for ${plan.sequenceAllocations}`,
       { field: 'count' },
     );
   } else return false;

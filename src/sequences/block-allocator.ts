@@ -39,7 +39,8 @@
  */
 import { MongoError } from 'mongodb';
 import type { CommandTally } from '../errors.js';
-import { MAX_ALLOCATION_COUNT, assertAllocationCount } from './definition.js';
+import { VALUES_PER_ALLOCATION } from '../limits.js';
+import { assertAllocationCount } from './definition.js';
 import { SequenceExhaustedError } from './errors.js';
 import type { SequenceKey } from './keys.js';
 import { type AllocatedRange, type Sequences, valuesOf } from './sequences.js';
@@ -114,8 +115,10 @@ export class BlockAllocator {
   ) {
     const { minBlockSize, maxBlockSize } = sizing;
     for (const size of [minBlockSize, maxBlockSize]) {
-      if (!Number.isInteger(size) || size < 1 || size > MAX_ALLOCATION_COUNT) {
-        throw new RangeError(`block sizes must be whole numbers from 1 to ${MAX_ALLOCATION_COUNT}`);
+      if (!Number.isInteger(size) || size < 1 || size > VALUES_PER_ALLOCATION) {
+        throw new RangeError(
+          `block sizes must be whole numbers from 1 to ${VALUES_PER_ALLOCATION}`,
+        );
       }
     }
     if (maxBlockSize < minBlockSize) throw new RangeError('maxBlockSize is below minBlockSize');

@@ -14,6 +14,7 @@
  *   within range too.
  * A definition never changes once its counter exists, which is what lets each process cache it.
  */
+import { VALUES_PER_ALLOCATION } from '../limits.js';
 import { BadUserInputError } from './errors.js';
 
 export interface SequenceDefinition {
@@ -52,15 +53,15 @@ export function assertSequenceValue(value: number, field: string): void {
   }
 }
 
-/** The most values one allocation may consume. */
-export const MAX_ALLOCATION_COUNT = 10_000;
-
 /** Throws BAD_USER_INPUT (field `count`) unless 1 <= count <= 10,000. */
 export function assertAllocationCount(count: number): void {
-  if (!Number.isInteger(count) || count < 1 || count > MAX_ALLOCATION_COUNT) {
-    throw new BadUserInputError(`count must be a whole number from 1 to ${MAX_ALLOCATION_COUNT}.`, {
-      field: 'count',
-    });
+  if (!Number.isInteger(count) || count < 1 || count > VALUES_PER_ALLOCATION) {
+    throw new BadUserInputError(
+      `count must be a whole number from 1 to ${VALUES_PER_ALLOCATION}.`,
+      {
+        field: 'count',
+      },
+    );
   }
 }
 

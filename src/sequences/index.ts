@@ -7,7 +7,7 @@
 export { BlockAllocator, type BlockSizing, type HeldValues } from './block-allocator.js';
 export { SequenceCatalog, type ReservedSequence, type SequenceAccess } from './catalog.js';
 export type { SequenceState } from './counter-document.js';
-export { MAX_ALLOCATION_COUNT, MAX_SEQUENCE_VALUE, type SequenceDefinition } from './definition.js';
+export { MAX_SEQUENCE_VALUE, type SequenceDefinition } from './definition.js';
 export {
   SequenceContentionError,
   SequenceCorruptError,
@@ -18,7 +18,6 @@ export { type SequenceKey, validateSequenceName } from './keys.js';
 export {
   type AllocatedRange,
   type ListedSequence,
-  MAX_SEQUENCE_PAGE_SIZE,
   type SequencePage,
   Sequences,
   type SequencesOptions,

@@ -28,6 +28,7 @@
  */
 import type { Db, Filter, WriteConcernSettings } from 'mongodb';
 import type { CommandTally } from '../errors.js';
+import { PAGE_SIZE } from '../limits.js';
 import { isDuplicateKeyError } from '../database/duplicate-key.js';
 import { boundedCollection, type BoundedCollection } from '../database/command-options.js';
 import { beforeWrite, type WriteOptions } from '../database/write-options.js';
@@ -109,9 +110,6 @@ export interface SequencePage {
   entries: ListedSequence[];
   hasNextPage: boolean;
 }
-
-/** The largest page of `page()`. */
-export const MAX_SEQUENCE_PAGE_SIZE = 100;
 
 /** The values of a range, ascending: `first`, `first + step`, ..., `last`. */
 export function valuesOf(range: AllocatedRange): number[] {
@@ -258,8 +256,8 @@ export class Sequences {
     owner?: string;
   }): Promise<SequencePage> {
     const { first } = request;
-    if (!Number.isInteger(first) || first < 1 || first > MAX_SEQUENCE_PAGE_SIZE) {
-      throw new BadUserInputError(`first must be 1 to ${MAX_SEQUENCE_PAGE_SIZE}.`, {
+    if (!Number.isInteger(first) || first < 1 || first > PAGE_SIZE.max) {
+      throw new BadUserInputError(`first must be 1 to ${PAGE_SIZE.max}.`, {
         field: 'first',
       });
     }

@@ -13,6 +13,7 @@
 import { Long } from 'bson';
 import type { Filter } from 'mongodb';
 import { BadUserInputError, type CommandTally } from '../errors.js';
+import { PAGE_SIZE } from '../limits.js';
 import { countCommand } from './cost.js';
 import {
   numericId,
@@ -24,9 +25,6 @@ import {
 } from './model.js';
 import { isIdStrategy, type IdStrategy } from './strategy.js';
 import { parseUserId } from './validation.js';
-
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 20;
 
 export type UserOrder = 'ASC' | 'DESC';
 
@@ -62,8 +60,8 @@ interface PagePlan {
 }
 
 function pageSize(value: number, field: 'first' | 'last'): number {
-  if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE) {
-    throw new BadUserInputError(`${field} must be 1 to ${MAX_PAGE_SIZE}.`, { field });
+  if (!Number.isInteger(value) || value < 1 || value > PAGE_SIZE.max) {
+    throw new BadUserInputError(`${field} must be 1 to ${PAGE_SIZE.max}.`, { field });
   }
   return value;
 }
@@ -104,7 +102,7 @@ function planPage(request: UserPageRequest): PagePlan {
     throw new BadUserInputError('Give first or last, not both.', { field: 'last' });
   }
   const fromEnd = last !== undefined && last !== null;
-  const size = fromEnd ? pageSize(last, 'last') : pageSize(first ?? DEFAULT_PAGE_SIZE, 'first');
+  const size = fromEnd ? pageSize(last, 'last') : pageSize(first ?? PAGE_SIZE.default, 'first');
   const ascending = order !== 'DESC';
   return {
     base: baseFilter(request.filter),

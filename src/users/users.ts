@@ -17,6 +17,7 @@ import {
   type WriteOptions,
 } from '../database/index.js';
 import { BadUserInputError, type DomainError } from '../errors.js';
+import { BATCH_USERS_IN_CREATION, USERS_PER_BATCH } from '../limits.js';
 import {
   BlockAllocator,
   type HeldValues,
@@ -44,10 +45,6 @@ import { pageOfUsers, type InviteesRequest, type UserPage, type UserPageRequest 
 import { findUserById, maxUserId } from './reads.js';
 import { normalizeEmail, parseUserId, validateUserUpdate } from './validation.js';
 
-export const MAX_USERS_PER_BATCH = 1_000;
-/** Users of `createUsers` batches one process creates at once (see ./batch-admission.ts). */
-export const MAX_BATCH_USERS_IN_CREATION = 4 * MAX_USERS_PER_BATCH;
-
 export interface UsersDeps {
   db: Db;
   sequences: Sequences;
@@ -67,7 +64,7 @@ export class Users {
   private readonly creation: CreationDeps;
   private readonly blocks: BlockAllocator;
   private readonly indexes: UserIndexes;
-  private readonly batchAdmission = new BatchAdmission(MAX_BATCH_USERS_IN_CREATION);
+  private readonly batchAdmission = new BatchAdmission(BATCH_USERS_IN_CREATION);
   /** The `userid` counter, which only this component allocates from (see SequenceCatalog). */
   readonly idSequence: ReservedSequence = {
     name: USER_ID_SEQUENCE.name,
@@ -122,7 +119,7 @@ export class Users {
   }
 
   /**
-   * At most `MAX_USERS_PER_BATCH` inputs; one result per input, in input order, and the created
+   * At most `USERS_PER_BATCH` inputs; one result per input, in input order, and the created
    * ones get their ids in input order too (one allocation for the batch, ids given in order).
    * `replayed` is true for a user created earlier under the item's idempotency key (by an earlier
    * request or an earlier item of this batch), as for `createUser`.
@@ -132,8 +129,8 @@ export class Users {
     strategy: IdStrategy,
     options?: WriteOptions,
   ): Promise<Array<{ user: User; replayed: boolean } | { error: DomainError }>> {
-    if (inputs.length > MAX_USERS_PER_BATCH) {
-      throw new BadUserInputError(`At most ${MAX_USERS_PER_BATCH} users can be created at once.`, {
+    if (inputs.length > USERS_PER_BATCH) {
+      throw new BadUserInputError(`At most ${USERS_PER_BATCH} users can be created at once.`, {
         field: 'inputs',
       });
     }

@@ -1,7 +1,7 @@
 /**
- * The authorization model (src/auth) against the README's table and the real HTTP server:
+ * The authorization model (src/auth) against the documented table (docs/operations.md) and the real HTTP server:
  * - every Query and Mutation field of the schema (read through introspection) has a row in the
- *   README's "Who may call what" table, and the table says what src/auth decides;
+ *   "Who may call what" table of docs/operations.md, and the table says what src/auth decides;
  * - every field x role, sent to a production service over HTTP, is answered as the table says
  *   (refused: UNAUTHENTICATED without a valid token, FORBIDDEN with a token of too low a role);
  *   `/metrics` likewise;
@@ -60,10 +60,10 @@ const USER_FIELDS = Object.keys(FIELD_ACCESS.User).map((field) => `User.${field}
 const allowed = (role: Role, needed: Role) => RANK[role] >= RANK[needed];
 const refusalFor = (role: Role) => (role === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN');
 
-/** The README's table: `Type.field` (or the endpoint) -> the roles it marks with ✓. */
-function readmeTable(): Map<string, Role[]> {
-  const readme = readFileSync(path.resolve(__dirname, '..', '..', 'README.md'), 'utf8');
-  const section = readme.split('### Who may call what')[1]?.split('\n## ')[0] ?? '';
+/** The documented table: `Type.field` (or the endpoint) -> the roles it marks with ✓. */
+function documentedTable(): Map<string, Role[]> {
+  const doc = readFileSync(path.resolve(__dirname, '..', '..', 'docs', 'operations.md'), 'utf8');
+  const section = doc.split('\n## Who may call what\n')[1]?.split('\n## ')[0] ?? '';
   const rows = new Map<string, Role[]>();
   for (const line of section.split('\n')) {
     const cells = line.split('|').map((cell) => cell.trim());
@@ -116,16 +116,16 @@ afterAll(async () => {
   await Promise.all([production?.stop(), development?.stop()]);
 });
 
-describe('the README table', () => {
+describe('the table in docs/operations.md', () => {
   test('has a row for every Query and Mutation field of the schema, the guarded User fields, and /metrics', () => {
-    const table = readmeTable();
+    const table = documentedTable();
     expect([...table.keys()].sort()).toEqual(
       [...rootFields, ...USER_FIELDS, 'GET /metrics'].sort(),
     );
   });
 
   test('says what src/auth decides, row by row', () => {
-    const table = readmeTable();
+    const table = documentedTable();
     for (const subject of [...rootFields, ...USER_FIELDS]) {
       const [type, field] = subject.split('.');
       const needed = requiredRole(type, field);

@@ -1,12 +1,12 @@
 /**
- * `createUsers` batches are admitted up to `MAX_BATCH_USERS_IN_CREATION` users per process at
+ * `createUsers` batches are admitted up to `BATCH_USERS_IN_CREATION` users per process at
  * once (src/users/batch-admission.ts): concurrent batches beyond it wait their turn instead of all
  * being created at once, a waiting batch gives up at its deadline without writing, and every user
  * of every admitted batch is still created.
  */
 import type { CommandStartedEvent, CommandSucceededEvent } from 'mongodb';
 import { DeadlineExceededError } from '../../src/graphql/budget';
-import { MAX_BATCH_USERS_IN_CREATION, MAX_USERS_PER_BATCH } from '../../src/users';
+import { BATCH_USERS_IN_CREATION, USERS_PER_BATCH } from '../../src/limits';
 import { BatchAdmission } from '../../src/users/batch-admission';
 import { createdIds, names, UsersTestBed } from './fixture';
 
@@ -30,15 +30,15 @@ test('concurrent 1,000-user batches beyond the capacity wait: never more inserts
   client.on('commandStarted', started);
   client.on('commandSucceeded', ended);
   client.on('commandFailed', ended);
-  const batches = 3 * (MAX_BATCH_USERS_IN_CREATION / MAX_USERS_PER_BATCH);
+  const batches = 3 * (BATCH_USERS_IN_CREATION / USERS_PER_BATCH);
   try {
     const results = await Promise.all(
       Array.from({ length: batches }, (_, b) =>
-        users.createUsers(names(MAX_USERS_PER_BATCH, `batch ${b}`), 'COUNTER'),
+        users.createUsers(names(USERS_PER_BATCH, `batch ${b}`), 'COUNTER'),
       ),
     );
     const ids = results.flatMap(createdIds);
-    expect(ids).toHaveLength(batches * MAX_USERS_PER_BATCH);
+    expect(ids).toHaveLength(batches * USERS_PER_BATCH);
     expect(new Set(ids).size).toBe(ids.length);
   } finally {
     client.off('commandStarted', started);
@@ -46,7 +46,7 @@ test('concurrent 1,000-user batches beyond the capacity wait: never more inserts
     client.off('commandFailed', ended);
   }
   expect(mostInFlight).toBeGreaterThanOrEqual(1);
-  expect(mostInFlight).toBeLessThanOrEqual(MAX_BATCH_USERS_IN_CREATION / MAX_USERS_PER_BATCH);
+  expect(mostInFlight).toBeLessThanOrEqual(BATCH_USERS_IN_CREATION / USERS_PER_BATCH);
 });
 
 test('a waiting batch gives up at its deadline without running, and its turn is not lost', async () => {

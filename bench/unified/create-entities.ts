@@ -1,0 +1,93 @@
+/**
+ * createEntities: clients (with the events they observe), databases, collections and sessions.
+ * A client's observed command events are kept per client id, minus the ones it ignores and the
+ * runner's own configureFailPoint.
+ */
+import {
+  CommandFailedEvent,
+  CommandStartedEvent,
+  CommandSucceededEvent,
+  Document,
+  MongoClient,
+} from 'mongodb';
+import { ObservedEvent } from './entities';
+import { Mismatch } from './mismatch';
+import { OperationContext } from './operations/table';
+
+/** Commands whose events the driver redacts; the format leaves them out unless asked. */
+const SENSITIVE = new Set([
+  'authenticate',
+  'saslStart',
+  'saslContinue',
+  'getnonce',
+  'createUser',
+  'updateUser',
+  'copydbnonce',
+  'copydbsaslstart',
+  'copydb',
+]);
+
+const EVENT_NAMES: Array<[string, ObservedEvent['kind']]> = [
+  ['commandStarted', 'commandStartedEvent'],
+  ['commandSucceeded', 'commandSucceededEvent'],
+  ['commandFailed', 'commandFailedEvent'],
+];
+
+function observe(client: MongoClient, spec: Document, events: ObservedEvent[]): void {
+  const observed = new Set<string>(spec.observeEvents ?? []);
+  const ignored = new Set<string>([
+    ...(spec.ignoreCommandMonitoringEvents ?? []),
+    'configureFailPoint',
+    ...(spec.observeSensitiveCommands ? [] : SENSITIVE),
+  ]);
+  for (const [driverName, kind] of EVENT_NAMES) {
+    if (!observed.has(kind)) continue;
+    client.on(
+      driverName as 'commandStarted',
+      (event: CommandStartedEvent | CommandSucceededEvent | CommandFailedEvent) => {
+        if (!ignored.has(event.commandName))
+          events.push({ kind, event: event as unknown as Document });
+      },
+    );
+  }
+}
+
+async function createClient(spec: Document, context: OperationContext): Promise<MongoClient> {
+  if (spec.storeEventsAsEntities)
+    throw new Mismatch('runner does not implement storeEventsAsEntities');
+  const client = new MongoClient(context.uri, {
+    monitorCommands: true,
+    serverSelectionTimeoutMS: 5_000,
+    ...(spec.uriOptions ?? {}),
+  });
+  const events: ObservedEvent[] = [];
+  observe(client, spec, events);
+  await client.connect();
+  context.entities.events.set(spec.id, events);
+  return client;
+}
+
+async function createEntity(kind: string, spec: Document, context: OperationContext) {
+  const { entities } = context;
+  switch (kind) {
+    case 'client':
+      return createClient(spec, context);
+    case 'database':
+      return entities.client(spec.client).db(spec.databaseName, spec.databaseOptions);
+    case 'collection':
+      return entities
+        .database(spec.database)
+        .collection(spec.collectionName, spec.collectionOptions);
+    case 'session':
+      return entities.client(spec.client).startSession(spec.sessionOptions);
+    default:
+      throw new Mismatch(`runner does not implement ${kind} entities`);
+  }
+}
+
+export async function createEntities(list: Document[], context: OperationContext): Promise<void> {
+  for (const entity of list) {
+    const [kind, spec] = Object.entries(entity)[0] as [string, Document];
+    context.entities.set(spec.id, await createEntity(kind, spec, context));
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The checks of a unified test: an operation's expectResult / expectError, the clients'
+ * expectEvents, and the collections' outcome.
+ */
+import { Document, MongoClient, MongoServerError } from 'mongodb';
+import { Entities } from './entities';
+import { Matcher } from './match';
+import { Mismatch } from './mismatch';
+
+/** The driver's result in the shape the spec's expectResult describes. */
+export function resultShape(name: string, result: unknown): unknown {
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) return result;
+  const r = result as Document;
+  if (name === 'insertMany') return { insertedIds: r.insertedIds, insertedCount: r.insertedCount };
+  if (name === 'bulkWrite' || 'upsertedIds' in r) {
+    return {
+      deletedCount: r.deletedCount,
+      insertedCount: r.insertedCount,
+      insertedIds: r.insertedIds,
+      matchedCount: r.matchedCount,
+      modifiedCount: r.modifiedCount,
+      upsertedCount: r.upsertedCount,
+      upsertedIds: r.upsertedIds,
+    };
+  }
+  return result;
+}
+
+function labelsOf(error: unknown): (label: string) => boolean {
+  const withLabels = error as { hasErrorLabel?: (label: string) => boolean };
+  return (label) => withLabels.hasErrorLabel?.(label) ?? false;
+}
+
+function checkServerFields(expected: Document, error: Error, where: string): void {
+  const server = error instanceof MongoServerError ? error : undefined;
+  if (expected.isClientError === true && server)
+    throw new Mismatch(
+      `${where}: expected a client error, got server ${server.code} ${server.message}`,
+    );
+  if (expected.isClientError === false && !server)
+    throw new Mismatch(`${where}: expected a server error, got ${error.message}`);
+  if (expected.errorCode !== undefined && server?.code !== expected.errorCode)
+    throw new Mismatch(
+      `${where}: expected code ${expected.errorCode}, got ${server?.code} ${error.message}`,
+    );
+  if (expected.errorCodeName !== undefined && server?.codeName !== expected.errorCodeName)
+    throw new Mismatch(
+      `${where}: expected ${expected.errorCodeName}, got ${server?.codeName} ${error.message}`,
+    );
+  const contains = expected.errorContains;
+  if (
+    contains !== undefined &&
+    !error.message.toLowerCase().includes(String(contains).toLowerCase())
+  )
+    throw new Mismatch(`${where}: expected message containing ${contains}, got ${error.message}`);
+}
+
+export function checkError(expected: Document, error: unknown, where: string, matcher: Matcher) {
+  if (!(error instanceof Error))
+    throw new Mismatch(`${where}: expected an error, got ${JSON.stringify(error)}`);
+  checkServerFields(expected, error, where);
+  const has = labelsOf(error);
+  for (const label of expected.errorLabelsContain ?? [])
+    if (!has(label))
+      throw new Mismatch(`${where}: missing error label ${label} (${error.message})`);
+  for (const label of expected.errorLabelsOmit ?? [])
+    if (has(label)) throw new Mismatch(`${where}: unexpected error label ${label}`);
+  if (expected.errorResponse !== undefined)
+    matcher.match(
+      expected.errorResponse,
+      (error as MongoServerError).errorResponse,
+      `${where} response`,
+      true,
+    );
+  if (expected.expectResult !== undefined)
+    matcher.match(expected.expectResult, resultShape('bulkWrite', error), `${where} result`, true);
+}
+
+function checkEvent(
+  want: Document,
+  got: { kind: string; event: Document },
+  i: number,
+  matcher: Matcher,
+) {
+  const [kind, spec] = Object.entries(want)[0] as [string, Document];
+  if (got.kind !== kind)
+    throw new Mismatch(`event ${i}: expected ${kind}, got ${got.kind} ${got.event.commandName}`);
+  if (spec.commandName !== undefined && spec.commandName !== got.event.commandName)
+    throw new Mismatch(`event ${i}: expected ${spec.commandName}, got ${got.event.commandName}`);
+  if (spec.databaseName !== undefined && spec.databaseName !== got.event.databaseName)
+    throw new Mismatch(`event ${i}: expected database ${spec.databaseName}`);
+  if (spec.command !== undefined)
+    matcher.match(spec.command, got.event.command, `event ${i} command`, true);
+  if (spec.reply !== undefined)
+    matcher.match(spec.reply, got.event.reply, `event ${i} reply`, true);
+}
+
+export function checkEvents(expectations: Document[], entities: Entities, matcher: Matcher) {
+  for (const expected of expectations) {
+    const actual = entities.events.get(expected.client) ?? [];
+    if (expected.eventType && expected.eventType !== 'command' && expected.events.length > 0)
+      throw new Mismatch(`runner does not implement ${expected.eventType} events`);
+    const wanted = expected.events as Document[];
+    const tooFew = actual.length < wanted.length;
+    if (expected.ignoreExtraEvents ? tooFew : actual.length !== wanted.length)
+      throw new Mismatch(
+        `events of ${expected.client}: expected ${wanted.length}, got ${actual.length} (${actual.map((e) => e.event.commandName).join(', ')})`,
+      );
+    wanted.forEach((want, i) => checkEvent(want, actual[i], i, matcher));
+  }
+}
+
+export async function checkOutcome(outcome: Document[], uri: string, matcher: Matcher) {
+  const check = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
+  try {
+    for (const data of outcome) {
+      const docs = await check
+        .db(data.databaseName)
+        .collection(data.collectionName)
+        .find({})
+        .sort({ _id: 1 })
+        .toArray();
+      matcher.match(data.documents, docs, `outcome ${data.collectionName}`, false);
+    }
+  } finally {
+    await check.close();
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The unified format's matching rules: root documents may carry extra fields, nested ones may
+ * not; numbers match across BSON numeric types; the special operators `$$exists`, `$$type`,
+ * `$$unsetOrMatches`, `$$sessionLsid`, `$$matchesEntity` and `$$lte` apply where they appear.
+ */
+import { BSON, Document } from 'mongodb';
+import { Entities } from './entities';
+import { Mismatch } from './mismatch';
+
+const NUMERIC = (value: unknown) =>
+  typeof value === 'number' ||
+  value instanceof BSON.Int32 ||
+  value instanceof BSON.Long ||
+  value instanceof BSON.Double;
+
+function asNumber(value: unknown): number {
+  if (typeof value === 'number') return value;
+  if (value instanceof BSON.Long) return value.toNumber();
+  return (value as { valueOf(): number }).valueOf();
+}
+
+const TYPE_TESTS: Record<string, (v: unknown) => boolean> = {
+  double: (v) => typeof v === 'number' || v instanceof BSON.Double,
+  int: (v) => (typeof v === 'number' && Number.isInteger(v)) || v instanceof BSON.Int32,
+  long: (v) => v instanceof BSON.Long || (typeof v === 'number' && Number.isInteger(v)),
+  string: (v) => typeof v === 'string',
+  object: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+  array: Array.isArray,
+  objectId: (v) => v instanceof BSON.ObjectId,
+  bool: (v) => typeof v === 'boolean',
+  date: (v) => v instanceof Date,
+  null: (v) => v === null,
+  binData: (v) => v instanceof BSON.Binary,
+  timestamp: (v) => v instanceof BSON.Timestamp,
+};
+
+const show = (value: unknown) => JSON.stringify(value);
+
+function isDocument(value: unknown): value is Document {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function sameValue(expected: unknown, actual: unknown): boolean {
+  if (NUMERIC(expected) && NUMERIC(actual)) return asNumber(expected) === asNumber(actual);
+  return (
+    expected === actual ||
+    (expected !== null &&
+      actual !== null &&
+      typeof expected === 'object' &&
+      typeof actual === 'object' &&
+      Buffer.from(BSON.serialize({ v: expected })).equals(BSON.serialize({ v: actual })))
+  );
+}
+
+export class Matcher {
+  constructor(private readonly entities: Entities) {}
+
+  match(expected: unknown, actual: unknown, where: string, root: boolean): void {
+    if (actual instanceof Map) actual = Object.fromEntries(actual);
+    if (isDocument(expected)) {
+      const keys = Object.keys(expected);
+      if (keys.length === 1 && keys[0].startsWith('$$'))
+        return this.special(keys[0], expected[keys[0]], actual, where, root);
+      return this.document(expected, actual, where, root);
+    }
+    if (Array.isArray(expected)) return this.array(expected, actual, where, root);
+    if (!sameValue(expected, actual))
+      throw new Mismatch(`${where}: expected ${show(expected)}, got ${show(actual)}`);
+  }
+
+  private document(expected: Document, actual: unknown, where: string, root: boolean): void {
+    if (!isDocument(actual))
+      throw new Mismatch(`${where}: expected a document, got ${show(actual)}`);
+    for (const key of Object.keys(expected))
+      this.match(expected[key], actual[key], `${where}.${key}`, false);
+    if (root) return;
+    for (const key of Object.keys(actual))
+      if (!(key in expected) && actual[key] !== undefined)
+        throw new Mismatch(`${where}: unexpected field ${key}`);
+  }
+
+  private array(expected: unknown[], actual: unknown, where: string, root: boolean): void {
+    if (!Array.isArray(actual) || actual.length !== expected.length)
+      throw new Mismatch(`${where}: expected ${show(expected)}, got ${show(actual)}`);
+    // The documents of a root array (find results, outcome) are root documents themselves.
+    expected.forEach((item, i) => this.match(item, actual[i], `${where}[${i}]`, root));
+  }
+
+  private special(op: string, operand: unknown, actual: unknown, where: string, root: boolean) {
+    switch (op) {
+      case '$$exists':
+        if ((actual !== undefined) !== operand)
+          throw new Mismatch(`${where}: expected ${operand ? 'present' : 'absent'}`);
+        return;
+      case '$$type': {
+        const types = (Array.isArray(operand) ? operand : [operand]) as string[];
+        if (!types.some((type) => TYPE_TESTS[type]?.(actual)))
+          throw new Mismatch(`${where}: expected type ${types} got ${show(actual)}`);
+        return;
+      }
+      case '$$unsetOrMatches':
+        if (actual !== undefined) this.match(operand, actual, where, root);
+        return;
+      case '$$sessionLsid': {
+        const lsid = this.entities.lsids.get(operand as string);
+        if (!lsid) throw new Mismatch(`${where}: no session ${operand}`);
+        return this.match(lsid, actual, where, false);
+      }
+      case '$$matchesEntity':
+        return this.match(this.entities.value(operand as string), actual, where, root);
+      case '$$lte':
+        if (!NUMERIC(actual) || asNumber(actual) > asNumber(operand))
+          throw new Mismatch(`${where}: expected at most ${show(operand)}, got ${show(actual)}`);
+        return;
+      default:
+        throw new Mismatch(`${where}: runner does not implement ${op}`);
+    }
+  }
+}

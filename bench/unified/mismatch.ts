@@ -1,0 +1,2 @@
+/** A test's observed behaviour differs from its specification (or the runner lacks something). */
+export class Mismatch extends Error {}

@@ -1,0 +1,94 @@
+/**
+ * CRUD and catalogue operations on collection, database and client entities, translated from the
+ * format's argument names to the driver's (mostly the same shape).
+ */
+import { Collection, Db, Document, MongoClient } from 'mongodb';
+import { OperationTable } from './table';
+
+const LEGACY_COUNT = (collection: Collection, filter: Document, options: Document) =>
+  (collection as unknown as { count(f: Document, o: Document): Promise<number> }).count(
+    filter,
+    options,
+  );
+
+/** The format spells returnDocument 'Before'/'After'; the driver takes 'before'/'after'. */
+function driverOptions(options: Document): Document {
+  if (typeof options.returnDocument !== 'string') return options;
+  return { ...options, returnDocument: options.returnDocument.toLowerCase() };
+}
+
+const collection =
+  (fn: (c: Collection, args: Document) => Promise<unknown>) => (args: Document, target: unknown) =>
+    fn(target as Collection, args);
+
+const database =
+  (fn: (d: Db, args: Document) => Promise<unknown>) => (args: Document, target: unknown) =>
+    fn(target as Db, args);
+
+const modelsOf = (models: Document[]) =>
+  models.map((model) => {
+    const [name, spec] = Object.entries(model)[0];
+    return { name, ...spec };
+  });
+
+export const crudOperations: OperationTable = {
+  'collection.insertOne': collection((c, { document, ...o }) => c.insertOne(document, o)),
+  'collection.insertMany': collection((c, { documents, ...o }) => c.insertMany(documents, o)),
+  'collection.updateOne': collection((c, { filter, update, ...o }) =>
+    c.updateOne(filter, update, o),
+  ),
+  'collection.updateMany': collection((c, { filter, update, ...o }) =>
+    c.updateMany(filter, update, o),
+  ),
+  'collection.replaceOne': collection((c, { filter, replacement, ...o }) =>
+    c.replaceOne(filter, replacement, o),
+  ),
+  'collection.deleteOne': collection((c, { filter, ...o }) => c.deleteOne(filter, o)),
+  'collection.deleteMany': collection((c, { filter, ...o }) => c.deleteMany(filter, o)),
+  'collection.find': collection((c, { filter, ...o }) => c.find(filter, o).toArray()),
+  'collection.findOne': collection((c, { filter, ...o }) => c.findOne(filter, o)),
+  'collection.aggregate': collection((c, { pipeline, ...o }) => c.aggregate(pipeline, o).toArray()),
+  'collection.countDocuments': collection((c, { filter, ...o }) => c.countDocuments(filter, o)),
+  'collection.estimatedDocumentCount': collection((c, o) => c.estimatedDocumentCount(o)),
+  'collection.count': collection((c, { filter, ...o }) => LEGACY_COUNT(c, filter ?? {}, o)),
+  'collection.distinct': collection((c, { fieldName, filter, ...o }) =>
+    c.distinct(fieldName, filter, o),
+  ),
+  'collection.findOneAndUpdate': collection((c, { filter, update, ...o }) =>
+    c.findOneAndUpdate(filter, update, { ...driverOptions(o), includeResultMetadata: false }),
+  ),
+  'collection.findOneAndReplace': collection((c, { filter, replacement, ...o }) =>
+    c.findOneAndReplace(filter, replacement, {
+      ...driverOptions(o),
+      includeResultMetadata: false,
+    }),
+  ),
+  'collection.findOneAndDelete': collection((c, { filter, ...o }) =>
+    c.findOneAndDelete(filter, { ...o, includeResultMetadata: false }),
+  ),
+  'collection.bulkWrite': collection((c, { requests, ...o }) => c.bulkWrite(requests, o)),
+  'collection.createIndex': collection((c, { keys, ...o }) => c.createIndex(keys, o)),
+  'collection.dropIndexes': collection((c, o) => c.dropIndexes(o).then(() => undefined)),
+  'collection.listIndexes': collection((c, o) => c.listIndexes(o).toArray()),
+  'database.aggregate': database((d, { pipeline, ...o }) => d.aggregate(pipeline, o).toArray()),
+  'database.runCommand': database((d, { command, commandName: _name, ...o }) =>
+    d.command(command, o),
+  ),
+  'database.createCollection': database((d, { collection: name, ...o }) =>
+    d.createCollection(name, o).then(() => undefined),
+  ),
+  'database.dropCollection': database((d, { collection: name, ...o }) =>
+    d.dropCollection(name, o).then(() => undefined),
+  ),
+  'database.dropDatabase': database((d, o) => d.dropDatabase(o).then(() => undefined)),
+  'database.listCollections': database((d, { filter, ...o }) =>
+    d.listCollections(filter, o).toArray(),
+  ),
+  'database.modifyCollection': database((d, { collection: name, ...modifications }) =>
+    d.command({ collMod: name, ...modifications }).then(() => undefined),
+  ),
+  'client.listDatabases': async (args, target) =>
+    (target as MongoClient).db('admin').admin().listDatabases(args),
+  'client.clientBulkWrite': async ({ models, ...o }, target) =>
+    (target as MongoClient).bulkWrite(modelsOf(models) as never, o),
+};

@@ -1,0 +1,11 @@
+/** Every operation family the runner knows; each family adds itself here in one line. */
+import { crudOperations } from './crud';
+import { runnerOperations } from './runner';
+import { sessionOperations } from './sessions';
+import { OperationTable } from './table';
+
+export const OPERATIONS: OperationTable = {
+  ...crudOperations,
+  ...sessionOperations,
+  ...runnerOperations,
+};

@@ -1,0 +1,22 @@
+/**
+ * What an operation family contributes: handlers keyed `<entity kind>.<operation name>`
+ * (`collection.insertOne`, `session.endSession`, `testRunner.failPoint`). A handler gets the
+ * operation's arguments with `session` already resolved to its entity, the target entity, and
+ * the test's context. Each family lives in its own module and is listed in ./index.ts.
+ */
+import { Document } from 'mongodb';
+import { Entities } from '../entities';
+
+export interface OperationContext {
+  entities: Entities;
+  /** the server's URI, for entities a test creates while it runs */
+  uri: string;
+}
+
+export type Handler = (
+  args: Document,
+  target: unknown,
+  context: OperationContext,
+) => Promise<unknown>;
+
+export type OperationTable = Record<string, Handler>;

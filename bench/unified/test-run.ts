@@ -1,0 +1,147 @@
+/**
+ * One unified test from its file: requirements, entities, initial data, operations with their
+ * expectations, events, outcome; then its fail points off and its clients closed. The verdict:
+ * - pass: every result, error, command event and final collection content as specified;
+ * - refused: a command failed with the stand-in's own "does not support / does not implement"
+ *   refusal (BadValue 2 or CommandNotFound 59) where the test expected otherwise: clear, not wrong;
+ * - wrong: anything else (a different answer, a different error, or a runner limit, which the
+ *   reason names);
+ * - skipped: the server under test would not run it (runOnRequirements) or the file says why.
+ */
+import { Document, MongoClient, MongoServerError } from 'mongodb';
+import { createEntities } from './create-entities';
+import { Entities } from './entities';
+import { checkError, checkEvents, checkOutcome, resultShape } from './expect';
+import { Matcher } from './match';
+import { Mismatch } from './mismatch';
+import { OPERATIONS } from './operations';
+import { OperationContext } from './operations/table';
+import { ServerProfile, unmetRequirement } from './requirements';
+
+export type Verdict = 'pass' | 'refused' | 'wrong' | 'skipped';
+
+export interface TestResult {
+  verdict: Verdict;
+  reason?: string;
+}
+
+/** The stand-in's own refusal of something it does not implement. */
+function isRefusal(error: unknown): boolean {
+  return (
+    error instanceof MongoServerError &&
+    (error.code === 2 || error.code === 59) &&
+    /stand-in does not (support|implement)|the MongoDB stand-in/.test(error.message)
+  );
+}
+
+class Refused extends Error {}
+
+async function loadInitialData(initialData: Document[] | undefined, uri: string): Promise<void> {
+  const setup = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
+  try {
+    for (const data of initialData ?? []) {
+      const db = setup.db(data.databaseName);
+      await db
+        .dropCollection(data.collectionName, { writeConcern: { w: 'majority' } })
+        .catch(() => undefined);
+      await db.createCollection(data.collectionName, {
+        ...data.createOptions,
+        writeConcern: { w: 'majority' },
+      });
+      if (data.documents.length > 0)
+        await db
+          .collection(data.collectionName)
+          .insertMany(data.documents, { writeConcern: { w: 'majority' } });
+    }
+  } finally {
+    await setup.close();
+  }
+}
+
+/** Resolves the operation's target and its `session` argument, then runs its handler. */
+function execute(operation: Document, context: OperationContext): Promise<unknown> {
+  const { entities } = context;
+  const target = operation.object as string;
+  const kind = target === 'testRunner' ? 'testRunner' : entities.kind(target);
+  const handler = OPERATIONS[`${kind}.${operation.name}`];
+  if (!handler) throw new Mismatch(`runner does not implement ${kind}.${operation.name}`);
+  const args: Document = { ...(operation.arguments ?? {}) };
+  if (typeof args.session === 'string') args.session = entities.session(args.session);
+  return handler(args, target === 'testRunner' ? undefined : entities.value(target), context);
+}
+
+async function runOperation(
+  operation: Document,
+  index: number,
+  context: OperationContext,
+  matcher: Matcher,
+) {
+  const where = `operation ${index} (${operation.name})`;
+  let result: unknown;
+  try {
+    result = await execute(operation, context);
+  } catch (error) {
+    if (error instanceof Mismatch) throw error;
+    if (isRefusal(error)) throw new Refused(`${where}: ${(error as Error).message}`);
+    if (operation.expectError) return checkError(operation.expectError, error, where, matcher);
+    if (operation.ignoreResultAndError) return;
+    throw new Mismatch(
+      `${where}: unexpected error ${(error as MongoServerError).code ?? ''} ${(error as Error).message}`,
+    );
+  }
+  if (operation.expectError)
+    throw new Mismatch(
+      `${where}: expected an error, got ${JSON.stringify(resultShape(operation.name, result))}`,
+    );
+  if (operation.expectResult !== undefined)
+    matcher.match(
+      operation.expectResult,
+      resultShape(operation.name, result),
+      `${where} result`,
+      true,
+    );
+  if (operation.saveResultAsEntity) context.entities.set(operation.saveResultAsEntity, result);
+}
+
+async function cleanUp(entities: Entities): Promise<void> {
+  for (const { client, name } of entities.failPoints)
+    await client
+      .db('admin')
+      .command({ configureFailPoint: name, mode: 'off' })
+      .catch(() => undefined);
+  await entities.close();
+}
+
+async function runSteps(file: Document, test: Document, context: OperationContext) {
+  const matcher = new Matcher(context.entities);
+  await createEntities(file.createEntities ?? [], context);
+  await loadInitialData(file.initialData, context.uri);
+  for (const events of context.entities.events.values()) events.length = 0;
+  for (const [index, operation] of (test.operations as Document[]).entries())
+    await runOperation(operation, index, context, matcher);
+  checkEvents(test.expectEvents ?? [], context.entities, matcher);
+  if (test.outcome) await checkOutcome(test.outcome, context.uri, matcher);
+}
+
+export async function runTest(
+  file: Document,
+  test: Document,
+  uri: string,
+  server: ServerProfile,
+): Promise<TestResult> {
+  const unmet =
+    unmetRequirement(file.runOnRequirements, server) ??
+    unmetRequirement(test.runOnRequirements, server);
+  if (unmet) return { verdict: 'skipped', reason: unmet };
+  if (test.skipReason) return { verdict: 'skipped', reason: test.skipReason };
+  const context: OperationContext = { entities: new Entities(), uri };
+  try {
+    await runSteps(file, test, context);
+    return { verdict: 'pass' };
+  } catch (error) {
+    if (error instanceof Refused) return { verdict: 'refused', reason: error.message };
+    return { verdict: 'wrong', reason: (error as Error).message };
+  } finally {
+    await cleanUp(context.entities);
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * Every bound a request meets, in one place, each with its reason: what one request may create,
+ * allocate and list, how large its pages are, what its GraphQL document and its JSON body may
+ * hold, and how much an answer's errors may say.
+ *
+ * Why one module: these numbers lived in five files (the HTTP layer, the role policy, the Apollo
+ * set-up, the request planner and the users component), and the page size was written twice. Now
+ * the HTTP layer, src/auth, src/graphql, src/users and src/sequences import them from here; this
+ * module imports nothing, so it sits below every component. docs/operations.md ("Per-request
+ * bounds") states them for clients, and test/limits.test.ts checks the docs against this module.
+ *
+ * `FIELD_LIMITS` is the request planner's table (src/graphql/request-plan.ts): which fields create
+ * users, allocate or list a page. Like the role table it fails closed in a test: test/limits.test.ts
+ * walks the schema and fails when a mutation, or any field that returns a connection, has no row,
+ * so a new paged or user-creating field cannot escape the per-request bounds.
+ */
+
+/** The most users one HTTP request may create, over every alias and batched operation. */
+export const USERS_PER_REQUEST = {
+  /** A sign-up page creates one user per request; a batch is a back end's job (it has a token). */
+  anonymous: 1,
+  /** As many as one `createUsers` may hold: a request creates at most one full batch. */
+  withToken: 1_000,
+} as const;
+
+/**
+ * The most inputs of one `createUsers`: the ids of a batch are one `$inc` and its documents one
+ * `insertMany`, and 1,000 keeps that insert well under MongoDB's 16 MB command and 100,000-write
+ * batch limits while spreading the request's cost over many users.
+ */
+export const USERS_PER_BATCH = 1_000;
+
+/**
+ * Users of `createUsers` batches one process creates at once (src/users/batch-admission.ts): four
+ * full batches. More wait their turn, so 64 concurrent batches of 1,000 hold about 150 MB, not 400.
+ */
+export const BATCH_USERS_IN_CREATION = 4 * USERS_PER_BATCH;
+
+/**
+ * `allocateSequence` calls one request may make: each is a write on one counter document, and a
+ * request of many aliased allocations would hold that document against every other writer.
+ */
+export const ALLOCATIONS_PER_REQUEST = 10;
+
+/** Values one `allocateSequence` may consume: a block the size of BLOCK's largest (ID_BLOCK_SIZE_MAX). */
+export const VALUES_PER_ALLOCATION = 10_000;
+
+/**
+ * Items one request's pages may list in all, page sizes multiplied through nesting (a page of 100
+ * users with 10 invitees each lists 1,100): the answer is serialised on the event loop, and
+ * `/health` must not wait behind one request's tens of thousands of items.
+ */
+export const LISTED_ITEMS_PER_REQUEST = 2_000;
+
+/** Page sizes of every connection (`users`, `invitees`, `sequences`). */
+export const PAGE_SIZE = {
+  /** A page without `first` or `last`: a screenful. */
+  default: 20,
+  /** One page reads at most this many documents (plus one, to tell whether another follows). */
+  max: 100,
+} as const;
+
+/** Operations in one batched (array) request: each runs concurrently with the others. */
+export const BATCHED_OPERATIONS = 10;
+
+/**
+ * What one GraphQL document may ask for (graphql-armor, and graphql-js's parser for tokens).
+ * armor's cost grows by 1.5x per level of depth, not by list size: a page of users with every
+ * field and two levels of inviters costs about 11,600, three levels about 18,800. The cost limit
+ * lets the first through and refuses the second (each level is one batched lookup, so two is
+ * plenty); page sizes are bounded by `LISTED_ITEMS_PER_REQUEST` instead.
+ */
+export const DOCUMENT = {
+  depth: 10,
+  cost: 15_000,
+  aliases: 15,
+  directives: 10,
+  /** The largest legitimate operation (every field of a user, two levels deep) is about 300. */
+  tokens: 2_000,
+} as const;
+
+/** The default of BODY_LIMIT: a full `createUsers` batch of 1,000 with every field set fits. */
+export const DEFAULT_BODY_LIMIT = '1mb';
+
+/**
+ * What the variables of one operation may hold, checked on the parsed JSON before graphql-js
+ * coerces them (src/graphql/input-bounds.ts). Why: graphql-js coerces variables synchronously and
+ * prints the whole offending value into each of up to 51 errors, so a 1 MB `$input` of 70,000
+ * unknown keys held the event loop for 21 s and answered 51 MB. test/limits.test.ts checks each
+ * number against what the schema needs.
+ */
+export const INPUT = {
+  /** Keys of one input object: the widest input type (CreateSequenceInput) has 5 fields. */
+  keysPerObject: 16,
+  /** Items of one list: the longest list argument is `createUsers(inputs:)`. */
+  itemsPerList: USERS_PER_BATCH,
+  /** Lists and objects inside one another: `inputs` (a list of objects) nests 2 deep. */
+  depth: 4,
+  /**
+   * UTF-16 units of one string: the longest a field accepts is an email of 254 characters; names
+   * (100 characters, trimmed) and keys (128) leave room for the spaces trimming removes.
+   */
+  stringLength: 4_096,
+  /** Values in all: a full `createUsers` batch with every field set holds 5,001. */
+  values: 6_000,
+} as const;
+
+/**
+ * What the errors of one answer may say. graphql-js echoes the offending input in its variable and
+ * validation errors (up to 51 of them); the answer stays small whatever the input held.
+ */
+export const ERRORS = {
+  /** Errors in one answer; those beyond are counted in the last one. */
+  perResponse: 20,
+  /** Characters of one error message; a longer one is cut and says so. */
+  messageLength: 500,
+} as const;
+
+/** What a field asks for, for the per-request bounds above (src/graphql/request-plan.ts). */
+export type FieldLimit =
+  /** Creates users: one, or one per item of the list argument named. */
+  | { createsUsers: 1 | { perItemOf: string } }
+  /** Consumes values of a sequence: one allocation. */
+  | { allocates: true }
+  /** Answers a page of a connection: `first` or `last` items, else `PAGE_SIZE.default`. */
+  | { lists: 'page' }
+  /** Creates, allocates and lists nothing beyond one object; the reason is the string. */
+  | { bounded: string };
+
+/**
+ * Every mutation, and every field answering a connection, with what it asks for (the schema test
+ * keeps this complete: a field missing here fails it).
+ */
+export const FIELD_LIMITS: Readonly<Record<string, Readonly<Record<string, FieldLimit>>>> = {
+  Query: {
+    users: { lists: 'page' },
+    sequences: { lists: 'page' },
+  },
+  Mutation: {
+    createUser: { createsUsers: 1 },
+    createUsers: { createsUsers: { perItemOf: 'inputs' } },
+    updateUser: { bounded: 'changes one existing user' },
+    deleteUser: { bounded: 'deletes one existing user' },
+    createSequence: { bounded: 'defines one counter and consumes no value' },
+    allocateSequence: { allocates: true },
+    setSequence: { bounded: 'admin only; moves one counter' },
+  },
+  User: {
+    invitees: { lists: 'page' },
+  },
+};

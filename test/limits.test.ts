@@ -1,0 +1,146 @@
+/**
+ * src/limits.ts against the schema: the per-request bounds can only hold for fields the planner
+ * knows, so every mutation and every field answering a connection must have a row in
+ * `FIELD_LIMITS` (fail closed, like the role table), every row must name a field that exists, and
+ * the input bounds must admit everything the schema's arguments accept.
+ */
+import {
+  buildSchema,
+  getNamedType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  type GraphQLInputType,
+  type GraphQLSchema,
+} from 'graphql';
+import { loadTypeDefs } from '../src/graphql/schema';
+import { FIELD_LIMITS, INPUT, PAGE_SIZE, USERS_PER_BATCH } from '../src/limits';
+
+const schema = buildSchema(loadTypeDefs());
+
+/** A connection (Relay): an object type with `edges` and `pageInfo`. */
+function isConnection(type: unknown): boolean {
+  const named = getNamedType(type as GraphQLInputType);
+  if (!isObjectType(named)) return false;
+  const fields = named.getFields();
+  return 'edges' in fields && 'pageInfo' in fields;
+}
+
+/** Every `Type.field` of the schema that must have a row, and why. */
+function fieldsNeedingLimits(checked: GraphQLSchema): Map<string, string> {
+  const needed = new Map<string, string>();
+  for (const field of Object.keys(checked.getMutationType()?.getFields() ?? {})) {
+    needed.set(`Mutation.${field}`, 'a mutation may create users or allocate');
+  }
+  for (const type of Object.values(checked.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      if (isConnection(field.type)) {
+        needed.set(`${type.name}.${field.name}`, 'it returns a connection');
+      }
+    }
+  }
+  return needed;
+}
+
+/** The problems of `FIELD_LIMITS` against a schema; empty when the table is complete and true. */
+function fieldLimitProblems(checked: GraphQLSchema): string[] {
+  const problems: string[] = [];
+  for (const [field, why] of fieldsNeedingLimits(checked)) {
+    const [type, name] = field.split('.');
+    const limit = FIELD_LIMITS[type]?.[name];
+    if (limit === undefined) {
+      problems.push(`${field} has no row in FIELD_LIMITS (src/limits.ts), though ${why}`);
+    } else if (why === 'it returns a connection' && !('lists' in limit)) {
+      problems.push(`${field} returns a connection but its row is not { lists: 'page' }`);
+    }
+  }
+  for (const [type, fields] of Object.entries(FIELD_LIMITS)) {
+    for (const [name, limit] of Object.entries(fields)) {
+      const objectType = checked.getType(type);
+      const field = isObjectType(objectType) ? objectType.getFields()[name] : undefined;
+      if (field === undefined) {
+        problems.push(`FIELD_LIMITS has a row for ${type}.${name}, which the schema lacks`);
+        continue;
+      }
+      if (('createsUsers' in limit || 'allocates' in limit) && type !== 'Mutation') {
+        problems.push(`${type}.${name} creates or allocates but is not a mutation`);
+      }
+      const perItem = 'createsUsers' in limit ? limit.createsUsers : 1;
+      if (perItem !== 1) {
+        const argument = field.args.find((a) => a.name === perItem.perItemOf);
+        const argumentType = argument?.type;
+        const list =
+          argumentType !== undefined && isNonNullType(argumentType)
+            ? argumentType.ofType
+            : argumentType;
+        if (!isListType(list)) {
+          problems.push(`${type}.${name}: perItemOf names no list argument`);
+        }
+      }
+      if ('lists' in limit) {
+        const sizes = field.args.filter((a) => a.name === 'first' || a.name === 'last');
+        if (sizes.length === 0) problems.push(`${type}.${name} is paged but has no first/last`);
+        for (const size of sizes) {
+          if (size.defaultValue !== undefined && size.defaultValue !== PAGE_SIZE.default) {
+            problems.push(
+              `${type}.${name}(${size.name}:) defaults to ${String(size.defaultValue)}, not PAGE_SIZE.default (${PAGE_SIZE.default})`,
+            );
+          }
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/** How deep lists and input objects nest in an argument's type (0 for a scalar or an enum). */
+function inputDepth(type: GraphQLInputType, seen: Set<string> = new Set()): number {
+  if (isNonNullType(type)) return inputDepth(type.ofType, seen);
+  if (isListType(type)) return 1 + inputDepth(type.ofType as GraphQLInputType, seen);
+  if (!isInputObjectType(type)) return 0;
+  if (seen.has(type.name)) return Infinity; // a recursive input type has no bound
+  const inner = Object.values(type.getFields()).map((f) =>
+    inputDepth(f.type, new Set([...seen, type.name])),
+  );
+  return 1 + Math.max(0, ...inner);
+}
+
+test('every mutation and every field that returns a connection has a row in FIELD_LIMITS', () => {
+  expect(fieldLimitProblems(schema)).toEqual([]);
+});
+
+test('the check bites: a new paged field or mutation without a row is named', () => {
+  const extended = buildSchema(
+    `${loadTypeDefs()}
+    extend type Query { archivedUsers(first: Int): UserConnection }
+    extend type Mutation { importUsers(inputs: [CreateUserInput!]!): CreateUsersPayload }`,
+  );
+  expect(fieldLimitProblems(extended)).toEqual([
+    'Mutation.importUsers has no row in FIELD_LIMITS (src/limits.ts), though a mutation may create users or allocate',
+    'Query.archivedUsers has no row in FIELD_LIMITS (src/limits.ts), though it returns a connection',
+  ]);
+});
+
+test('the input bounds admit every argument the schema accepts', () => {
+  const argumentTypes = Object.values(schema.getTypeMap())
+    .filter(isObjectType)
+    .flatMap((type) => Object.values(type.getFields()))
+    .flatMap((field) => field.args.map((argument) => argument.type));
+  const widest = Math.max(
+    ...Object.values(schema.getTypeMap())
+      .filter(isInputObjectType)
+      .map((type) => Object.keys(type.getFields()).length),
+  );
+  expect(widest).toBeLessThanOrEqual(INPUT.keysPerObject);
+  expect(Math.max(...argumentTypes.map((type) => inputDepth(type)))).toBeLessThanOrEqual(
+    INPUT.depth,
+  );
+  expect(INPUT.itemsPerList).toBeGreaterThanOrEqual(USERS_PER_BATCH);
+  // A full createUsers batch: the list, 1,000 objects, 4 fields each.
+  const createUserFields = Object.keys(
+    (schema.getType('CreateUserInput') as { getFields(): object }).getFields(),
+  ).length;
+  expect(1 + USERS_PER_BATCH * (1 + createUserFields)).toBeLessThanOrEqual(INPUT.values);
+});
