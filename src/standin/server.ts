@@ -33,11 +33,7 @@ import { FailPoints, FailureAction } from './state/fail-points';
 import { commandNameOf, errorReply, failPointNameOf, runCommand } from './commands/registry';
 import { Journal, JournalOptions, RecoveryReport } from './state/journal';
 import { DEFAULT_TRANSACTION_LIFETIME_MS, TransactionTable } from './state/transactions';
-import {
-  failedInTransaction,
-  isTransactionCommand,
-  transactionErrorLabels,
-} from './commands/transactions';
+import { isTransactionCommand, transactionErrorLabels } from './commands/transactions';
 import { MAX_MESSAGE_SIZE, MessageFramer } from './wire/framer';
 import { CommandRequest, parseMessage, serializeReply } from './wire/messages';
 import { WireError } from './wire/wire-error';
@@ -228,9 +224,6 @@ export class StandinServer {
     if (failure) {
       const injected = await this.inject(failure, request.command, socket);
       if (socket.destroyed) return;
-      if (injected && isTransactionCommand(request.command)) {
-        failedInTransaction(request.command, context);
-      }
       reply = injected ?? (await this.execute(request, context));
       if (!injected && failure.writeConcernError)
         reply = { ...reply, writeConcernError: failure.writeConcernError };

@@ -213,13 +213,6 @@ export function runInTransaction(
   }
 }
 
-/** A fail point failed a command inside a transaction: mongod aborts it, as after any error. */
-export function failedInTransaction(command: Document, context: CommandContext): void {
-  const name = Object.keys(command)[0];
-  if (isCommitOrAbort(name) || command.lsid === undefined) return;
-  context.server.transactions.abort(sessionKeyOf(command.lsid));
-}
-
 function outsideTransaction(name: string): CommandDefinition['run'] {
   return () => {
     throw new CommandError(
