@@ -23,8 +23,10 @@
 import net from 'node:net';
 import { getHeapStatistics } from 'node:v8';
 import { CursorLimits, CursorRegistry, DEFAULT_CURSOR_LIMITS } from './state/cursors';
+import { ChangeHistory, DEFAULT_CHANGE_HISTORY_BYTES } from './state/change-history';
 import { CommandContext, ConnectionInfo, ServerState } from './commands/context';
 import { CommandError, ErrorCode } from './engine/errors';
+import { eachChange } from './engine/changes';
 import { TransactionLockWait } from './engine/concurrency';
 import { Store } from './engine/store';
 import { Document, isNumeric, isPlainDocument, numberOf } from './engine/values';
@@ -67,6 +69,8 @@ export interface ServerLimits {
   cursors: CursorLimits;
   /** transactions open longer are aborted (mongod's transactionLifetimeLimitSeconds) */
   transactionLifetimeMs: number;
+  /** bytes of changes kept for change streams to resume from (state/change-history.ts) */
+  changeHistoryBytes: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -76,6 +80,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   memoryLimitBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.8),
   cursors: DEFAULT_CURSOR_LIMITS,
   transactionLifetimeMs: DEFAULT_TRANSACTION_LIFETIME_MS,
+  changeHistoryBytes: DEFAULT_CHANGE_HISTORY_BYTES,
 };
 
 function delay(ms: number): Promise<void> {
@@ -102,14 +107,17 @@ export class StandinServer {
   private nextRequestId = 1;
   private bufferedBytes = 0;
   private journal: Journal | null = null;
+  private stopHistory: (() => void) | null = null;
 
   constructor(
     private readonly log: LogLine,
     private readonly limits: ServerLimits = DEFAULT_LIMITS,
   ) {
+    const store = this.store;
     this.state = {
-      store: this.store,
-      transactions: new TransactionTable(this.store, limits.transactionLifetimeMs),
+      store,
+      transactions: new TransactionTable(store, limits.transactionLifetimeMs),
+      changes: new ChangeHistory(limits.changeHistoryBytes, store.clock.now()),
       cursors: new CursorRegistry(limits.cursors),
       failPoints: new FailPoints(),
       activity: new Activity(limits.maxConnections),
@@ -117,6 +125,13 @@ export class StandinServer {
       port: 0,
     };
     this.server = net.createServer((socket) => this.accept(socket));
+  }
+
+  /** From now on every change goes to the history (recovery restores, it does not append). */
+  private recordHistory(): void {
+    this.stopHistory ??= this.store.observe((change) =>
+      eachChange(change, (one) => this.state.changes.append(one)),
+    );
   }
 
   /** Recovers the data directory into the (still empty) store and journals from then on. */
@@ -127,12 +142,20 @@ export class StandinServer {
     const { journal, recovery } = await Journal.open(dir, this.store, {
       ...options,
       log: this.log,
+      history: {
+        maxBytes: this.limits.changeHistoryBytes,
+        restore: (change) => {
+          this.store.clock.advanceTo(change.ts);
+          this.state.changes.restore(change);
+        },
+      },
     });
     this.journal = journal;
     return recovery;
   }
 
   listen(port: number, host: string): Promise<number> {
+    this.recordHistory();
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(port, host, () => {
@@ -146,6 +169,7 @@ export class StandinServer {
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     this.state.transactions.abortAll();
+    this.state.changes.close();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.journal?.close();
   }
@@ -260,9 +284,11 @@ export class StandinServer {
       const refusal = this.refusal(failPointNameOf(request.command));
       if (refusal) return errorReply(refusal);
       let waitFor: TransactionLockWait | null = null;
+      let reply: Document | Promise<Document> | undefined;
+      // only the synchronous part is one command to the store (a change stream waits after it)
       this.store.beginCommand();
       try {
-        return this.run(request, context);
+        reply = this.run(request, context);
       } catch (error) {
         if (!(error instanceof TransactionLockWait)) throw error;
         waitFor = error;
@@ -270,6 +296,7 @@ export class StandinServer {
         if (waitFor) this.store.rollbackCommand();
         else this.store.endCommand();
       }
+      if (!waitFor) return reply!;
       const left = deadline - Date.now();
       const ended = await Promise.race([
         waitFor.owner.ended.then(() => true),
@@ -283,10 +310,8 @@ export class StandinServer {
     }
   }
 
-  private run(request: CommandRequest, context: CommandContext): Document {
-    try {
-      return runCommand(request.command, context);
-    } catch (error) {
+  private run(request: CommandRequest, context: CommandContext): Document | Promise<Document> {
+    const internalError = (error: unknown) => {
       if (error instanceof TransactionLockWait) throw error;
       this.log(
         `MongoDB stand-in: internal error in ${commandNameOf(request.command)}: ${(error as Error).stack}`,
@@ -297,6 +322,12 @@ export class StandinServer {
           `MongoDB stand-in internal error: ${(error as Error).message}`,
         ),
       );
+    };
+    try {
+      const reply = runCommand(request.command, context);
+      return reply instanceof Promise ? reply.catch(internalError) : reply;
+    } catch (error) {
+      return internalError(error);
     }
   }
 

@@ -4,6 +4,7 @@ import { CommandContext } from '../../src/standin/commands/context';
 import { Activity } from '../../src/standin/state/activity';
 import { CursorRegistry } from '../../src/standin/state/cursors';
 import { Store } from '../../src/standin/engine/store';
+import { ChangeHistory } from '../../src/standin/state/change-history';
 import { FailPoints } from '../../src/standin/state/fail-points';
 import { TransactionTable } from '../../src/standin/state/transactions';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
@@ -14,6 +15,7 @@ function freshContext(database = 'db', appName?: string): CommandContext {
     server: {
       store,
       transactions: new TransactionTable(store),
+      changes: new ChangeHistory(1024 * 1024, store.clock.now()),
       cursors: new CursorRegistry(),
       failPoints: new FailPoints(),
       activity: new Activity(10),

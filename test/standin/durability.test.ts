@@ -176,6 +176,8 @@ test('snapshots bound the journal; concurrent writes across rotations all surviv
   const standin = await startStandin({
     dataDir: dir,
     snapshotAfterBytes: 16 * 1024,
+    // generations a snapshot contains are kept only as the change history's window
+    limits: { changeHistoryBytes: 0 },
     log: () => undefined,
   });
   const client = await MongoClient.connect(standin.uri, { maxPoolSize: CLIENTS });

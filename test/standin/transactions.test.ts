@@ -3,7 +3,8 @@
  * snapshot reads, private writes, first-writer-wins conflicts, unique keys, waits of writes
  * outside transactions, one change per commit. Called directly, no sockets.
  */
-import { Change } from '../../src/standin/engine/changes';
+import { Long } from 'bson';
+import { StoreChange } from '../../src/standin/engine/changes';
 import { TransactionLockWait } from '../../src/standin/engine/concurrency';
 import { CommandError } from '../../src/standin/engine/errors';
 import { runQuery } from '../../src/standin/engine/query';
@@ -12,16 +13,17 @@ import { Transaction } from '../../src/standin/engine/transaction';
 
 let nextId = 1;
 function begin(store: Store): Transaction {
-  return new Transaction(store, nextId++);
+  const id = nextId++;
+  return new Transaction(store, id, { lsid: { id }, txnNumber: Long.fromNumber(1) });
 }
 
-function seeded(): { store: Store; changes: Change[] } {
+function seeded(): { store: Store; changes: StoreChange[] } {
   const store = new Store();
   const { collection } = store.obtain('db', 'c');
   collection.addIndex({ name: 'email_1', key: { email: 1 }, unique: true });
   collection.insert({ _id: 1, email: 'a', n: 1 });
   collection.insert({ _id: 2, email: 'b', n: 2 });
-  const changes: Change[] = [];
+  const changes: StoreChange[] = [];
   store.observe((change) => changes.push(change));
   return { store, changes };
 }
@@ -57,12 +59,14 @@ test('a transaction reads its snapshot plus its own writes; others see nothing u
   const before = changes.length;
   txn.commit();
   expect(live.byId(4)).toEqual({ _id: 4, email: 'd' });
-  expect(changes.slice(before)).toEqual([
+  const committed = changes.slice(before);
+  expect(committed).toMatchObject([
     {
       op: 'transaction',
-      changes: [{ op: 'put', db: 'db', coll: 'c', doc: { _id: 4, email: 'd' } }],
+      changes: [{ op: 'put', event: 'insert', db: 'db', coll: 'c', doc: { _id: 4, email: 'd' } }],
     },
   ]);
+  expect(committed[0].op === 'transaction' && committed[0].changes).toHaveLength(1);
 });
 
 test('an aborted transaction leaves nothing, and its locks go with it', () => {

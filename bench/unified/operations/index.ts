@@ -1,4 +1,5 @@
 /** Every operation family the runner knows; each family adds itself here in one line. */
+import { changeStreamOperations } from './change-streams';
 import { crudOperations } from './crud';
 import { runnerOperations } from './runner';
 import { sessionOperations } from './sessions';
@@ -7,6 +8,7 @@ import { transactionOperations } from './transactions';
 
 export const OPERATIONS: OperationTable = {
   ...crudOperations,
+  ...changeStreamOperations,
   ...sessionOperations,
   ...runnerOperations,
   ...transactionOperations,

@@ -1,7 +1,8 @@
 /**
  * `aggregate` on a collection (see engine/pipeline.ts for the supported stages), `$collStats`,
- * and `$currentOp` on `{ aggregate: 1 }`; results via a cursor. Other database-level pipelines
- * are refused.
+ * `$currentOp` on `{ aggregate: 1 }`, and change streams (`$changeStream` first, on a
+ * collection, a database or the cluster: change-stream.ts); results via a cursor. Other
+ * database-level pipelines are refused.
  */
 import type { CollectionView } from '../engine/views';
 import {
@@ -15,10 +16,11 @@ import {
 import { badValue, unsupported } from '../engine/errors';
 import { commandVariables } from '../engine/expressions';
 import { runPipeline, stagesOf } from '../engine/pipeline';
-import { Document, isNumeric, numberOf } from '../engine/values';
+import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
 import { collStatsDocument } from './coll-stats';
 import { currentOpDocuments } from './current-op';
 import { explainReply } from './explain';
+import { openChangeStream } from './change-stream';
 
 type RunStages = (collection: CollectionView | undefined, source?: Document[]) => Document[];
 
@@ -63,7 +65,10 @@ export const aggregate: CommandDefinition = {
     'let',
   ],
   run(command, context) {
+    const pipeline = Array.isArray(command.pipeline) ? (command.pipeline as unknown[]) : [];
+    const streaming = isPlainDocument(pipeline[0]) && '$changeStream' in pipeline[0];
     if (command.explain === true) {
+      if (streaming) throw unsupported('explain of $changeStream');
       const { explain: _explain, ...inner } = command;
       return explainReply(inner, 'queryPlanner', context);
     }
@@ -74,6 +79,11 @@ export const aggregate: CommandDefinition = {
       );
     const stages = stagesOf(command.pipeline);
     const variables = commandVariables(command.let);
+    if (streaming) {
+      const [, spec] = stages.shift()!;
+      const batchSize = optionalNumber(cursor, 'batchSize');
+      return openChangeStream(command, context, spec, stages, variables, batchSize);
+    }
     const { namespace, results } = readSource(command, context, stages, (collection, source) =>
       runPipeline(collection, stages, variables, source),
     );

@@ -1,8 +1,10 @@
 /**
  * What every command handler receives and returns. Handlers are synchronous on purpose: a
  * command's reads and writes of the store happen in one turn of the event loop, so no other
- * command can interleave (per-document atomicity, findAndModify snapshots). Each handler
- * declares the fields it understands; the registry refuses any other field by name.
+ * command can interleave (per-document atomicity, findAndModify snapshots). The one exception
+ * is a change stream's getMore, which may answer with a promise: it waits for changes between
+ * synchronous reads, never inside one. Each handler declares the fields it understands; the
+ * registry refuses any other field by name.
  */
 import { Long } from 'bson';
 import { CursorRegistry } from '../state/cursors';
@@ -10,6 +12,7 @@ import { CommandError, ErrorCode } from '../engine/errors';
 import type { StoreView } from '../engine/views';
 import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
 import { Activity } from '../state/activity';
+import { ChangeHistory } from '../state/change-history';
 import { FailPoints } from '../state/fail-points';
 import { TransactionTable } from '../state/transactions';
 
@@ -22,6 +25,8 @@ export interface ServerState {
   /** the live store, or inside a transaction its view (engine/views.ts) */
   store: StoreView;
   transactions: TransactionTable;
+  /** what change streams read (the oplog) */
+  changes: ChangeHistory;
   cursors: CursorRegistry;
   failPoints: FailPoints;
   activity: Activity;
@@ -44,7 +49,7 @@ export interface CommandDefinition {
    * 'any' only for the handshake, whose client metadata grows with every driver release
    */
   fields: readonly string[] | 'any';
-  run(command: Document, context: CommandContext): Document;
+  run(command: Document, context: CommandContext): Document | Promise<Document>;
 }
 
 /** The collection a command addresses (`{ find: 'users' }`). */

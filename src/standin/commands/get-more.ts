@@ -1,14 +1,21 @@
-/** `getMore`: the next batch of an open cursor (CursorNotFound, 43, when it is gone). */
+/**
+ * `getMore`: the next batch of an open cursor (CursorNotFound, 43, when it is gone); a change
+ * stream's waits for changes when it has none (change-stream.ts).
+ */
 import { Long } from 'bson';
 import { collectionNameOf, CommandDefinition, cursorReply, optionalNumber } from './context';
 import { badValue } from '../engine/errors';
+import { changeStreamGetMore } from './change-stream';
 
 export const getMore: CommandDefinition = {
   name: 'getMore',
   fields: ['collection', 'batchSize'],
-  run(command, { server, database }) {
+  run(command, context) {
+    const { server, database } = context;
     if (!(command.getMore instanceof Long)) throw badValue('getMore takes an Int64 cursor id');
     const namespace = `${database}.${collectionNameOf(command, 'collection')}`;
+    const stream = server.cursors.streamOf(command.getMore, namespace);
+    if (stream) return changeStreamGetMore(command, context, stream, command.getMore, namespace);
     const { batch, id } = server.cursors.getMore(
       command.getMore,
       namespace,

@@ -166,19 +166,27 @@ export function definitionFor(command: Document): CommandDefinition {
 }
 
 /**
- * Runs a command synchronously and returns the reply (ok: 1 or MongoDB's error shape). Anything
- * thrown that is not a CommandError propagates to the server: a TransactionLockWait (the
- * command must wait for a transaction, engine/concurrency.ts) or a stand-in bug to log.
+ * Runs a command and returns the reply (ok: 1 or MongoDB's error shape); synchronously, except a
+ * change stream's getMore that waits for changes. Anything thrown that is not a CommandError
+ * propagates to the server: a TransactionLockWait (the command must wait for a transaction,
+ * engine/concurrency.ts) or a stand-in bug to log.
  */
-export function runCommand(command: Document, context: CommandContext): Document {
-  try {
-    const definition = definitionFor(command);
-    return isTransactionCommand(command)
-      ? runInTransaction(definition, command, context)
-      : definition.run(command, context);
-  } catch (error) {
+export function runCommand(
+  command: Document,
+  context: CommandContext,
+): Document | Promise<Document> {
+  const asReply = (error: unknown) => {
     if (error instanceof CommandError) return errorReply(error);
     throw error;
+  };
+  try {
+    const definition = definitionFor(command);
+    const reply = isTransactionCommand(command)
+      ? runInTransaction(definition, command, context)
+      : definition.run(command, context);
+    return reply instanceof Promise ? reply.catch(asReply) : reply;
+  } catch (error) {
+    return asReply(error);
   }
 }
 

@@ -41,7 +41,13 @@ const ALLOWED_IN_TRANSACTION = new Set([
 ]);
 
 /** Stages that read server state rather than the snapshot; mongod refuses them in transactions. */
-const STAGES_REFUSED = new Set(['$collStats', '$currentOp', '$indexStats', '$listSessions']);
+const STAGES_REFUSED = new Set([
+  '$changeStream',
+  '$collStats',
+  '$currentOp',
+  '$indexStats',
+  '$listSessions',
+]);
 
 const SYSTEM_DATABASES = new Set(['admin', 'config', 'local']);
 
@@ -165,7 +171,7 @@ export function runInTransaction(
   definition: CommandDefinition,
   command: Document,
   context: CommandContext,
-): Document {
+): Document | Promise<Document> {
   const name = definition.name;
   const { transactions } = context.server;
   const session = sessionKeyOf(command.lsid);
@@ -181,7 +187,7 @@ export function runInTransaction(
     let transaction;
     if (command.startTransaction !== undefined) {
       checkStartOptions(command);
-      transaction = transactions.start(session, txnNumber);
+      transaction = transactions.start(session, txnNumber, command.lsid as Document);
     } else {
       if (command.readConcern !== undefined) {
         throw new CommandError(
@@ -203,6 +209,7 @@ export function runInTransaction(
       ...context,
       server: { ...context.server, store: transaction! },
     });
+    if (reply instanceof Promise) return reply;
     const failed = firstWriteError(reply);
     if (failed) throw failed;
     return reply;

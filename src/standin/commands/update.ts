@@ -8,7 +8,7 @@ import { unsupported } from '../engine/errors';
 import { parseArrayFilters } from '../engine/array-filters';
 import { commandVariables } from '../engine/expressions';
 import { assertHintUsable, runQuery } from '../engine/query';
-import { Document, sameBson } from '../engine/values';
+import { Document } from '../engine/values';
 import { assertUpsertQueryAllowed, updateDocument, upsertDocument } from '../engine/writes';
 import { WriteErrors } from './write-errors';
 
@@ -42,7 +42,7 @@ export const update: CommandDefinition = {
         for (const doc of found) {
           const next = updateDocument(collection, doc, statement.u, context);
           matched++;
-          if (!sameBson(next, doc)) modified++;
+          if (next !== doc) modified++;
         }
         if (found.length === 0 && statement.upsert === true) {
           const inserted = upsertDocument(collection, filter, statement.u, context);

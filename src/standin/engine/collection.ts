@@ -5,19 +5,21 @@
  * is synchronous: a read-modify-write of a document completes before any other command runs,
  * which is what makes each command atomic per document. Stored documents are never mutated in
  * place (updates replace them), so references handed out stay valid snapshots. Each applied
- * change is reported to `record` (the store's listener, see changes.ts); refused ones are not.
- * Before each change it tells `concurrency` (concurrency.ts), which may make it wait for an open
- * transaction, keeps pre-images for open snapshots and the undo of the running command.
+ * change is reported to `record` (the store, which stamps it, see changes.ts); refused ones are
+ * not. With `changeStreamPreAndPostImages` enabled, each replace and remove also reports the
+ * pre-image (a reference: documents are never mutated). Before each change it tells
+ * `concurrency` (concurrency.ts), which may make it wait for an open transaction, keeps
+ * pre-images for open snapshots and the undo of the running command.
  */
 import { ObjectId } from 'bson';
-import { ChangeListener } from './changes';
+import { ChangeRecorder, DocumentWrite } from './changes';
 import { Concurrency } from './concurrency';
 import { CommandError, ErrorCode } from './errors';
 import { assertStorableId } from './field-names';
 import { Index, IndexSpec, sameSpec } from './indexes';
 import { withIdFirst } from './update';
-import type { CollectionView } from './views';
 import { compareValues, Document, formatDocument, indexKeyOf } from './values';
+import type { CollectionView } from './views';
 
 /** A document as an insert stores it: `_id` first, an ObjectId one added when absent. */
 export function normalizeForInsert(input: Document): Document {
@@ -37,11 +39,12 @@ export class Collection implements CollectionView {
   private readonly documents = new Map<string, Document>();
   private readonly idsInOrder: IdEntry[] = [];
   private readonly indexList: Index[];
+  private imagesEnabled = false;
 
   constructor(
     readonly database: string,
     readonly name: string,
-    private readonly record: ChangeListener = () => undefined,
+    private readonly record: ChangeRecorder = () => undefined,
     private readonly concurrency = new Concurrency(),
   ) {
     this.indexList = [new Index(ID_INDEX, this.namespace)];
@@ -59,6 +62,40 @@ export class Collection implements CollectionView {
     return this.indexList;
   }
 
+  /** Whether writes record pre- and post-images for change streams (collMod / create option). */
+  get preAndPostImages(): boolean {
+    return this.imagesEnabled;
+  }
+
+  setPreAndPostImages(enabled: boolean): void {
+    this.imagesEnabled = enabled;
+    this.record({
+      op: 'collectionOptions',
+      db: this.database,
+      coll: this.name,
+      changeStreamPreAndPostImages: enabled,
+    });
+  }
+
+  /** Renames this collection's namespace in place (the store moves it; see Store.rename). */
+  renameTo(database: string, name: string): Collection {
+    const moved = new Collection(database, name, this.record, this.concurrency);
+    moved.copyFrom(this);
+    return moved;
+  }
+
+  private copyFrom(other: Collection): void {
+    for (const [key, doc] of other.documents) this.documents.set(key, doc);
+    this.idsInOrder.push(...other.idsInOrder);
+    this.indexList.length = 0;
+    for (const index of other.indexList) {
+      const copy = new Index(index.spec, this.namespace);
+      for (const [key, owner] of index.owners) copy.owners.set(key, owner);
+      this.indexList.push(copy);
+    }
+    this.imagesEnabled = other.imagesEnabled;
+  }
+
   /** Natural (insertion) order. */
   all(): IterableIterator<Document> {
     return this.documents.values();
@@ -71,6 +108,11 @@ export class Collection implements CollectionView {
   /** The document whose `_id` has the canonical key `idKey`. */
   byIdKey(idKey: string): Document | undefined {
     return this.documents.get(idKey);
+  }
+
+  /** Every stored document with the canonical key of its `_id`, in natural order. */
+  entries(): IterableIterator<[string, Document]> {
+    return this.documents.entries();
   }
 
   /** Documents in `_id` order, ascending or descending, without sorting. */
@@ -95,51 +137,47 @@ export class Collection implements CollectionView {
     const doc = normalizeForInsert(input);
     const idKey = indexKeyOf(doc._id);
     if (this.documents.has(idKey)) throw this.indexList[0].duplicateKeyError(doc);
-    const keys = this.uniqueKeys(doc, undefined);
-    this.change(idKey, undefined, doc, keys);
+    this.change(idKey, undefined, doc, this.uniqueKeys(doc, undefined));
+    this.record({ op: 'put', db: this.database, coll: this.name, doc, event: 'insert' });
     return doc;
   }
 
-  /** Replaces a stored document by one with the same `_id`; throws E11000 on a unique conflict. */
-  replace(current: Document, next: Document): void {
+  /**
+   * Replaces a stored document by one with the same `_id`; throws E11000 on a unique conflict.
+   * `write` says what kind of write it was (absent when replaying the journal).
+   */
+  replace(current: Document, next: Document, write?: DocumentWrite): void {
     const idKey = indexKeyOf(current._id);
-    this.change(idKey, this.documents.get(idKey), next, this.uniqueKeys(next, idKey));
+    const stored = this.documents.get(idKey);
+    this.change(idKey, stored, next, this.uniqueKeys(next, idKey));
+    this.record({
+      op: 'put',
+      db: this.database,
+      coll: this.name,
+      doc: next,
+      ...write,
+      ...(this.imagesEnabled && { before: current, images: true }),
+    });
   }
 
   remove(doc: Document): void {
     const idKey = indexKeyOf(doc._id);
     const stored = this.documents.get(idKey);
-    if (stored) this.change(idKey, stored, undefined, []);
-  }
-
-  /** Every stored document with the canonical key of its `_id`, in natural order. */
-  entries(): IterableIterator<[string, Document]> {
-    return this.documents.entries();
+    if (!stored) return;
+    this.change(idKey, stored, undefined, []);
+    this.record({
+      op: 'remove',
+      db: this.database,
+      coll: this.name,
+      id: doc._id,
+      ...(this.imagesEnabled && { before: doc, images: true }),
+    });
   }
 
   /**
-   * Applies a committed transaction's final images (null: removed) in one step: every key the
-   * old images held is released before any new image claims one, so swaps between documents
-   * apply whatever order they were written in. The transaction checked every key already.
+   * One checked change of one document (`keys`: the unique keys `after` takes): waits out
+   * transactions holding the document or a key it takes or frees, then stores it, undoably.
    */
-  applyCommitted(images: ReadonlyMap<string, Document | null>): void {
-    const steps: Array<[string, Document | undefined, Document | undefined]> = [];
-    for (const [idKey, image] of images) {
-      const before = this.documents.get(idKey);
-      if (!before && !image) continue;
-      this.concurrency.beforeDocumentWrite(this.namespace, idKey, before, []);
-      steps.push([idKey, before, image ?? undefined]);
-    }
-    for (const [idKey, before] of steps) if (before) this.releaseKeys(idKey, before);
-    for (const [idKey, before, after] of steps) {
-      this.place(idKey, before, after);
-      if (after)
-        for (const [index, key] of this.uniqueKeys(after, idKey)) index.owners.set(key, idKey);
-      this.report((after ?? before)!._id, after);
-    }
-  }
-
-  /** One checked change of one document: waits out transactions, stores, reports, undoable. */
   private change(
     idKey: string,
     before: Document | undefined,
@@ -156,42 +194,30 @@ export class Collection implements CollectionView {
     this.concurrency.beforeDocumentWrite(this.namespace, idKey, before, touched);
     this.swap(idKey, before, after, keys);
     this.concurrency.onUndo(() => this.swap(idKey, after, before));
-    this.report((after ?? before)!._id, after);
   }
 
-  /** Replaces `before` by `after` under `idKey` (either may be absent), keys included. */
+  /** Replaces `before` by `after` under `idKey` (either may be absent), unique keys included. */
   private swap(
     idKey: string,
     before: Document | undefined,
     after: Document | undefined,
     keys = after ? this.uniqueKeys(after, idKey) : [],
   ): void {
-    if (before) this.releaseKeys(idKey, before);
-    this.place(idKey, before, after);
-    for (const [index, key] of keys) index.owners.set(key, idKey);
-  }
-
-  private releaseKeys(idKey: string, doc: Document): void {
-    for (const index of this.uniqueIndexes()) {
-      const key = index.keyOf(doc);
-      if (key !== null && index.owners.get(key) === idKey) index.owners.delete(key);
+    if (before) {
+      for (const index of this.uniqueIndexes()) {
+        const key = index.keyOf(before);
+        if (key !== null && index.owners.get(key) === idKey) index.owners.delete(key);
+      }
     }
-  }
-
-  private place(idKey: string, before: Document | undefined, after: Document | undefined): void {
     if (after) {
       this.documents.set(idKey, after);
       if (!before) this.insertId(after._id, idKey);
-      return;
+    } else {
+      this.documents.delete(idKey);
+      const position = this.findIdPosition(before!._id);
+      if (this.idsInOrder[position]?.key === idKey) this.idsInOrder.splice(position, 1);
     }
-    this.documents.delete(idKey);
-    const position = this.findIdPosition(before!._id);
-    if (this.idsInOrder[position]?.key === idKey) this.idsInOrder.splice(position, 1);
-  }
-
-  private report(id: unknown, after: Document | undefined): void {
-    if (after) this.record({ op: 'put', db: this.database, coll: this.name, doc: after });
-    else this.record({ op: 'remove', db: this.database, coll: this.name, id });
+    for (const [index, key] of keys) index.owners.set(key, idKey);
   }
 
   /** Unique keys `doc` would take, checked against other documents (`selfKey` may keep its own). */

@@ -18,9 +18,11 @@ export const ErrorCode = {
   FailedToParse: 9,
   Unauthorized: 13,
   TypeMismatch: 14,
+  IllegalOperation: 20,
   LockTimeout: 24,
   NamespaceNotFound: 26,
   IndexNotFound: 27,
+  NoMatchingDocument: 47,
   PathNotViable: 28,
   ConflictingUpdateOperators: 40,
   CursorNotFound: 43,
@@ -46,6 +48,10 @@ export const ErrorCode = {
   ShutdownInProgress: 91,
   PrimarySteppedDown: 189,
   QueryFeatureNotAllowed: 224,
+  CursorKilled: 237,
+  InvalidResumeToken: 260,
+  ChangeStreamFatalError: 280,
+  ChangeStreamHistoryLost: 286,
   ExceededMemoryLimit: 146,
   ExceededTimeLimit: 262,
   PreparedTransactionInProgress: 267,
@@ -86,6 +92,16 @@ export const LocationCode = {
   ProjectNotDocument: 15969,
   /** $unset with something other than field names */
   UnsetNotFieldNames: 31002,
+  /** $changeStream on a standalone server */
+  ChangeStreamNeedsReplicaSet: 40573,
+  /** a pipeline stage name mongod does not know */
+  UnrecognizedStage: 40324,
+  /** a field $changeStream does not take */
+  UnknownChangeStreamField: 40415,
+  /** more than one of resumeAfter, startAfter, startAtOperationTime */
+  ConflictingResumeOptions: 40674,
+  /** $changeStream anywhere but first */
+  ChangeStreamNotFirst: 40602,
 } as const;
 
 const CODE_NAMES = new Map<number, string>(

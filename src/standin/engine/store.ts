@@ -1,17 +1,28 @@
 /**
  * All databases of one stand-in server: database name → collection name → Collection. A
  * database exists while it holds at least one collection, as in mongod. Collections are created
- * implicitly by writes and index creation. Every change is reported, once applied, to the
- * listener set with `observe` (the journal); see changes.ts.
+ * implicitly by writes and index creation. Every change is stamped with the cluster time
+ * (`clock`) and reported, once applied, to every listener set with `observe` (the change
+ * history, then the journal); see changes.ts. Dropping a database reports a drop of each of
+ * its collections first, as mongod's oplog holds them.
+ *
+ * `commitAtOnce` is the hook for transactions: the changes its callback makes share one cluster
+ * time and carry the transaction's lsid and txnNumber with their position in it (txnOpIndex),
+ * so a change stream reports them as one commit; they reach the listeners together, as one
+ * `transaction` change, which the journal writes as one record (a crash keeps all or none).
  *
  * A command that may have to wait for an open transaction (concurrency.ts) runs between
  * `beginCommand` and `endCommand`: its changes are held back meanwhile, so when it must wait,
- * `rollbackCommand` undoes it without anyone (journal, change streams) having seen it. A
- * transaction's commit runs inside `atomically`: its changes reach the listener as one
- * `transaction` change, which the journal writes as one record (all of it or nothing survives
- * a crash).
+ * `rollbackCommand` undoes it without any listener having seen it.
  */
-import { Change, ChangeListener } from './changes';
+import {
+  ChangeListener,
+  ChangeRecorder,
+  LoggedChange,
+  StoreChange,
+  TransactionStamp,
+} from './changes';
+import { ClusterClock } from './cluster-clock';
 import { Collection } from './collection';
 import { Concurrency } from './concurrency';
 import { CommandError, ErrorCode } from './errors';
@@ -19,24 +30,69 @@ import type { StoreView } from './views';
 
 const VALID_COLLECTION = /^[^$\0]+$/;
 
-export function assertValidCollectionName(name: string): void {
-  if (!VALID_COLLECTION.test(name) || name.length === 0) {
-    throw new CommandError(ErrorCode.InvalidNamespace, `Invalid collection name: ${name}`);
-  }
+interface OpenCommit {
+  stamp: TransactionStamp;
+  ts: ReturnType<ClusterClock['advance']>;
+  wall: Date;
+  nextIndex: number;
+  changes: LoggedChange[];
 }
 
 export class Store implements StoreView {
+  readonly clock = new ClusterClock();
   readonly concurrency = new Concurrency();
+  /** changes of the running command, held back until it ends (see above) */
+  private held: StoreChange[] | null = null;
   private readonly databases = new Map<string, Map<string, Collection>>();
-  private listener: ChangeListener = () => undefined;
-  /** changes held back: those of a command that may yet be undone, or of a commit */
-  private held: Change[] | null = null;
-  private readonly record: ChangeListener = (change) =>
-    this.held ? this.held.push(change) : this.listener(change);
+  private listeners: ChangeListener[] = [];
+  private commit: OpenCommit | null = null;
+  private readonly record: ChangeRecorder = (change) => {
+    const commit = this.commit;
+    if (commit) {
+      commit.changes.push({
+        ...change,
+        ts: commit.ts,
+        wall: commit.wall,
+        txn: commit.stamp,
+        txnOpIndex: commit.nextIndex++,
+      });
+      return;
+    }
+    this.deliver({ ...change, ts: this.clock.advance(), wall: new Date() });
+  };
 
-  /** Reports every later change to `listener` (replaces the previous one). */
-  observe(listener: ChangeListener): void {
-    this.listener = listener;
+  private deliver(change: StoreChange): void {
+    if (this.held) this.held.push(change);
+    else for (const listener of this.listeners) listener(change);
+  }
+
+  /** Reports every later change to `listener` (after those observing already); returns how to stop. */
+  observe(listener: ChangeListener): () => void {
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((other) => other !== listener);
+    };
+  }
+
+  /** Runs `apply`; the changes it makes are logged as one transaction's commit (see above). */
+  commitAtOnce<T>(stamp: TransactionStamp, apply: () => T): T {
+    if (this.commit) throw new Error('commitAtOnce does not nest');
+    const commit: OpenCommit = {
+      stamp,
+      ts: this.clock.advance(),
+      wall: new Date(),
+      nextIndex: 0,
+      changes: [],
+    };
+    this.commit = commit;
+    try {
+      return apply();
+    } finally {
+      this.commit = null;
+      if (commit.changes.length > 0) {
+        this.deliver({ op: 'transaction', changes: commit.changes, ts: commit.ts, wall: commit.wall });
+      }
+    }
   }
 
   databaseNames(): string[] {
@@ -57,52 +113,68 @@ export class Store implements StoreView {
     if (existing) return { collection: existing, created: false };
     assertValidCollectionName(name);
     this.concurrency.beforeCatalogChange(`${database}.${name}`, true);
-    let collections = this.databases.get(database);
-    if (!collections) {
-      collections = new Map();
-      this.databases.set(database, collections);
-    }
     const collection = new Collection(database, name, this.record, this.concurrency);
-    collections.set(name, collection);
-    this.concurrency.onUndo(() => this.remove(database, name));
+    this.collectionsOf(database).set(name, collection);
+    this.concurrency.onUndo(() => this.detach(database, name));
     this.record({ op: 'createCollection', db: database, coll: name });
     return { collection, created: true };
+  }
+
+  /**
+   * Moves a collection to a new name in the same database, replacing any collection there (the
+   * caller drops it first, so its drop is reported). Returns false when the source is missing.
+   */
+  rename(database: string, from: string, to: string): boolean {
+    const collections = this.databases.get(database);
+    const source = collections?.get(from);
+    if (!collections || !source) return false;
+    assertValidCollectionName(to);
+    this.concurrency.beforeCatalogChange(`${database}.${from}`, true);
+    this.concurrency.beforeCatalogChange(`${database}.${to}`, true);
+    collections.delete(from);
+    const moved = source.renameTo(database, to);
+    collections.set(to, moved);
+    this.concurrency.onUndo(() => {
+      collections.delete(to);
+      collections.set(from, source);
+    });
+    this.record({ op: 'renameCollection', db: database, coll: from, to });
+    return true;
   }
 
   drop(database: string, name: string): boolean {
     const collection = this.get(database, name);
     if (!collection) return false;
     this.concurrency.beforeCatalogChange(collection.namespace, true);
-    this.remove(database, name);
-    this.concurrency.onUndo(() => this.put(collection));
+    this.detach(database, name);
+    this.concurrency.onUndo(() => this.collectionsOf(database).set(name, collection));
     this.record({ op: 'dropCollection', db: database, coll: name });
     return true;
   }
 
   dropDatabase(database: string): void {
-    const collections = this.collections(database);
-    if (collections.length === 0) return;
-    for (const collection of collections) {
+    const collections = this.databases.get(database);
+    if (!collections) return;
+    for (const collection of collections.values()) {
       this.concurrency.beforeCatalogChange(collection.namespace, true);
     }
+    const dropped = new Map(collections);
+    this.concurrency.onUndo(() => this.databases.set(database, dropped));
+    for (const name of [...collections.keys()]) {
+      collections.delete(name);
+      this.record({ op: 'dropCollection', db: database, coll: name });
+    }
     this.databases.delete(database);
-    this.concurrency.onUndo(() => collections.forEach((collection) => this.put(collection)));
     this.record({ op: 'dropDatabase', db: database });
   }
 
-  private remove(database: string, name: string): void {
+  private detach(database: string, name: string): void {
     const collections = this.databases.get(database);
     if (!collections?.delete(name)) return;
     if (collections.size === 0) this.databases.delete(database);
   }
 
-  private put(collection: Collection): void {
-    let collections = this.databases.get(collection.database);
-    if (!collections) this.databases.set(collection.database, (collections = new Map()));
-    collections.set(collection.name, collection);
-  }
-
-  // ---- commands beside transactions, and commits ----
+  // ---- commands beside transactions ----
 
   /** Starts a command outside transactions (see the header). */
   beginCommand(): void {
@@ -110,30 +182,32 @@ export class Store implements StoreView {
     this.held = [];
   }
 
-  /** Ends it: what it changed goes to the listener. */
+  /** Ends it: what it changed goes to the listeners. */
   endCommand(): void {
     this.concurrency.endCommand();
     const held = this.held ?? [];
     this.held = null;
-    for (const change of held) this.listener(change);
+    for (const change of held) for (const listener of this.listeners) listener(change);
   }
 
-  /** Undoes the running command (it must wait for a transaction); nobody saw its changes. */
+  /** Undoes the running command (it must wait for a transaction); no listener saw it. */
   rollbackCommand(): void {
-    this.concurrency.rollback();
     this.held = null;
+    this.concurrency.rollback();
   }
 
-  /** Runs `apply` and reports every change it made as one `transaction` change. */
-  atomically(apply: () => void): void {
-    const outer = this.held;
-    this.held = [];
-    try {
-      apply();
-    } finally {
-      const changes = this.held;
-      this.held = outer;
-      if (changes.length > 0) this.record({ op: 'transaction', changes });
+  private collectionsOf(database: string): Map<string, Collection> {
+    let collections = this.databases.get(database);
+    if (!collections) {
+      collections = new Map();
+      this.databases.set(database, collections);
     }
+    return collections;
+  }
+}
+
+export function assertValidCollectionName(name: string): void {
+  if (!VALID_COLLECTION.test(name) || name.length === 0) {
+    throw new CommandError(ErrorCode.InvalidNamespace, `Invalid collection name: ${name}`);
   }
 }

@@ -3,9 +3,11 @@
  *
  * - Reads see the store as it was when the transaction started (its snapshot, kept by
  *   concurrency.ts as pre-images of what changed since) plus the transaction's own writes.
- * - Writes stay in the transaction (`TransactionCollection.writes`, the final image of each
- *   document it wrote, or null when removed) until `commit` applies them to the live store in
- *   one synchronous step, reported as one `transaction` change (one journal record).
+ * - Writes stay in the transaction (`TransactionCollection.writes`, the latest image of each
+ *   document it wrote, or null when removed, for its reads; `steps`, every write in order)
+ *   until `commit` replays the steps onto the live store in one synchronous step, reported as
+ *   one commit (store.commitAtOnce: one cluster time, one journal record, each write's own
+ *   change event).
  * - Conflicts are found when a write is made, as mongod finds them (first writer wins):
  *   writing a document another open transaction wrote, or one committed after the snapshot,
  *   or taking or freeing a unique key another open transaction holds or a later commit took,
@@ -18,6 +20,8 @@
  * are private Collections until commit; indexes on existing collections, drops and other
  * catalog changes are refused, as mongod refuses them in a transaction.
  */
+import type { DocumentWrite, TransactionStamp } from './changes';
+import type { ClusterClock } from './cluster-clock';
 import { Collection, normalizeForInsert } from './collection';
 import { documentLockKey, LockOwner, uniqueLockKey } from './concurrency';
 import { CommandError, ErrorCode, transientTransactionError } from './errors';
@@ -52,6 +56,7 @@ export class Transaction implements LockOwner, StoreView {
   constructor(
     private readonly store: Store,
     readonly id: number,
+    private readonly stamp: TransactionStamp,
   ) {
     this.ended = new Promise((resolve) => (this.endNow = resolve));
     this.snapshot = store.concurrency.openSnapshot(this);
@@ -59,6 +64,10 @@ export class Transaction implements LockOwner, StoreView {
 
   get isOpen(): boolean {
     return this.open;
+  }
+
+  get clock(): ClusterClock {
+    return this.store.clock;
   }
 
   databaseNames(): string[] {
@@ -123,7 +132,7 @@ export class Transaction implements LockOwner, StoreView {
   /** Applies every write to the live store in one step and one journal record, then ends. */
   commit(): void {
     if (!this.open) throw new Error('commit of an ended transaction');
-    this.store.atomically(() =>
+    this.store.commitAtOnce(this.stamp, () =>
       this.store.concurrency.applyAs(this, () => {
         for (const created of this.created.values()) {
           const { collection } = this.store.obtain(created.database, created.name);
@@ -150,8 +159,10 @@ export class Transaction implements LockOwner, StoreView {
 
 /** One existing collection as a transaction sees it: its snapshot plus the writes made. */
 class TransactionCollection implements CollectionView {
-  /** final image of each document written (null: removed), in the order first written */
+  /** latest image of each document written (null: removed) */
   private readonly writes = new Map<string, Document | null>();
+  /** every write in order, replayed at commit */
+  private readonly steps: Array<() => void> = [];
 
   constructor(
     private readonly transaction: Transaction,
@@ -235,16 +246,21 @@ class TransactionCollection implements CollectionView {
     const idKey = indexKeyOf(doc._id);
     if (this.visible(idKey)) throw this.live.indexes[0].duplicateKeyError(doc);
     this.write(idKey, undefined, doc);
+    this.steps.push(() => this.live.insert(doc));
     return doc;
   }
 
-  replace(current: Document, next: Document): void {
-    this.write(indexKeyOf(current._id), current, next);
+  replace(current: Document, next: Document, write?: DocumentWrite): void {
+    const idKey = indexKeyOf(current._id);
+    this.write(idKey, current, next);
+    this.steps.push(() => this.live.replace(this.live.byIdKey(idKey)!, next, write));
   }
 
   remove(doc: Document): void {
     const idKey = indexKeyOf(doc._id);
-    if (this.visible(idKey)) this.write(idKey, doc, null);
+    if (!this.visible(idKey)) return;
+    this.write(idKey, doc, null);
+    this.steps.push(() => this.live.remove(this.live.byIdKey(idKey)!));
   }
 
   addIndex(spec: IndexSpec): boolean {
@@ -257,9 +273,13 @@ class TransactionCollection implements CollectionView {
     throw notInTransaction(`drop indexes of ${this.namespace}`);
   }
 
-  /** Applies the writes to the live collection (the transaction's commit). */
+  /**
+   * Replays the writes onto the live collection (the transaction's commit). Each was valid in
+   * the transaction's view when made, and the live collection differs from that view only in
+   * documents and unique keys the transaction neither locked nor took, so each applies.
+   */
   applyTo(): void {
-    if (this.writes.size > 0) this.live.applyCommitted(this.writes);
+    for (const step of this.steps) step();
   }
 
   private uniqueIndexes(): Index[] {

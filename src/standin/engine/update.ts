@@ -124,10 +124,17 @@ export function withIdFirst(doc: Document): Document {
   return { _id, ...rest };
 }
 
+/** A field an operator update wrote or removed, as the change history describes it. */
+export interface AppliedPath {
+  path: string;
+  removed: boolean;
+}
+
 function applyOperators(
   original: Document,
   update: Document,
   { inserting = false, arrayFilters = NO_ARRAY_FILTERS, query }: UpdateContext,
+  applied: AppliedPath[],
 ): Document {
   const doc = cloneValue(original);
   const touched: string[] = [];
@@ -153,8 +160,10 @@ function applyOperators(
   for (const [operator, fields] of Object.entries(update)) {
     if (operator === '$setOnInsert' && !inserting) continue;
     for (const [path, operand] of Object.entries(fields as Document)) {
-      for (const concrete of concretePaths(original, path, arrayFilters, query))
+      for (const concrete of concretePaths(original, path, arrayFilters, query)) {
         FIELD_UPDATES[operator](doc, concrete, operand);
+        applied.push({ path: concrete, removed: operator === '$unset' });
+      }
     }
   }
   refuseConflicts(touched);
@@ -184,12 +193,28 @@ export interface UpdateContext {
   query?: Document;
 }
 
+/**
+ * How an update rewrote a document: the operator paths it applied (in order), or a whole new
+ * document (`replacement`: a replacement; `pipeline`: a pipeline of update stages).
+ */
+export type UpdateStyle =
+  { kind: 'operators'; applied: AppliedPath[] } | { kind: 'replacement' } | { kind: 'pipeline' };
+
 /** The document after `update`: operators, a replacement, or a pipeline of update stages. */
 export function applyUpdate(
   original: Document,
   update: unknown,
   context: UpdateContext = {},
 ): Document {
+  return applyUpdateWithStyle(original, update, context).doc;
+}
+
+/** applyUpdate, also saying how the update rewrote the document (for the change history). */
+export function applyUpdateWithStyle(
+  original: Document,
+  update: unknown,
+  context: UpdateContext = {},
+): { doc: Document; style: UpdateStyle } {
   const { arrayFilters = NO_ARRAY_FILTERS, variables = {} } = context;
   if (Array.isArray(update)) {
     if (arrayFilters.size > 0)
@@ -198,21 +223,28 @@ export function applyUpdate(
         'arrayFilters may not be specified for pipeline-style updates',
       );
     const next = applyPipelineUpdate(original, stagesOf(update), variables);
-    if (!('_id' in original)) return next;
+    const style: UpdateStyle = { kind: 'pipeline' };
+    if (!('_id' in original)) return { doc: next, style };
     // A pipeline whose result has no _id (e.g. $replaceRoot) keeps the document's, as in mongod.
-    if (!('_id' in next)) return { _id: original._id, ...next };
+    if (!('_id' in next)) return { doc: { _id: original._id, ...next }, style };
     if (!valuesEqual(next._id, original._id)) throw immutableIdError();
-    return withIdFirst(next);
+    return { doc: withIdFirst(next), style };
   }
   if (!isPlainDocument(update))
     throw new CommandError(
       ErrorCode.TypeMismatch,
       'Update argument must be either an object or an array',
     );
-  if (isOperatorUpdate(update)) return applyOperators(original, update, context);
+  if (isOperatorUpdate(update)) {
+    const applied: AppliedPath[] = [];
+    return {
+      doc: applyOperators(original, update, context, applied),
+      style: { kind: 'operators', applied },
+    };
+  }
   if (arrayFilters.size > 0)
     throw badValue('arrayFilters may only be specified with update operators');
-  return applyReplacement(original, update);
+  return { doc: applyReplacement(original, update), style: { kind: 'replacement' } };
 }
 
 /** The seed of an upserted document: the query's equality fields (dotted paths nested). */

@@ -5,6 +5,8 @@
  * write for conflicts and keeps it private until commit. Commands are written against these
  * interfaces only, so they run unchanged in either.
  */
+import type { DocumentWrite } from './changes';
+import type { ClusterClock } from './cluster-clock';
 import type { Index, IndexSpec } from './indexes';
 import type { Document } from './values';
 
@@ -22,13 +24,16 @@ export interface CollectionView {
   /** the document holding `key` in the unique index `index` */
   uniqueOwner(index: Index, key: string): Document | undefined;
   insert(input: Document): Document;
-  replace(current: Document, next: Document): void;
+  /** `write` says what kind of write it was (change streams report it) */
+  replace(current: Document, next: Document, write?: DocumentWrite): void;
   remove(doc: Document): void;
   addIndex(spec: IndexSpec): boolean;
   dropIndex(name: string): boolean;
 }
 
 export interface StoreView {
+  /** the server's cluster time */
+  readonly clock: ClusterClock;
   databaseNames(): string[];
   collections(database: string): CollectionView[];
   get(database: string, name: string): CollectionView | undefined;

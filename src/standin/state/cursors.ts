@@ -1,7 +1,8 @@
 /**
  * Open cursors: the remaining results of a find or aggregate, materialized when the command ran
- * (a snapshot: later writes do not change what getMore returns). Ids are Int64, never 0
- * (0 means "exhausted" on the wire).
+ * (a snapshot: later writes do not change what getMore returns), and change streams, which hold
+ * no results but read the change history at each getMore (change-stream.ts). Ids are Int64,
+ * never 0 (0 means "exhausted" on the wire).
  *
  * No client can make cursors exhaust the server. A cursor holds its remaining documents
  * (references to stored ones; projected and aggregated results are copies, hence a modest
@@ -16,6 +17,7 @@
 import { Long } from 'bson';
 import { CommandError, ErrorCode } from '../engine/errors';
 import { Document } from '../engine/values';
+import { ChangeStream } from './change-stream';
 
 export interface CursorLimits {
   idleTimeoutMs: number;
@@ -34,6 +36,7 @@ interface OpenCursor {
   remaining: Document[];
   position: number;
   lastUsed: number;
+  stream?: ChangeStream;
 }
 
 export interface CursorBatch {
@@ -72,6 +75,39 @@ export class CursorRegistry {
         `the MongoDB stand-in's cursors may hold at most ${this.limits.maxHeldDocuments} documents; this result leaves ${holding} behind a cursor (read it in one batch, or narrow it)`,
       );
     }
+    const id = this.register(
+      {
+        namespace,
+        remaining: results,
+        position: batch.length,
+        lastUsed: Date.now(),
+      },
+      holding,
+    );
+    return { batch, id };
+  }
+
+  /** A cursor for a change stream (it holds no documents). */
+  openStream(namespace: string, stream: ChangeStream): Long {
+    return this.register(
+      { namespace, remaining: [], position: 0, lastUsed: Date.now(), stream },
+      0,
+    );
+  }
+
+  /** The change stream behind a cursor, or undefined when it is an ordinary cursor. */
+  streamOf(id: Long, namespace: string): ChangeStream | undefined {
+    const cursor = this.lookup(id, namespace);
+    cursor.lastUsed = Date.now();
+    return cursor.stream;
+  }
+
+  /** Whether a cursor is still open (a change stream's may be killed while its getMore waits). */
+  isOpen(id: Long): boolean {
+    return this.open.has(id.toString());
+  }
+
+  private register(cursor: OpenCursor, holding: number): Long {
     this.dropIdle();
     for (const key of this.open.keys()) {
       if (
@@ -82,18 +118,12 @@ export class CursorRegistry {
       this.close(key);
     }
     const id = this.nextId++;
-    this.open.set(id.toString(), {
-      namespace,
-      remaining: results,
-      position: batch.length,
-      lastUsed: Date.now(),
-    });
+    this.open.set(id.toString(), cursor);
     this.held += holding;
-    return { batch, id: Long.fromBigInt(id) };
+    return Long.fromBigInt(id);
   }
 
-  /** Next batch; all that remains when batchSize is absent (mongod caps by bytes, results here are small). */
-  getMore(id: Long, namespace: string, batchSize: number | undefined): CursorBatch {
+  private lookup(id: Long, namespace: string): OpenCursor {
     this.dropIdle();
     const key = id.toString();
     const cursor = this.open.get(key);
@@ -104,6 +134,13 @@ export class CursorRegistry {
         `Requested getMore on namespace '${namespace}', but cursor belongs to a different namespace ${cursor.namespace}`,
       );
     }
+    return cursor;
+  }
+
+  /** Next batch; all that remains when batchSize is absent (mongod caps by bytes, results here are small). */
+  getMore(id: Long, namespace: string, batchSize: number | undefined): CursorBatch {
+    const key = id.toString();
+    const cursor = this.lookup(id, namespace);
     const end = batchSize ? cursor.position + batchSize : cursor.remaining.length;
     const batch = cursor.remaining.slice(cursor.position, end);
     cursor.position += batch.length;
@@ -121,6 +158,11 @@ export class CursorRegistry {
     const notFound: Long[] = [];
     for (const id of ids) (this.close(id.toString()) ? killed : notFound).push(id);
     return { killed, notFound };
+  }
+
+  /** Closes one cursor (a change stream's after an error or an invalidate). */
+  closeCursor(id: Long): void {
+    this.close(id.toString());
   }
 
   private close(key: string): boolean {

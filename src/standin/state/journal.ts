@@ -22,6 +22,12 @@
  * writes without running, since memory may hold changes the disk does not and no reply may show
  * them; a restart recovers what was acknowledged. `standin.lock` (the owner's pid) keeps a second live
  * process off the directory; a lock left by a dead process is taken over.
+ *
+ * The change history (change-history.ts) outlives snapshots: generations a snapshot contains are
+ * kept, newest first, while they total at most the history's byte bound, and a restart restores
+ * their stamped changes (and the replayed ones) into the history without applying them, so a
+ * change stream can resume across a restart from anywhere in that window. Records written
+ * before changes were stamped (0.3) carry no cluster time and are not restored.
  */
 import {
   FileHandle,
@@ -30,11 +36,12 @@ import {
   readdir,
   readFile,
   rm,
+  stat,
   truncate,
   writeFile,
 } from 'node:fs/promises';
 import path from 'node:path';
-import { applyChange, Change } from '../engine/changes';
+import { applyChange, Change, eachChange, LoggedChange, StoreChange } from '../engine/changes';
 import { Store } from '../engine/store';
 import { Document } from '../engine/values';
 import { decodeRecords, encodeRecord } from './record-file';
@@ -48,6 +55,8 @@ export interface JournalOptions {
   /** journal bytes since the last snapshot that trigger a new snapshot */
   snapshotAfterBytes?: number;
   log: (line: string) => void;
+  /** where changes kept for change streams go at a restart, and how many bytes of them to keep */
+  history?: { maxBytes: number; restore: (change: LoggedChange) => void };
 }
 
 export interface RecoveryReport {
@@ -91,6 +100,27 @@ async function journalGenerations(dir: string): Promise<number[]> {
   return generations.sort((a, b) => a - b);
 }
 
+const NO_HISTORY = { maxBytes: 0, restore: () => undefined };
+
+/**
+ * Of the generations a snapshot contains, the newest ones that together hold at most
+ * `maxBytes`: kept for the change history.
+ */
+async function generationsForHistory(
+  dir: string,
+  contained: number[],
+  maxBytes: number,
+): Promise<Set<number>> {
+  const kept = new Set<number>();
+  let bytes = 0;
+  for (const generation of [...contained].sort((a, b) => b - a)) {
+    bytes += (await stat(path.join(dir, journalName(generation)))).size;
+    if (bytes > maxBytes) break;
+    kept.add(generation);
+  }
+  return kept;
+}
+
 export class Journal {
   private tail: Buffer[] = [];
   private appended = 0;
@@ -101,6 +131,7 @@ export class Journal {
   private failure: Error | null = null;
   private bytesSinceSnapshot: number;
   private snapshotRequested = false;
+  private readonly stopObserving: () => void;
 
   private constructor(
     private readonly dir: string,
@@ -112,7 +143,7 @@ export class Journal {
     private readonly options: Required<JournalOptions>,
   ) {
     this.bytesSinceSnapshot = journalBytes;
-    store.observe((change) => this.append(change));
+    this.stopObserving = store.observe((change) => this.append(change));
   }
 
   /** Recovers `dir` into the empty `store`, then journals every later change of it. */
@@ -130,10 +161,22 @@ export class Journal {
     let journalRecords = 0;
     let journalBytes = 0;
     let tornBytes = 0;
+    const history = options.history ?? NO_HISTORY;
+    const kept = await generationsForHistory(
+      dir,
+      generations.filter((generation) => generation < journalFrom),
+      history.maxBytes,
+    );
+    const restore = (records: Document[]) => {
+      for (const record of records) {
+        if (record.ts) eachChange(record as StoreChange, (change) => history.restore(change));
+      }
+    };
     for (const generation of generations) {
       const file = path.join(dir, journalName(generation));
       if (generation < journalFrom) {
-        await rm(file);
+        if (kept.has(generation)) restore(decodeRecords(await readFile(file), file).records);
+        else await rm(file);
         continue;
       }
       const buffer = await readFile(file);
@@ -149,6 +192,7 @@ export class Journal {
         );
       }
       for (const record of decoded.records) applyChange(store, record as Change);
+      restore(decoded.records);
       journalRecords += decoded.records.length;
       journalBytes += decoded.validLength;
     }
@@ -162,6 +206,7 @@ export class Journal {
     const journal = new Journal(dir, store, lock, file, generation, journalBytes, {
       snapshotAfterBytes: options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES,
       log: options.log,
+      history,
     });
     // what was replayed goes into a snapshot now, in the background: the next start reads it
     if (journalRecords > 0) journal.requestSnapshot();
@@ -199,7 +244,7 @@ export class Journal {
    * closes the file and the lock.
    */
   async close(): Promise<void> {
-    this.store.observe(() => undefined);
+    this.stopObserving();
     if (!this.failure) {
       await this.durable().catch(() => undefined);
       await this.snapshotting;
@@ -217,7 +262,7 @@ export class Journal {
     this.flushing ??= this.flush();
   }
 
-  private append(change: Change): void {
+  private append(change: StoreChange): void {
     this.tail.push(encodeRecord(change as unknown as Document));
     this.appended++;
   }
@@ -281,8 +326,10 @@ export class Journal {
     const newest = this.generation;
     this.snapshotting = writeSnapshot(this.dir, captured)
       .then(async () => {
-        for (const generation of await journalGenerations(this.dir)) {
-          if (generation < newest) await rm(path.join(this.dir, journalName(generation)));
+        const older = (await journalGenerations(this.dir)).filter((g) => g < newest);
+        const kept = await generationsForHistory(this.dir, older, this.options.history.maxBytes);
+        for (const generation of older) {
+          if (!kept.has(generation)) await rm(path.join(this.dir, journalName(generation)));
         }
       })
       .catch((error: unknown) => {

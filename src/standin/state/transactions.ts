@@ -15,6 +15,7 @@
  * The table holds at most one entry per session; sessions are what drivers pool (a few per
  * client), and an entry without an open transaction holds no data.
  */
+import { Long } from 'bson';
 import { CommandError, ErrorCode, transientTransactionError } from '../engine/errors';
 import { Store } from '../engine/store';
 import { Transaction } from '../engine/transaction';
@@ -73,7 +74,7 @@ export class TransactionTable {
   }
 
   /** Starts transaction `txnNumber` of the session (see the header for the rules). */
-  start(session: string, txnNumber: bigint): Transaction {
+  start(session: string, txnNumber: bigint, lsid: Document): Transaction {
     const entry = this.sessions.get(session);
     if (entry && txnNumber < entry.txnNumber) {
       throw new CommandError(
@@ -88,7 +89,10 @@ export class TransactionTable {
       );
     }
     if (entry) this.finish(entry, 'aborted');
-    const transaction = new Transaction(this.store, this.nextId++);
+    const transaction = new Transaction(this.store, this.nextId++, {
+      lsid,
+      txnNumber: Long.fromBigInt(txnNumber),
+    });
     const expiry = setTimeout(() => {
       const current = this.sessions.get(session);
       if (current?.transaction !== transaction || current.outcome !== 'inProgress') return;

@@ -1,0 +1,267 @@
+/**
+ * The stand-in's change history (its oplog): resuming a change stream across a restart of a
+ * data directory, after a clean stop and after kill -9, misses nothing and repeats nothing; the
+ * history is bounded and a resume point that fell off it is refused as mongod refuses one
+ * (ChangeStreamHistoryLost, 286); a token from another server is refused; a transaction's
+ * changes (the hook transactions commit through) share one cluster time and carry lsid and
+ * txnNumber; update descriptions are mongod's.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Long, MongoClient, ResumeToken } from 'mongodb';
+import { startStandin } from '../../src/standin';
+import { Store } from '../../src/standin/engine/store';
+import { eachChange } from '../../src/standin/engine/changes';
+import { ChangeHistory } from '../../src/standin/state/change-history';
+import { ChangeStream } from '../../src/standin/state/change-stream';
+import { updateDocument } from '../../src/standin/engine/writes';
+import { Document } from '../../src/standin/engine/values';
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'standin-changes-'));
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function numbersAfter(uri: string, token: ResumeToken, count: number): Promise<number[]> {
+  const client = await MongoClient.connect(uri);
+  const stream = client.db('t').collection('c').watch([], { resumeAfter: token });
+  try {
+    const numbers: number[] = [];
+    while (numbers.length < count) {
+      const event = (await stream.next()) as unknown as { fullDocument: { n: number } };
+      numbers.push(event.fullDocument.n);
+    }
+    return numbers;
+  } finally {
+    await stream.close();
+    await client.close();
+  }
+}
+
+/** Inserts n = from..to and returns the token of the event of n = tokenAt. */
+async function insertAndTakeToken(
+  uri: string,
+  from: number,
+  to: number,
+  tokenAt: number,
+): Promise<ResumeToken> {
+  const client = await MongoClient.connect(uri);
+  const coll = client.db('t').collection('c');
+  const stream = coll.watch();
+  try {
+    await stream.tryNext();
+    for (let n = from; n <= to; n++) await coll.insertOne({ n });
+    for (;;) {
+      const event = (await stream.next()) as unknown as { fullDocument: { n: number } };
+      if (event.fullDocument.n === tokenAt) return stream.resumeToken;
+    }
+  } finally {
+    await stream.close();
+    await client.close();
+  }
+}
+
+test('a stream resumes across a clean restart of the data directory, over many journal generations', async () => {
+  const first = await startStandin({
+    dataDir: dir,
+    snapshotAfterBytes: 2 * 1024,
+    log: () => undefined,
+  });
+  const token = await insertAndTakeToken(first.uri, 1, 200, 50);
+  await first.stop();
+  const second = await startStandin({
+    dataDir: dir,
+    snapshotAfterBytes: 2 * 1024,
+    log: () => undefined,
+  });
+  try {
+    const client = await MongoClient.connect(second.uri);
+    for (let n = 201; n <= 210; n++) await client.db('t').collection('c').insertOne({ n });
+    await client.close();
+    expect(await numbersAfter(second.uri, token, 160)).toEqual(
+      Array.from({ length: 160 }, (_, i) => 51 + i),
+    );
+  } finally {
+    await second.stop();
+  }
+});
+
+test('a stream resumes after kill -9 of the stand-in process', async () => {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/standin/cli.ts', '--port', '0', '--data-dir', dir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const uri = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.once('exit', (code) => reject(new Error(`stand-in exited with ${code}: ${output}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /mongodb:\/\/127\.0\.0\.1:\d+\//.exec(output)?.[0];
+      if (found) resolve(found);
+    });
+  });
+  const token = await insertAndTakeToken(uri, 1, 20, 5);
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+  const restarted = await startStandin({ dataDir: dir, log: () => undefined });
+  try {
+    expect(await numbersAfter(restarted.uri, token, 15)).toEqual(
+      Array.from({ length: 15 }, (_, i) => 6 + i),
+    );
+  } finally {
+    await restarted.stop();
+  }
+});
+
+test('the history is bounded: a resume point that fell off it is ChangeStreamHistoryLost (286), a later one still resumes', async () => {
+  const standin = await startStandin({ limits: { changeHistoryBytes: 64 * 1024 } });
+  const client = await MongoClient.connect(standin.uri);
+  try {
+    const early = await insertAndTakeToken(standin.uri, 1, 3, 1);
+    const coll = client.db('t').collection('c');
+    await coll.insertMany(
+      Array.from({ length: 2_000 }, (_, i) => ({ n: 4 + i, pad: 'x'.repeat(100) })),
+    );
+    const late = await insertAndTakeToken(standin.uri, 10_000, 10_002, 10_000);
+    const lost = coll.watch([], { resumeAfter: early });
+    await expect(lost.tryNext()).rejects.toMatchObject({
+      code: 286,
+      codeName: 'ChangeStreamHistoryLost',
+    });
+    await lost.close();
+    expect(await numbersAfter(standin.uri, late, 2)).toEqual([10_001, 10_002]);
+  } finally {
+    await client.close();
+    await standin.stop();
+  }
+});
+
+test('a token for a time before the history began is 286; one naming a change the history lacks is 280', async () => {
+  const standin = await startStandin();
+  const client = await MongoClient.connect(standin.uri);
+  try {
+    const real = (await insertAndTakeToken(standin.uri, 1, 2, 1)) as { _data: string };
+    const hex = (value: number) => value.toString(16).toUpperCase().padStart(8, '0');
+    const seconds = parseInt(real._data.slice(2, 10), 16);
+    const before = { _data: `82${hex(seconds - 60)}${real._data.slice(10)}` };
+    const absent = { _data: `${real._data.slice(0, 20)}${hex(5)}00` };
+    const coll = client.db('t').collection('c');
+    for (const [token, code] of [
+      [before, 286],
+      [absent, 280],
+    ] as const) {
+      const stream = coll.watch([], { resumeAfter: token });
+      await expect(stream.tryNext()).rejects.toMatchObject({ code });
+      await stream.close();
+    }
+  } finally {
+    await client.close();
+    await standin.stop();
+  }
+});
+
+function historyOf(store: Store): ChangeHistory {
+  const history = new ChangeHistory(1024 * 1024, store.clock.now());
+  store.observe((change) => eachChange(change, (one) => history.append(one)));
+  return history;
+}
+
+function streamOn(history: ChangeHistory, store: Store): ChangeStream {
+  return new ChangeStream(
+    history,
+    {
+      scope: { db: 'd', coll: 'c' },
+      fullDocument: 'default',
+      fullDocumentBeforeChange: 'off',
+      lookup: () => null,
+    },
+    [],
+    {},
+    { kind: 'startAtOperationTime', ts: history.start },
+    store.clock.now(),
+  );
+}
+
+test("a transaction's changes share one cluster time and carry its lsid and txnNumber", () => {
+  const store = new Store();
+  const history = historyOf(store);
+  const { collection } = store.obtain('d', 'c');
+  const lsid = { id: 'session' };
+  store.commitAtOnce({ lsid, txnNumber: Long.fromNumber(7) }, () => {
+    collection.insert({ _id: 1 });
+    collection.insert({ _id: 2 });
+  });
+  collection.insert({ _id: 3 });
+  const { batch } = streamOn(history, store).read(10);
+  expect(batch.map((event) => (event.documentKey as Document)._id)).toEqual([1, 2, 3]);
+  expect(batch[0].clusterTime).toEqual(batch[1].clusterTime);
+  expect(batch[0]).toMatchObject({ lsid, txnNumber: Long.fromNumber(7) });
+  expect(batch[2]).not.toHaveProperty('lsid');
+  expect((batch[0]._id as Document)._data).not.toEqual((batch[1]._id as Document)._data);
+});
+
+test.each([
+  [
+    '$set of an existing and a new nested field',
+    { a: 1, b: { c: 1 } },
+    { $set: { a: 2, 'b.d': 1, 'x.y.z': 1 } },
+    {
+      updatedFields: { a: 2, 'b.d': 1, x: { y: { z: 1 } } },
+      removedFields: [],
+      truncatedArrays: [],
+    },
+  ],
+  [
+    '$unset of a field and of an array element',
+    { a: 1, arr: [1, 2] },
+    { $unset: { a: '', 'arr.1': '', missing: '' } },
+    { updatedFields: { 'arr.1': null }, removedFields: ['a'], truncatedArrays: [] },
+  ],
+  [
+    '$set to the value it had',
+    { a: 1, b: 2 },
+    { $set: { a: 1, b: 3 } },
+    { updatedFields: { b: 3 }, removedFields: [], truncatedArrays: [] },
+  ],
+  [
+    'a pipeline shortening an array',
+    { a: 1, array: ['foo', { a: 'bar' }, 1, 2, 3] },
+    [{ $set: { array: ['foo', { a: 'bar' }] } }],
+    { updatedFields: {}, removedFields: [], truncatedArrays: [{ field: 'array', newSize: 2 }] },
+  ],
+  [
+    'a pipeline changing a nested field and removing one',
+    { a: { b: 1, c: 'long enough value' }, d: 'another long value to keep the delta small' },
+    [{ $set: { 'a.b': 2 } }, { $unset: 'a.c' }],
+    { updatedFields: { 'a.b': 2 }, removedFields: ['a.c'], truncatedArrays: [] },
+  ],
+])('update description: %s', (_name, before, update, expected) => {
+  const store = new Store();
+  const history = historyOf(store);
+  const { collection } = store.obtain('d', 'c');
+  const doc = collection.insert({ _id: 1, ...before });
+  updateDocument(collection, doc, update);
+  const { batch } = streamOn(history, store).read(10);
+  expect(batch[1]).toMatchObject({ operationType: 'update', updateDescription: expected });
+});
+
+test('an update that changes nothing makes no event, a pipeline rewriting most of a document is a replace', () => {
+  const store = new Store();
+  const history = historyOf(store);
+  const { collection } = store.obtain('d', 'c');
+  const doc = collection.insert({ _id: 1, a: 1 });
+  expect(updateDocument(collection, doc, { $set: { a: 1 } })).toBe(doc);
+  updateDocument(collection, doc, [{ $replaceWith: { _id: 1, b: 'all new', c: 'fields' } }]);
+  const { batch } = streamOn(history, store).read(10);
+  expect(batch.map((event) => event.operationType)).toEqual(['insert', 'replace']);
+});
