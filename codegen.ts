@@ -20,6 +20,8 @@ const config: CodegenConfig = {
         mappers: {
           User: '../../users/index.js#User as UserModel',
           UserConnection: '../connections.js#UserConnectionSource',
+          SequenceConnection: '../connections.js#SequenceConnectionSource',
+          Viewer: '../../auth/index.js#Caller',
           Sequence: '../../sequences/index.js#SequenceState',
         },
         scalars: { Long: 'number', DateTime: 'Date', ID: 'string' },

@@ -91,24 +91,21 @@ export default tseslint.config(
       ...graphql.configs['flat/schema-recommended'].rules,
       ...graphql.configs['flat/schema-relay'].rules,
       '@graphql-eslint/require-description': ['error', DESCRIBED],
-      // Payloads, connections, edges, errors and value objects are not entities: they have no id.
+      // Exceptions, each with its reason: payloads, connections, edges and results are answers, not
+      // entities (Relay's own spec gives them no id); PageInfo, MutationError, SequenceRange and
+      // StrategyStats are values that belong to their parent; Viewer is the caller, not a stored object.
       '@graphql-eslint/strict-id-in-types': [
         'error',
         {
           exceptions: {
-            types: ['PageInfo', 'MutationError', 'SequenceRange', 'StrategyStats'],
+            types: ['PageInfo', 'MutationError', 'SequenceRange', 'StrategyStats', 'Viewer'],
             suffixes: ['Payload', 'Connection', 'Edge', 'Result'],
           },
         },
       ],
-      // Sequences page forward only (name, then scope); users page both ways.
-      '@graphql-eslint/relay-arguments': ['error', { includeBoth: false }],
-      // Users and sequences are fetched by id or name, not through a global `node(id:)` field; and
-      // bounded lists that are never paged (three strategies, one result per batch input) stay lists.
-      '@graphql-eslint/relay-edge-types': [
-        'error',
-        { shouldImplementNode: false, listTypeCanWrapOnlyEdgeType: false },
-      ],
+      // Exception: lists that are not connections are allowed where Relay itself has one (`nodes`)
+      // and where the list is bounded and never paged (three strategies, one result per batch input).
+      '@graphql-eslint/relay-edge-types': ['error', { listTypeCanWrapOnlyEdgeType: false }],
     },
   },
 );

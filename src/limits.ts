@@ -122,8 +122,11 @@ export type FieldLimit =
   | { createsUsers: 1 | { perItemOf: string } }
   /** Consumes values of a sequence: one allocation. */
   | { allocates: true }
-  /** Answers a page of a connection: `first` or `last` items, else `PAGE_SIZE.default`. */
-  | { lists: 'page' }
+  /**
+   * Answers a page of a connection (`first` or `last` items, else `PAGE_SIZE.default`), or a list
+   * of one item per item of the list argument named (`nodes(ids:)`).
+   */
+  | { lists: 'page' | { perItemOf: string } }
   /** Creates, allocates and lists nothing beyond one object; the reason is the string. */
   | { bounded: string };
 
@@ -134,6 +137,8 @@ export type FieldLimit =
 export const FIELD_LIMITS: Readonly<Record<string, Readonly<Record<string, FieldLimit>>>> = {
   Query: {
     users: { lists: 'page' },
+    // One node per id, each of which may select pages of its own (a user's invitees).
+    nodes: { lists: { perItemOf: 'ids' } },
     sequences: { lists: 'page' },
   },
   Mutation: {

@@ -67,7 +67,12 @@ function fieldLimitProblems(checked: GraphQLSchema): string[] {
       if (('createsUsers' in limit || 'allocates' in limit) && type !== 'Mutation') {
         problems.push(`${type}.${name} creates or allocates but is not a mutation`);
       }
-      const perItem = 'createsUsers' in limit ? limit.createsUsers : 1;
+      const perItem =
+        'createsUsers' in limit
+          ? limit.createsUsers
+          : 'lists' in limit && limit.lists !== 'page'
+            ? limit.lists
+            : 1;
       if (perItem !== 1) {
         const argument = field.args.find((a) => a.name === perItem.perItemOf);
         const argumentType = argument?.type;
@@ -79,7 +84,7 @@ function fieldLimitProblems(checked: GraphQLSchema): string[] {
           problems.push(`${type}.${name}: perItemOf names no list argument`);
         }
       }
-      if ('lists' in limit) {
+      if ('lists' in limit && limit.lists === 'page') {
         const sizes = field.args.filter((a) => a.name === 'first' || a.name === 'last');
         if (sizes.length === 0) problems.push(`${type}.${name} is paged but has no first/last`);
         for (const size of sizes) {

@@ -10,11 +10,13 @@
  * - batches (`createUsers`), strategy statistics and `/metrics` need a client token: they are for
  *   back-end services, imports and operators, and each costs far more than a sign-up;
  * - clients define, allocate, peek at and list only the sequences they own (the sequences component
- *   enforces ownership from `sequenceAccess`); moving a counter is admin only;
+ *   enforces ownership from `sequenceAccess`), and read `userid`, the counter `createUser` advances
+ *   (so does the open-access client outside production); moving a counter is admin only;
  * - clients create and read users (a sign-up back end, an import); changing or deleting a user is
  *   admin only, since users belong to no client.
- * Refusals: UNAUTHENTICATED when the field needs a token and the request has none that is valid;
- * FORBIDDEN when the caller's token is valid but its role is too low.
+ * Refusals: UNAUTHENTICATED when the field needs a token and the request has none (a token that is
+ * presented but not valid is refused before any field, see callers.ts); FORBIDDEN when the caller's
+ * token is valid but its role is too low.
  */
 import { DomainError, ForbiddenError } from '../errors.js';
 import { USERS_PER_REQUEST } from '../limits.js';
@@ -25,6 +27,12 @@ const RANK: Record<Role, number> = { anonymous: 0, client: 1, admin: 2 };
 
 export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>>>> = {
   Query: {
+    // `node` and `nodes` stand for `user` and `sequence`: the least role of the two here, and each
+    // id is checked again against the row of the field it stands for (src/graphql/nodes.ts).
+    node: 'client',
+    nodes: 'client',
+    // Anyone may ask who they are (a sign-up page too).
+    viewer: 'anonymous',
     user: 'client',
     userByEmail: 'client',
     users: 'client',
@@ -47,6 +55,13 @@ export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>
   User: {
     invitedBy: 'client',
     invitees: 'client',
+  },
+  // The inviter a payload hands back is another user, read as `invitedBy` is.
+  CreateUserPayload: {
+    inviter: 'client',
+  },
+  DeleteUserPayload: {
+    inviter: 'client',
   },
 };
 

@@ -61,18 +61,28 @@ export interface SequenceEdgeSource {
   error: MutationError | null;
 }
 
-/**
- * Sequences page forward only: items precede the page exactly when it starts after a cursor. An
- * unreadable counter is an edge with its `error` (made by `errorOf`, the one error mapping).
- */
+/** What `SequenceConnection` resolves from: the page's edges and its lazy count. */
+export interface SequenceConnectionSource {
+  edges: SequenceEdgeSource[];
+  pageInfo: PageInfo;
+  totalCount: () => Promise<number>;
+}
+
+/** The edge of a sequence: also what `createSequence` hands a client to insert into a cached list. */
+export const sequenceEdge = (sequence: SequenceState): SequenceEdgeSource => ({
+  cursor: sequence.id,
+  node: sequence,
+  error: null,
+});
+
+/** Sequences page both ways, like users. An unreadable counter is an edge with its `error` (made by `errorOf`, the one error mapping). */
 export function sequenceConnection(
   page: SequencePage,
-  after: string | null | undefined,
   errorOf: (error: DomainError) => MutationError,
-): { edges: SequenceEdgeSource[]; pageInfo: PageInfo } {
+): SequenceConnectionSource {
   const edges = page.entries.map((entry) =>
     'sequence' in entry
-      ? { cursor: entry.id, node: entry.sequence, error: null }
+      ? sequenceEdge(entry.sequence)
       : { cursor: entry.id, node: null, error: errorOf(entry.error) },
   );
   return {
@@ -80,7 +90,8 @@ export function sequenceConnection(
     pageInfo: pageInfoOf(
       edges.map((edge) => edge.cursor),
       page.hasNextPage,
-      after !== null && after !== undefined,
+      page.hasPreviousPage,
     ),
+    totalCount: () => page.totalCount(),
   };
 }

@@ -62,10 +62,12 @@ const ESCAPED_REPLACEMENT = '\\uFFFD';
 
 type Variables = Record<string, unknown>;
 
-/** Fields answering a page of a connection, whatever their type (src/limits.ts). */
-const PAGED_FIELDS = new Set(
+/** Fields answering a page or a list, whatever their type, and how long it is (src/limits.ts). */
+const LISTING_FIELDS = new Map(
   Object.values(FIELD_LIMITS).flatMap((fields) =>
-    Object.entries(fields).flatMap(([name, limit]) => ('lists' in limit ? [name] : [])),
+    Object.entries(fields).flatMap(([name, limit]) =>
+      'lists' in limit ? [[name, limit.lists] as const] : [],
+    ),
   ),
 );
 
@@ -273,11 +275,14 @@ function planOperation(
           selection.selectionSet === undefined
             ? null
             : tally(selection.selectionSet, false).listedItems;
-        if (PAGED_FIELDS.has(field)) {
+        const lists = LISTING_FIELDS.get(field);
+        if (lists !== undefined) {
           const size = Math.max(
-            intValue(argumentNode('first'), variables, defaults) ??
-              intValue(argumentNode('last'), variables, defaults) ??
-              PAGE_SIZE.default,
+            lists === 'page'
+              ? (intValue(argumentNode('first'), variables, defaults) ??
+                  intValue(argumentNode('last'), variables, defaults) ??
+                  PAGE_SIZE.default)
+              : listLength(argumentNode(lists.perItemOf), variables, defaults),
             0,
           );
           total.listedItems += size + size * (below ?? 0);

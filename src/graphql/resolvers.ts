@@ -11,13 +11,14 @@
  * everything else stays a top-level error. Every write gets the request's signal.
  */
 import type { GraphQLResolveInfo } from 'graphql';
-import { authorize, requiredRole, sequenceAccess } from '../auth/index.js';
+import { authorize, type Caller, requiredRole, sequenceAccess } from '../auth/index.js';
 import type { SequenceKey } from '../sequences/index.js';
-import type { UserOrder as DomainUserOrder } from '../users/index.js';
-import { sequenceConnection, userConnection, userEdge } from './connections.js';
+import { requireUserId, type UserOrder as DomainUserOrder } from '../users/index.js';
+import { sequenceConnection, sequenceEdge, userConnection, userEdge } from './connections.js';
 import type { GraphQLContext } from './context.js';
 import { mutationErrorOf, orMutationError } from './errors.js';
-import type { Resolvers, UserOrder } from './generated/resolvers-types.js';
+import type { Resolvers, Role, UserOrder } from './generated/resolvers-types.js';
+import { nodeById, nodesByIds, nodeType } from './nodes.js';
 
 const sequenceKey = (name: string, scope: string | null | undefined): SequenceKey => ({
   name,
@@ -25,6 +26,18 @@ const sequenceKey = (name: string, scope: string | null | undefined): SequenceKe
 });
 
 const ORDER: Record<UserOrder, DomainUserOrder> = { ID_ASC: 'ASC', ID_DESC: 'DESC' };
+
+const ROLE: Record<Caller['role'], Role> = {
+  anonymous: 'ANONYMOUS',
+  client: 'CLIENT',
+  admin: 'ADMIN',
+};
+
+/**
+ * `query: Query` of every payload: the root value (Query's fields read nothing from it), so a
+ * client can read any list afresh in the same response.
+ */
+const query = Object.freeze({});
 
 /** The page arguments of `users` and `invitees`, as the users component takes them. */
 interface PageArgs {
@@ -55,7 +68,7 @@ type RootResolver = (
  * the authorization table and the request's deadline before it runs.
  */
 function authorized<Fields extends object>(
-  type: 'Query' | 'Mutation' | 'User',
+  type: 'Query' | 'Mutation' | 'User' | 'CreateUserPayload' | 'DeleteUserPayload',
   fields: Fields,
 ): Fields {
   return Object.fromEntries(
@@ -72,7 +85,13 @@ function authorized<Fields extends object>(
 
 export const resolvers: Resolvers = {
   Query: authorized('Query', {
-    user: (_parent, { id }, { userLoader }) => userLoader.load(id),
+    node: (_parent, { id }, context) => nodeById(id, context),
+
+    nodes: (_parent, { ids }, context) => nodesByIds(ids, context),
+
+    viewer: (_parent, _args, { caller }) => caller,
+
+    user: (_parent, { id }, { userLoader }) => userLoader.load(requireUserId(id)),
 
     userByEmail: (_parent, { email }, { users }) => users.findByEmail(email),
 
@@ -90,13 +109,12 @@ export const resolvers: Resolvers = {
     sequence: (_parent, { name, scope }, { sequences, caller }) =>
       sequences.get(sequenceKey(name, scope), sequenceAccess(caller)),
 
-    sequences: async (_parent, { first, after, scope }, { sequences, caller }, info) =>
+    sequences: async (_parent, { scope, ...page }, { sequences, caller }, info) =>
       sequenceConnection(
         await sequences.list(
-          { first, after, ...(scope === undefined ? {} : { scope }) },
+          { ...page, ...(scope === undefined ? {} : { scope }) },
           sequenceAccess(caller),
         ),
-        after,
         (error) => mutationErrorOf(error, info.schema),
       ),
 
@@ -112,9 +130,9 @@ export const resolvers: Resolvers = {
         () => users.createUser(input, strategy, { signal: budget.signal }),
         info.schema,
       );
-      if (created.error !== undefined) return { strategy, error: created.error };
+      if (created.error !== undefined) return { strategy, error: created.error, query };
       const { user, attempts, replayed } = created.value;
-      return { strategy, user, userEdge: userEdge(user), attempts, replayed, error: null };
+      return { strategy, user, userEdge: userEdge(user), attempts, replayed, error: null, query };
     },
 
     createUsers: async (_parent, { inputs, strategy }, { users, budget }, info) => {
@@ -123,7 +141,15 @@ export const resolvers: Resolvers = {
         info.schema,
       );
       if (batch.error !== undefined) {
-        return { strategy, results: [], created: 0, replayed: 0, failed: 0, error: batch.error };
+        return {
+          strategy,
+          results: [],
+          created: 0,
+          replayed: 0,
+          failed: 0,
+          error: batch.error,
+          query,
+        };
       }
       const results = batch.value.map((outcome, index) =>
         'user' in outcome
@@ -151,6 +177,7 @@ export const resolvers: Resolvers = {
         replayed,
         failed,
         error: null,
+        query,
       };
     },
 
@@ -168,8 +195,8 @@ export const resolvers: Resolvers = {
         info.schema,
       );
       return updated.error !== undefined
-        ? { user: null, error: updated.error }
-        : { user: updated.value, error: null };
+        ? { user: null, error: updated.error, query }
+        : { user: updated.value, error: null, query };
     },
 
     deleteUser: async (_parent, { id }, { users, budget }, info) => {
@@ -178,8 +205,8 @@ export const resolvers: Resolvers = {
         info.schema,
       );
       return deleted.error !== undefined
-        ? { deletedUserId: null, user: null, error: deleted.error }
-        : { deletedUserId: deleted.value.id, user: deleted.value, error: null };
+        ? { deletedUserId: null, user: null, error: deleted.error, query }
+        : { deletedUserId: deleted.value.id, user: deleted.value, error: null, query };
     },
 
     createSequence: async (_parent, { input }, { sequences, caller, budget }, info) => {
@@ -198,8 +225,13 @@ export const resolvers: Resolvers = {
         info.schema,
       );
       return created.error !== undefined
-        ? { sequence: null, error: created.error }
-        : { sequence: created.value, error: null };
+        ? { sequence: null, sequenceEdge: null, error: created.error, query }
+        : {
+            sequence: created.value,
+            sequenceEdge: sequenceEdge(created.value),
+            error: null,
+            query,
+          };
     },
 
     allocateSequence: async (_parent, { name, count, scope }, context, info) => {
@@ -214,8 +246,8 @@ export const resolvers: Resolvers = {
         info.schema,
       );
       return allocated.error !== undefined
-        ? { range: null, sequence: null, error: allocated.error }
-        : { ...allocated.value, error: null };
+        ? { range: null, sequence: null, error: allocated.error, query }
+        : { ...allocated.value, error: null, query };
     },
 
     setSequence: async (_parent, { name, value, scope }, context, info) => {
@@ -232,13 +264,40 @@ export const resolvers: Resolvers = {
         info.schema,
       );
       return set.error !== undefined
-        ? { sequence: null, error: set.error }
-        : { sequence: set.value, error: null };
+        ? { sequence: null, error: set.error, query }
+        : { sequence: set.value, error: null, query };
     },
   } satisfies Resolvers['Mutation']),
 
   UserConnection: {
     totalCount: (connection) => connection.totalCount(),
+  },
+
+  SequenceConnection: {
+    totalCount: (connection) => connection.totalCount(),
+  },
+
+  Node: {
+    __resolveType: (source) => nodeType(source),
+  },
+
+  Viewer: {
+    role: (caller) => ROLE[caller.role],
+    client: (caller) => (caller.role === 'client' ? caller.client : null),
+  },
+
+  CreateUserPayload: {
+    ...authorized('CreateUserPayload', {
+      inviter: (payload, _args, { userLoader }) =>
+        payload.user?.invitedById == null ? null : userLoader.load(payload.user.invitedById),
+    } satisfies Resolvers['CreateUserPayload']),
+  },
+
+  DeleteUserPayload: {
+    ...authorized('DeleteUserPayload', {
+      inviter: (payload, _args, { userLoader }) =>
+        payload.user?.invitedById == null ? null : userLoader.load(payload.user.invitedById),
+    } satisfies Resolvers['DeleteUserPayload']),
   },
 
   User: authorized('User', {

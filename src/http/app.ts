@@ -137,6 +137,24 @@ export function createApp({
     res.end(text);
   };
 
+  /**
+   * A token that is presented but proves no one: 401 in GraphQL's error shape (which of the
+   * possible reasons is not told), readable by a browser (CORS headers first).
+   */
+  const refuseToken = async (req: ServiceRequest, res: ServerResponse) => {
+    await through(allowCors, req, res);
+    res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
+    sendJson(res, 401, {
+      errors: [
+        {
+          message:
+            'The Authorization header holds no valid token (expected "Bearer <token>" with a configured token); send none to act as anonymous.',
+          extensions: { code: 'UNAUTHENTICATED' },
+        },
+      ],
+    });
+  };
+
   const graphql = async (req: ServiceRequest, res: ServerResponse, search: string) => {
     // cors answers a preflight itself, without passing it on; any other request it passes on.
     if (req.method === 'OPTIONS') {
@@ -184,7 +202,9 @@ export function createApp({
       const status = !reachable ? 'database unreachable' : indexed ? 'ready' : 'indexes rebuilding';
       return sendJson(res, indexed ? 200 : 503, { status });
     }
-    req.caller = authenticate(req.headers.authorization);
+    const caller = authenticate(req.headers.authorization);
+    if (caller === null) return refuseToken(req, res);
+    req.caller = caller;
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, search);
     if (read && path === '/metrics') return metrics(req, res);
     if (read && path === '/' && config.NODE_ENV !== 'production') {

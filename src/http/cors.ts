@@ -27,6 +27,9 @@ export function corsOptions(config: Pick<Config, 'CORS_ORIGINS' | 'NODE_ENV'>): 
       'authorization',
       'apollo-require-preflight',
       'x-apollo-operation-name',
+      // Apollo Client 4 names itself in every request (client awareness).
+      'apollographql-client-name',
+      'apollographql-client-version',
     ],
     maxAge: 600,
   };

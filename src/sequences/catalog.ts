@@ -10,9 +10,11 @@
  *   SEQUENCE_NOT_FOUND and write nothing. Reserved sequences exist implicitly.
  * - Reserved sequences (`userid`) belong to the component whose ids they feed. Nobody allocates
  *   them here (values issued outside that component would also be issued as its ids), they are
- *   created only with the implicit definition (the first id is 1, always), read and set by admin
- *   only, and set forward only: BLOCK reservations live in process memory, where no check can see
- *   them, so a lower value could issue an id twice. Their state carries `drift`.
+ *   created only with the implicit definition (the first id is 1, always), read by every caller
+ *   (`get`, `peekNext`, listed by `list`: watching the counter `createUser` advances is what these
+ *   reads are for, and ids are no secret from whoever reads users), set by admin only, and set
+ *   forward only: BLOCK reservations live in process memory, where no check can see them, so a
+ *   lower value could issue an id twice. Their state carries `drift`.
  * - Every write honours `options.signal` (src/database/write-options.ts).
  */
 import type { WriteOptions } from '../database/write-options.js';
@@ -24,8 +26,9 @@ import {
   validateDefinition,
 } from './definition.js';
 import { BadUserInputError, ForbiddenError } from './errors.js';
-import { type SequenceKey, describeKey, resolveKey } from './keys.js';
-import type { AllocatedRange, SequencePage, Sequences } from './sequences.js';
+import { type SequenceKey, describeKey, parseSequenceId, resolveKey } from './keys.js';
+import type { SequencePage, SequencePageRequest } from './pages.js';
+import type { AllocatedRange, Sequences } from './sequences.js';
 
 /** Who is calling: admin, or a client known by name (from its token). */
 export type SequenceAccess = { role: 'admin' } | { role: 'client'; client: string };
@@ -57,7 +60,7 @@ export class SequenceCatalog {
 
   /** The sequence, or null when it does not exist or is not the caller's. */
   async get(key: SequenceKey, access: SequenceAccess): Promise<SequenceState | null> {
-    const reserved = this.reservedAs(key, access);
+    const reserved = this.reservedOf(key);
     const state = await this.counters.get(key);
     if (reserved !== undefined) {
       return this.withDrift(reserved, state ?? unusedState(resolveKey(key), IMPLICIT_DEFINITION));
@@ -66,15 +69,24 @@ export class SequenceCatalog {
     return state === null || (owner !== undefined && state.owner !== owner) ? null : state;
   }
 
+  /** The sequence with this `id` (`name` or `name/scope`) as `get` answers it; BAD_USER_INPUT naming `field` when malformed. */
+  getById(id: string, access: SequenceAccess, field = 'id'): Promise<SequenceState | null> {
+    return this.get(parseSequenceId(id, field), access);
+  }
+
   /**
-   * `first` (1 to 100) of the caller's sequences after the cursor `after` (an `id`), by name then
-   * scope; an unreadable counter is listed in its place as its SEQUENCE_CORRUPT error.
+   * A page of the caller's sequences and the reserved ones, by name then scope (./pages.ts); an
+   * unreadable counter is listed in its place as its SEQUENCE_CORRUPT error.
    */
   async list(
-    request: { first: number; after?: string | null; scope?: string | null },
+    request: Omit<SequencePageRequest, 'owner' | 'shared'>,
     access: SequenceAccess,
   ): Promise<SequencePage> {
-    const page = await this.counters.page({ ...request, owner: ownerOf(access) });
+    const page = await this.counters.page({
+      ...request,
+      owner: ownerOf(access),
+      shared: [...this.reserved.keys()],
+    });
     const entries = await Promise.all(
       page.entries.map(async (entry) => {
         if (!('sequence' in entry)) return entry;
@@ -149,9 +161,9 @@ export class SequenceCatalog {
 
   /** The value the next allocation of an existing sequence will return; nothing is written. */
   async peekNext(key: SequenceKey, access: SequenceAccess): Promise<number> {
-    const reserved = this.reservedAs(key, access);
+    const reserved = this.reservedOf(key);
     return this.counters.peekNext(key, {
-      owner: ownerOf(access),
+      owner: reserved === undefined ? ownerOf(access) : undefined,
       mayCreate: reserved !== undefined,
     });
   }
@@ -161,12 +173,12 @@ export class SequenceCatalog {
     return (key.scope ?? null) === null ? this.reserved.get(key.name) : undefined;
   }
 
-  /** Like `reservedOf`, refusing every caller but admin (after validating the key). */
+  /** Like `reservedOf`, refusing every caller but admin (after validating the key): for writes. */
   private reservedAs(key: SequenceKey, access: SequenceAccess): ReservedSequence | undefined {
     const reserved = this.reservedOf(key);
     if (reserved !== undefined && access.role !== 'admin') {
       throw new ForbiddenError(
-        `Sequence ${describeKey(resolveKey(key))} feeds ${reserved.feeds}; only admin may read or set it.`,
+        `Sequence ${describeKey(resolveKey(key))} feeds ${reserved.feeds}; only admin may define or set it.`,
         { field: 'name' },
       );
     }

@@ -15,11 +15,5 @@ export {
   SequenceNotFoundError,
 } from './errors.js';
 export { type SequenceKey, validateSequenceName } from './keys.js';
-export {
-  type AllocatedRange,
-  type ListedSequence,
-  type SequencePage,
-  Sequences,
-  type SequencesOptions,
-  valuesOf,
-} from './sequences.js';
+export { type ListedSequence, type SequencePage, type SequencePageRequest } from './pages.js';
+export { type AllocatedRange, Sequences, type SequencesOptions, valuesOf } from './sequences.js';

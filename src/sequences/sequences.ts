@@ -26,9 +26,8 @@
  *   back an acknowledged `$inc` and reissue its values. Every command carries `maxTimeMS`
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
  */
-import type { Db, Filter, WriteConcernSettings } from 'mongodb';
+import type { Db, WriteConcernSettings } from 'mongodb';
 import type { CommandTally } from '../errors.js';
-import { PAGE_SIZE } from '../limits.js';
 import { isDuplicateKeyError } from '../database/duplicate-key.js';
 import { boundedCollection, type BoundedCollection } from '../database/command-options.js';
 import { beforeWrite, type WriteOptions } from '../database/write-options.js';
@@ -56,18 +55,11 @@ import {
 import {
   BadUserInputError,
   SequenceContentionError,
-  SequenceCorruptError,
   SequenceExhaustedError,
   SequenceNotFoundError,
 } from './errors.js';
-import {
-  type ResolvedKey,
-  type SequenceKey,
-  describeKey,
-  parseSequenceId,
-  resolveKey,
-  validateSequenceName,
-} from './keys.js';
+import { pageOfSequences, type SequencePage, type SequencePageRequest } from './pages.js';
+import { type ResolvedKey, type SequenceKey, describeKey, resolveKey } from './keys.js';
 
 export interface AllocatedRange {
   first: number;
@@ -94,21 +86,6 @@ export interface SetGuard extends OwnerGuard {
   mayCreate?: boolean;
   /** Refuse a value below the last one issued (values handed out may live only in memory). */
   forwardOnly?: boolean;
-}
-
-/**
- * One listed counter: its state, or why its document cannot be read as a sequence (written by
- * someone else with wrong types). An unreadable counter is not left out: it keeps its place in the
- * order, so its owner and the admin see that it exists and what repairs it, the others still read,
- * and its `id` is a cursor like any other (a page never ends on a counter it does not show).
- */
-export type ListedSequence =
-  { id: string; sequence: SequenceState } | { id: string; error: SequenceCorruptError };
-
-/** One page of counters, ordered by name then scope (the unscoped one first). */
-export interface SequencePage {
-  entries: ListedSequence[];
-  hasNextPage: boolean;
 }
 
 /** The values of a range, ascending: `first`, `first + step`, ..., `last`. */
@@ -239,59 +216,9 @@ export class Sequences {
     return doc === null ? null : toState(resolved, doc);
   }
 
-  /**
-   * `first` (1 to 100) counters after the cursor `after` (a sequence `id`), ordered by name then
-   * scope (the unscoped one first), narrowed to one `scope` and to one `owner` when given. One
-   * extra document is read to tell whether another page follows. A counter whose document cannot
-   * be read as a sequence is listed as its SEQUENCE_CORRUPT error (see `ListedSequence`). Counters
-   * no operation can name are left out: those without a `name` field (written by hand in the
-   * tutorial's shape; they still work by name) and those whose name, scope and `_id` no key can
-   * have. Documents are read until the page is full, so leaving some out never shortens a page
-   * (the cost: when another page follows, the server's cursor is closed, one `killCursors`).
-   */
-  async page(request: {
-    first: number;
-    after?: string | null;
-    scope?: string | null;
-    owner?: string;
-  }): Promise<SequencePage> {
-    const { first } = request;
-    if (!Number.isInteger(first) || first < 1 || first > PAGE_SIZE.max) {
-      throw new BadUserInputError(`first must be 1 to ${PAGE_SIZE.max}.`, {
-        field: 'first',
-      });
-    }
-    const scope = request.scope ?? null;
-    if (scope !== null) validateSequenceName(scope, 'scope');
-    const filter: Filter<CounterDocument> = { name: { $type: 'string' } };
-    if (scope !== null) filter.scope = scope;
-    if (request.owner !== undefined) filter.owner = request.owner;
-    if (request.after !== undefined && request.after !== null) {
-      const after = parseSequenceId(request.after, 'after');
-      filter.$or = [
-        { name: { $gt: after.name } },
-        {
-          name: after.name,
-          scope: after.scope === null ? { $exists: true } : { $gt: after.scope },
-        },
-      ];
-    }
-    const docs = this.counters.collection
-      .find(filter, this.counters.options())
-      .sort({ name: 1, scope: 1 })
-      .batchSize(first + 1);
-    const entries: ListedSequence[] = [];
-    try {
-      for await (const doc of docs) {
-        const key = listedKey(doc);
-        if (key === null) continue;
-        if (entries.length === first) return { entries, hasNextPage: true };
-        entries.push(listedEntry(key, doc));
-      }
-    } finally {
-      await docs.close();
-    }
-    return { entries, hasNextPage: false };
+  /** A page of counters, by name then scope (./pages.ts). */
+  page(request: SequencePageRequest): Promise<SequencePage> {
+    return pageOfSequences(this.counters, request);
   }
 
   /**
@@ -562,26 +489,6 @@ export class Sequences {
   private wrote(key: ResolvedKey, doc: CounterDocument): void {
     this.definitions.set(key.id, definitionOf(doc));
     this.onCounterWrite?.({ name: key.name, scope: key.scope });
-  }
-}
-
-/** The key of a listed counter; null for one whose name, scope or `_id` no key can have (foreign). */
-function listedKey(doc: CounterDocument): ResolvedKey | null {
-  try {
-    const key = resolveKey({ name: doc.name as string, scope: doc.scope ?? null });
-    return key.id === doc._id ? key : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A listed counter's state, or its SEQUENCE_CORRUPT error when its document cannot be read. */
-function listedEntry(key: ResolvedKey, doc: CounterDocument): ListedSequence {
-  try {
-    return { id: key.id, sequence: toState(key, doc) };
-  } catch (err) {
-    if (err instanceof SequenceCorruptError) return { id: key.id, error: err };
-    throw err;
   }
 }
 

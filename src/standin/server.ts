@@ -55,6 +55,8 @@ const WRITE_COMMANDS = new Set([
   'drop',
   'dropIndexes',
   'dropDatabase',
+  'collMod',
+  'renameCollection',
 ]);
 /** Commands that make stored data grow (refused above the memory limit; cursors have their own bound). */
 const GROWING_COMMANDS = new Set(['insert', 'update', 'findAndModify', 'create', 'createIndexes']);

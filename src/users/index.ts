@@ -10,6 +10,7 @@ export {
   type UserPageRequest,
 } from './pages.js';
 export { USER_ID_SEQUENCE } from './id-sources.js';
+export { requireUserId } from './validation.js';
 export {
   DuplicateEmailError,
   UnknownInviterError,

@@ -101,6 +101,20 @@ export function parseUserId(id: string): number | null {
   return Number.isSafeInteger(value) ? value : null;
 }
 
+/**
+ * `id` as a user id, unchanged; BAD_USER_INPUT naming `field` when it cannot be one (a lookup of a
+ * malformed id says so instead of answering null, which would read as "deleted").
+ */
+export function requireUserId(id: string, field = 'id'): string {
+  if (parseUserId(id) === null) {
+    throw new BadUserInputError(
+      `${field} must be a user id: the decimal string of a positive whole number, like "42".`,
+      { field },
+    );
+  }
+  return id;
+}
+
 const invitedByIdSchema = z
   .string({ error: 'Inviter id must be text.' })
   .transform((id, context) => {

@@ -216,3 +216,92 @@ test('refused: an unknown stage after $changeStream, a stage not allowed there, 
   expect(await open({ resumeAfter: token, startAfter: token })).toMatchObject({ code: 40674 });
   expect(await open({ resumeAfter: { _data: 'not a token' } })).toBeInstanceOf(MongoServerError);
 });
+
+test('a rename shows as rename then invalidate on the renamed collection, as rename on its database', async () => {
+  const source = shared.db.collection('rename_from');
+  await source.insertOne({ n: 1 });
+  await shared.db.dropCollection('rename_to').catch(() => undefined);
+  const onCollection = source.watch();
+  const onDatabase = shared.db.watch([{ $match: { operationType: 'rename' } }]);
+  await onCollection.tryNext();
+  await onDatabase.tryNext();
+  try {
+    const renamed = await source.rename('rename_to');
+    await expect(renamed.findOne({}, { projection: { _id: 0 } })).resolves.toEqual({ n: 1 });
+    const names = { db: shared.db.databaseName };
+    const [rename, invalidate] = await take(onCollection, 2);
+    expect(rename).toMatchObject({
+      operationType: 'rename',
+      ns: { ...names, coll: 'rename_from' },
+      to: { ...names, coll: 'rename_to' },
+    });
+    expect(invalidate).toMatchObject({ operationType: 'invalidate' });
+    const [seen] = await take(onDatabase, 1);
+    expect(seen).toMatchObject({ operationType: 'rename', to: { ...names, coll: 'rename_to' } });
+  } finally {
+    await onCollection.close();
+    await onDatabase.close();
+  }
+});
+
+test('pre- and post-images: only for writes made while changeStreamPreAndPostImages is enabled', async () => {
+  const coll = shared.db.collection('images');
+  await coll.insertMany([
+    { _id: 1 as never, v: 'before' },
+    { _id: 2 as never, v: 'before' },
+  ]);
+  const stream = coll.watch([], {
+    fullDocument: 'whenAvailable',
+    fullDocumentBeforeChange: 'whenAvailable',
+  });
+  await stream.tryNext();
+  try {
+    await coll.updateOne({ _id: 1 as never }, { $set: { v: 'without images' } });
+    await shared.db.command({
+      collMod: 'images',
+      changeStreamPreAndPostImages: { enabled: true },
+    });
+    await coll.updateOne({ _id: 2 as never }, { $set: { v: 'with images' } });
+    await coll.deleteOne({ _id: 2 as never });
+    const [plain, imaged, deleted] = (await take(stream, 3)) as Document[];
+    expect(plain).toMatchObject({ fullDocument: null, fullDocumentBeforeChange: null });
+    expect(imaged).toMatchObject({
+      fullDocument: { _id: 2, v: 'with images' },
+      fullDocumentBeforeChange: { _id: 2, v: 'before' },
+    });
+    expect(deleted).toMatchObject({
+      operationType: 'delete',
+      fullDocumentBeforeChange: { _id: 2, v: 'with images' },
+    });
+  } finally {
+    await stream.close();
+  }
+  const strict = coll.watch([], { fullDocumentBeforeChange: 'required' });
+  await strict.tryNext();
+  await shared.db.command({ collMod: 'images', changeStreamPreAndPostImages: { enabled: false } });
+  await coll.updateOne({ _id: 1 as never }, { $set: { v: 'after disabling' } });
+  await expect(strict.next()).rejects.toBeInstanceOf(MongoServerError);
+  await strict.close();
+});
+
+test('stages after $changeStream compute fields: a $project of expressions and literals', async () => {
+  const coll = shared.db.collection('computed');
+  const stream = coll.watch([
+    { $project: { kind: '$operationType', ns: 1, 'extra.label': 'literal', n: '$fullDocument.n' } },
+  ]);
+  await stream.tryNext();
+  try {
+    await coll.insertOne({ n: 41 });
+    const [event] = (await take(stream, 1)) as Document[];
+    const { _id, ...rest } = event;
+    expect(_id).toBeDefined();
+    expect(rest).toEqual({
+      kind: 'insert',
+      ns: { db: shared.db.databaseName, coll: 'computed' },
+      extra: { label: 'literal' },
+      n: 41,
+    });
+  } finally {
+    await stream.close();
+  }
+});

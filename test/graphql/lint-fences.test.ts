@@ -57,7 +57,7 @@ test('the schema passes the graphql-eslint rules, and an undescribed argument do
   const schema = readFileSync(path.join(ROOT, 'schema.graphql'), 'utf8');
   expect(await lint(schema, 'schema.graphql')).toEqual({ code: 0, report: '' });
   const undescribed = schema.replace(
-    /"""\n {4}A user id: the decimal string of its numeric `_id`.\n {4}"""\n/,
+    /"""\n {4}A user id: the decimal string of its numeric `_id`, like `"42"`.\n {4}"""\n/,
     '',
   );
   expect(undescribed).not.toBe(schema);

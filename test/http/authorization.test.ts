@@ -5,8 +5,9 @@
  * - every field x role, sent to a production service over HTTP, is answered as the table says
  *   (refused: UNAUTHENTICATED without a valid token, FORBIDDEN with a token of too low a role);
  *   `/metrics` likewise;
- * - a wrong, truncated or malformed token is exactly no token; outside production a request without
- *   a token acts as the open-access client.
+ * - a wrong, truncated or malformed token is refused as UNAUTHENTICATED in every mode, for every
+ *   field (createUser and viewer too); outside production a request without a token acts as the
+ *   open-access client.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -31,6 +32,9 @@ const own = (role: Role) => `matrix_${role}`;
 
 /** One operation per root field; `role` picks the caller's own sequence. */
 const OPERATIONS: Record<string, (role: Role) => string> = {
+  'Query.viewer': () => '{ viewer { role client } }',
+  'Query.node': () => `{ node(id: "${firstUserId}") { id } }`,
+  'Query.nodes': (role) => `{ nodes(ids: ["${firstUserId}", "${own(role)}"]) { id } }`,
   'Query.user': () => `{ user(id: "${firstUserId}") { id } }`,
   'Query.userByEmail': () => '{ userByEmail(email: "first@example.test") { id } }',
   'Query.users': () => '{ users(first: 1) { edges { cursor } } }',
@@ -54,8 +58,10 @@ const OPERATIONS: Record<string, (role: Role) => string> = {
     `mutation { setSequence(name: "${own(role)}", value: 50) { sequence { id } error { code } } }`,
 };
 
-/** The fields that lead from a user to other users, guarded like root fields. */
-const USER_FIELDS = Object.keys(FIELD_ACCESS.User).map((field) => `User.${field}`);
+/** The fields that lead from a user or a payload to other users, guarded like root fields. */
+const USER_FIELDS = Object.entries(FIELD_ACCESS)
+  .filter(([type]) => type !== 'Query' && type !== 'Mutation')
+  .flatMap(([type, fields]) => Object.keys(fields).map((field) => `${type}.${field}`));
 
 const allowed = (role: Role, needed: Role) => RANK[role] >= RANK[needed];
 const refusalFor = (role: Role) => (role === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN');
@@ -182,7 +188,7 @@ describe('every field x role over HTTP, in production', () => {
   });
 });
 
-describe('tokens that are not valid are no token at all', () => {
+describe('tokens that are presented but not valid are UNAUTHENTICATED, in every mode', () => {
   const wrong = {
     'an unknown token': `Bearer ${'x'.repeat(40)}`,
     'the admin token minus its last character': `Bearer ${TEST_ADMIN_TOKEN.slice(0, -1)}`,
@@ -194,22 +200,44 @@ describe('tokens that are not valid are no token at all', () => {
     'the admin token with a second word': `Bearer ${TEST_ADMIN_TOKEN} x`,
   };
   test.each(Object.entries(wrong))(
-    '%s: UNAUTHENTICATED where a token is needed',
+    '%s: 401 UNAUTHENTICATED for every field, also those anonymous callers may call',
     async (_name, authorization) => {
-      const response = await production.graphql(
-        OPERATIONS['Mutation.setSequence']('admin'),
-        {},
-        { authorization },
-      );
-      expect(response.body.errors?.map((e) => e.extensions?.code)).toEqual(['UNAUTHENTICATED']);
-      const page = await production.graphql(
-        OPERATIONS['Query.users']('anonymous'),
-        {},
-        { authorization },
-      );
-      expect(page.body.errors?.map((e) => e.extensions?.code)).toEqual(['UNAUTHENTICATED']);
+      for (const service of [production, development]) {
+        for (const operation of ['Mutation.setSequence', 'Query.users', 'Mutation.createUser']) {
+          const response = await service.graphql(
+            OPERATIONS[operation]('anonymous'),
+            {},
+            { authorization },
+          );
+          expect({ operation, status: response.status, body: response.body }).toEqual({
+            operation,
+            status: 401,
+            body: {
+              errors: [expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED' } })],
+            },
+          });
+        }
+      }
     },
   );
+
+  test('an empty Authorization header is no token: anonymous, in production and outside', async () => {
+    const production_ = await production.graphql(
+      '{ viewer { role client } }',
+      {},
+      { authorization: '' },
+    );
+    expect(production_.body).toEqual({ data: { viewer: { role: 'ANONYMOUS', client: null } } });
+    const open = await development.graphql('{ viewer { role client } }', {}, { authorization: '' });
+    expect(open.body).toEqual({ data: { viewer: { role: 'CLIENT', client: 'anonymous' } } });
+  });
+
+  test('viewer names each valid caller', async () => {
+    const client = await production.graphql('{ viewer { role client } }', {}, HEADERS.client);
+    expect(client.body.data.viewer).toEqual({ role: 'CLIENT', client: TEST_CLIENT.client });
+    const admin = await production.graphql('{ viewer { role client } }', {}, HEADERS.admin);
+    expect(admin.body.data.viewer).toEqual({ role: 'ADMIN', client: null });
+  });
 });
 
 describe('anonymous callers in production', () => {

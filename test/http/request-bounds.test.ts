@@ -127,6 +127,18 @@ describe('items listed per request (finding 4: /health must not wait behind one 
     expect(allowed.body.errors).toBeUndefined();
   });
 
+  test('nodes(ids:) counts one item per id, multiplied through the pages below it', async () => {
+    const ids = Array.from({ length: 100 }, (_, i) => String(i + 1));
+    const nested = (invitees: number) =>
+      `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on User { invitees(first: ${invitees}) { totalCount } } } }`;
+    const refused = await post({ query: nested(100), variables: { ids } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].message).toMatch(/this one may list 10100/);
+    const allowed = await post({ query: nested(10), variables: { ids } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.errors).toBeUndefined();
+  });
+
   test('default page sizes count too, and 2,000 items in all are allowed', async () => {
     const defaults = await post({ query: sequencesPage(1, 20).replace('(first: 20)', '') });
     expect(defaults.body.errors).toBeUndefined();

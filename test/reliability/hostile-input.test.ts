@@ -123,6 +123,13 @@ const forbidden = (name: string, headers: Record<string, string>): HostileCase =
   code: 'FORBIDDEN',
 });
 
+const wrongToken = (name: string, headers: Record<string, string>): HostileCase => ({
+  name,
+  request: setSequence(headers),
+  status: 401,
+  code: 'UNAUTHENTICATED',
+});
+
 const cases: HostileCase[] = [
   // Bodies and transport.
   {
@@ -345,16 +352,17 @@ const cases: HostileCase[] = [
   refusedInput('an empty idempotency key', createUserWith({ name: 'x', idempotencyKey: '' })),
   // The admin token.
   forbidden('setSequence without a token', {}),
-  forbidden('setSequence with a wrong token', bearer('not-the-admin-token-at-all')),
-  forbidden(
+  // A token presented but not valid is refused whole, in every mode (issue 19).
+  wrongToken('setSequence with a wrong token', bearer('not-the-admin-token-at-all')),
+  wrongToken(
     'setSequence with the token minus its last character',
     bearer(ADMIN_TOKEN.slice(0, -1)),
   ),
-  forbidden('setSequence with the token plus a character', bearer(`${ADMIN_TOKEN}x`)),
-  forbidden('setSequence with the token in a Basic header', {
+  wrongToken('setSequence with the token plus a character', bearer(`${ADMIN_TOKEN}x`)),
+  wrongToken('setSequence with the token in a Basic header', {
     authorization: `Basic ${ADMIN_TOKEN}`,
   }),
-  forbidden('setSequence with an empty bearer', { authorization: 'Bearer ' }),
+  wrongToken('setSequence with an empty bearer', { authorization: 'Bearer ' }),
   // Who may call what (issue 11, findings 1 and 2): production, no token.
   unauthenticated(
     'an anonymous createSequence of userid starting at -3 (finding 1)',

@@ -122,11 +122,15 @@ describe('the Authorization header', () => {
   });
 
   it.each([`Basic ${token}`, token, `Bearer ${token}x`, `Bearer${token}`, `Bearer ${token} x`])(
-    'takes %j for no token',
+    'proves no one with %j (refused, never taken for no token)',
     (header) => {
-      expect(authenticate(header)).toEqual({ role: 'anonymous' });
+      expect(authenticate(header)).toBeNull();
     },
   );
+
+  it.each([undefined, '', '  '])('takes %j for no token', (header) => {
+    expect(authenticate(header)).toEqual({ role: 'anonymous' });
+  });
 });
 
 describe('hostile requests to the production service', () => {

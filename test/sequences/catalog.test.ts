@@ -101,17 +101,22 @@ describe('userid belongs to users', () => {
     },
   );
 
-  test('clients can neither create, read, set nor allocate it; admin creates it with the defaults', async () => {
-    const { catalog } = await catalogUnderTest();
+  test('clients read it but can neither create, set nor allocate it; admin creates it with the defaults', async () => {
+    const { catalog, users } = await catalogUnderTest();
     const userid = { name: 'userid' };
     const forbidden = { code: 'FORBIDDEN', field: 'name' };
     await expect(catalog.create(userid, billing)).rejects.toMatchObject(forbidden);
-    await expect(catalog.get(userid, billing)).rejects.toMatchObject(forbidden);
-    await expect(catalog.peekNext(userid, billing)).rejects.toMatchObject(forbidden);
+    expect(await catalog.get(userid, billing)).toMatchObject({ id: 'userid', value: 0, next: 1 });
+    expect(await catalog.peekNext(userid, billing)).toBe(1);
+    await users.createUser({ name: 'advances it' }, 'COUNTER');
+    expect(await catalog.peekNext(userid, billing)).toBe(2);
+    expect((await catalog.list({ first: 10 }, billing)).entries.map((entry) => entry.id)).toEqual([
+      'userid',
+    ]);
     await expect(catalog.setValue(userid, 100, billing)).rejects.toMatchObject(forbidden);
     await expect(catalog.allocate(userid, 1, billing)).rejects.toMatchObject(forbidden);
-    expect(await catalog.create(userid, admin)).toMatchObject({ value: 0, next: 1, drift: 0 });
-    expect(await catalog.peekNext(userid, admin)).toBe(1);
+    expect(await catalog.create(userid, admin)).toMatchObject({ value: 1, next: 2, drift: 0 });
+    expect(await catalog.peekNext(userid, admin)).toBe(2);
   });
 
   test('a BLOCK reservation cannot be reissued: no allocation, and setValue only moves forward (finding 7)', async () => {

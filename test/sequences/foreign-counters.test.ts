@@ -143,7 +143,13 @@ test('an unreadable counter keeps its place in pages, as its error; the others s
       },
     ],
     hasNextPage: false,
+    hasPreviousPage: true,
+    totalCount: expect.any(Function),
   });
+  // Counted as listed: the corrupt ones too.
+  expect(await rest.totalCount()).toBe(4);
+  const back = await catalog.list({ last: 2, before: 'omega' }, { role: 'admin' });
+  expect(back.entries.map((entry) => entry.id)).toEqual(['beta', 'gamma']);
 });
 
 test('a counter typed in mongosh (doubles, an Int64 step) is rewritten as Int64 first, then allocates', async () => {

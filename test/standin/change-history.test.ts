@@ -265,3 +265,43 @@ test('an update that changes nothing makes no event, a pipeline rewriting most o
   const { batch } = streamOn(history, store).read(10);
   expect(batch.map((event) => event.operationType)).toEqual(['insert', 'replace']);
 });
+
+test('a rename and changeStreamPreAndPostImages survive a restart, from the journal and from a snapshot', async () => {
+  // left running, the first server is as if it crashed: the second replays its journal (an
+  // in-process server may reopen its own directory); stopped, it snapshots and the journal is empty
+  for (const crashed of [true, false]) {
+    const sub = await mkdtemp(path.join(dir, 'run-'));
+    const first = await startStandin({ dataDir: sub, log: () => undefined });
+    const client = await MongoClient.connect(first.uri);
+    const db = client.db('t');
+    await db.createCollection('before', { changeStreamPreAndPostImages: { enabled: true } });
+    await db.collection('before').insertOne({ _id: 1 as never, v: 1 });
+    await db.collection('before').rename('after');
+    await client.close();
+    if (!crashed) await first.stop();
+    const second = await startStandin({ dataDir: sub, log: () => undefined });
+    expect(second.recovery!.journalRecords > 0).toBe(crashed);
+    const reader = await MongoClient.connect(second.uri);
+    try {
+      const after = reader.db('t').collection('after');
+      const stream = after.watch([], { fullDocumentBeforeChange: 'required' });
+      await stream.tryNext();
+      await after.updateOne({ _id: 1 as never }, { $set: { v: 2 } });
+      await expect(stream.next()).resolves.toMatchObject({
+        fullDocumentBeforeChange: { _id: 1, v: 1 },
+      });
+      await stream.close();
+      expect(
+        await reader
+          .db('t')
+          .listCollections()
+          .map((c) => c.name)
+          .toArray(),
+      ).toEqual(['after']);
+    } finally {
+      await reader.close();
+      await second.stop();
+      if (crashed) await first.stop();
+    }
+  }
+});

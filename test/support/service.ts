@@ -22,6 +22,9 @@ import { testMongoUri, uniqueDbName } from './db';
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghij';
 /** The client every test service knows unless `env.CLIENT_TOKENS` says otherwise. */
 export const TEST_CLIENT = { client: 'testclient', token: 'test-client-token-0123456789abcdefgh' };
+/** The headers of a request with the admin token, and with the test client's token. */
+export const ADMIN_HEADERS = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+export const CLIENT_HEADERS = { authorization: `Bearer ${TEST_CLIENT.token}` };
 
 export interface GraphQLResponse<T> {
   status: number;

@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { User as UserModel } from '../../users/index.js';
-import type { UserConnectionSource } from '../connections.js';
+import type { UserConnectionSource, SequenceConnectionSource } from '../connections.js';
+import type { Caller } from '../../auth/index.js';
 import type { SequenceState } from '../../sequences/index.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
@@ -32,6 +33,8 @@ export type AllocateSequencePayload = {
   __typename?: 'AllocateSequencePayload';
   /** Why nothing was consumed, or null. */
   error?: Maybe<MutationError>;
+  /** The whole query root, to read any list afresh in the same response. */
+  query: Query;
   /** The values consumed; null when `error` is set. */
   range?: Maybe<SequenceRange>;
   /** The sequence after the allocation, for client caches; null when `error` is set. */
@@ -57,8 +60,15 @@ export type CreateSequencePayload = {
   __typename?: 'CreateSequencePayload';
   /** Why it was not created (a conflicting definition, a reserved name), or null. */
   error?: Maybe<MutationError>;
+  /** The whole query root, to read any list afresh in the same response. */
+  query: Query;
   /** The sequence as defined; null when `error` is set. */
   sequence?: Maybe<Sequence>;
+  /**
+   * The sequence as an edge of a sequences list, for inserting it into a cached list; null when
+   * `error` is set.
+   */
+  sequenceEdge?: Maybe<SequenceEdge>;
 };
 
 /** A new user. */
@@ -90,6 +100,13 @@ export type CreateUserPayload = {
   /** Why no user was created, or null. */
   error?: Maybe<MutationError>;
   /**
+   * The user given as `invitedById`, whose `invitees` gained `userEdge`; null when there is none,
+   * `error` is set, or the caller may not read other users.
+   */
+  inviter?: Maybe<User>;
+  /** The whole query root, to read any list afresh in the same response. */
+  query: Query;
+  /**
    * True when `idempotencyKey` matched an earlier request and its user was returned; null when
    * `error` is set.
    */
@@ -111,6 +128,8 @@ export type CreateUsersPayload = {
   error?: Maybe<MutationError>;
   /** How many results hold an error. */
   failed: Scalars['Int']['output'];
+  /** The whole query root, to read any list afresh in the same response. */
+  query: Query;
   /**
    * How many results hold a user created earlier, returned because its `idempotencyKey` was seen
    * before (`replayed: true`): by an earlier request, or by an earlier input of this batch.
@@ -145,10 +164,20 @@ export type CreateUsersResult = {
 /** The answer of `deleteUser`. */
 export type DeleteUserPayload = {
   __typename?: 'DeleteUserPayload';
-  /** The id of the deleted user (remove it from cached lists); null when `error` is set. */
+  /**
+   * The id of the deleted user: remove the edges whose `node` has it from cached lists (Relay's
+   * `@deleteEdge`, `@deleteRecord`); null when `error` is set.
+   */
   deletedUserId?: Maybe<Scalars['ID']['output']>;
   /** Why nothing was deleted (`USER_NOT_FOUND`), or null. */
   error?: Maybe<MutationError>;
+  /**
+   * The user that invited the deleted one, whose `invitees` lost it; null when there is none,
+   * `error` is set, or the caller may not read other users.
+   */
+  inviter?: Maybe<User>;
+  /** The whole query root, to read any list afresh in the same response. */
+  query: Query;
   /** The user as it was before deletion; null when `error` is set. */
   user?: Maybe<User>;
 };
@@ -312,6 +341,17 @@ export type MutationError = {
   retryable: Scalars['Boolean']['output'];
 };
 
+/**
+ * An object that `Query.node` fetches again by its id alone (Relay's Global Object Identification).
+ * Ids are unique across types without encoding: a user's id is the decimal string of its numeric `_id`
+ * (`"42"`), a sequence's is its name (and `/scope`), which starts with a letter (`"invoice"`,
+ * `"invoice/acme"`), so the two never collide. Both are the ids of 0.3, unchanged.
+ */
+export type Node = {
+  /** Unique across all types: digits for a `User`, a letter first for a `Sequence`. */
+  id: Scalars['ID']['output'];
+};
+
 /** Where a page sits in its list (Relay's PageInfo). */
 export type PageInfo = {
   __typename?: 'PageInfo';
@@ -328,18 +368,33 @@ export type PageInfo = {
 /** The service's read operations. */
 export type Query = {
   __typename?: 'Query';
-  /** The value the next allocation of an existing sequence will return, without consuming it. */
+  /**
+   * The value the next allocation of an existing sequence will return, without consuming it: the same
+   * as that sequence's `next` (client caches read it from there).
+   */
   nextSequence?: Maybe<Scalars['Long']['output']>;
+  /**
+   * The object with this id (a `User` or a `Sequence`, told apart by the id's first character), or
+   * null when there is none or it is not the caller's; each is authorized as `user` and `sequence`
+   * are. A malformed id is `BAD_USER_INPUT`.
+   */
+  node?: Maybe<Node>;
+  /**
+   * The objects with these ids, in the same order, each as `node` answers it (null where it would be
+   * null): at most 100 ids.
+   */
+  nodes?: Maybe<Array<Maybe<Node>>>;
   /** The sequence with this name and scope, or null when it does not exist or is not the caller's. */
   sequence?: Maybe<Sequence>;
   /**
-   * The caller's sequences (every sequence, for admin), ordered by name then scope, a page at a time.
-   * A counter that cannot be read is an edge with `error` in its place, never a failure of the list.
+   * The caller's sequences and `userid` (every sequence, for admin), ordered by name then scope, a page
+   * at a time: a cursor connection (Relay) like `users`, 20 by default. A counter that cannot be read
+   * is an edge with `error` in its place, never a failure of the list.
    */
   sequences?: Maybe<SequenceConnection>;
   /** Per strategy, since this service process started: what creating users cost. */
   strategyStats?: Maybe<Array<StrategyStats>>;
-  /** The user with this id, or null when there is none. */
+  /** The user with this id, or null when there is none. A malformed id is `BAD_USER_INPUT`. */
   user?: Maybe<User>;
   /** The user with this email (compared after the same normalisation as at creation), or null. */
   userByEmail?: Maybe<User>;
@@ -348,6 +403,11 @@ export type Query = {
    * or `last` (and `before`) to page backward; pages hold 1 to 100 users, 20 by default.
    */
   users?: Maybe<UserConnection>;
+  /**
+   * Who the caller is. Anyone may ask; a token that is presented but unknown or malformed is
+   * `UNAUTHENTICATED` for every field, in every mode.
+   */
+  viewer?: Maybe<Viewer>;
 };
 
 
@@ -355,6 +415,18 @@ export type Query = {
 export type QueryNextSequenceArgs = {
   name: Scalars['String']['input'];
   scope?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** The service's read operations. */
+export type QueryNodeArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The service's read operations. */
+export type QueryNodesArgs = {
+  ids: Array<Scalars['ID']['input']>;
 };
 
 
@@ -368,7 +440,9 @@ export type QuerySequenceArgs = {
 /** The service's read operations. */
 export type QuerySequencesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
   scope?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -395,15 +469,27 @@ export type QueryUsersArgs = {
   order?: InputMaybe<UserOrder>;
 };
 
+/** What a caller may do (the table "Who may call what" in the docs). */
+export type Role =
+  /** The admin token: everything. */
+  | 'ADMIN'
+  /** No token (in production: `createUser` and `viewer` only). */
+  | 'ANONYMOUS'
+  /** A client token: reads users, creates them, owns sequences. */
+  | 'CLIENT';
+
 /** A counter document and the definition stored on it. */
-export type Sequence = {
+export type Sequence = Node & {
   __typename?: 'Sequence';
   /**
    * For the `userid` counter only: `value` minus the largest `_id` stored in `users`. Negative means
    * the next COUNTER insert will find its id taken and repair the counter first.
    */
   drift?: Maybe<Scalars['Long']['output']>;
-  /** Stable, from name and scope (`invoice` or `invoice/acme`), so client caches normalise it. */
+  /**
+   * Stable, from name and scope (`invoice` or `invoice/acme`), so client caches normalise it; starts
+   * with a letter, so it never equals a user's id.
+   */
   id: Scalars['ID']['output'];
   /** The largest value this sequence may issue, if limited. */
   max?: Maybe<Scalars['Long']['output']>;
@@ -430,14 +516,16 @@ export type SequenceConnection = {
   __typename?: 'SequenceConnection';
   /** The sequences of this page, each with its cursor. */
   edges: Array<SequenceEdge>;
-  /** Where this page sits in the whole list (sequences page forward only). */
+  /** Where this page sits in the whole list. */
   pageInfo: PageInfo;
+  /** How many sequences the whole list holds (with its `scope`), not just this page. */
+  totalCount: Scalars['Int']['output'];
 };
 
 /** A sequence in a list, with its cursor: exactly one of `node` and `error` is set. */
 export type SequenceEdge = {
   __typename?: 'SequenceEdge';
-  /** Pass it as `after` to page from here; the sequence's `id`, also when `error` is set. */
+  /** Pass it as `after` or `before` to page from here; the sequence's `id`, also when `error` is set. */
   cursor: Scalars['String']['output'];
   /**
    * Why this counter cannot be read (`SEQUENCE_CORRUPT`: its document was written by something else
@@ -467,6 +555,8 @@ export type SetSequencePayload = {
   __typename?: 'SetSequencePayload';
   /** Why nothing was changed, or null. */
   error?: Maybe<MutationError>;
+  /** The whole query root, to read any list afresh in the same response. */
+  query: Query;
   /** The sequence after the change; null when `error` is set. */
   sequence?: Maybe<Sequence>;
 };
@@ -507,12 +597,14 @@ export type UpdateUserPayload = {
   __typename?: 'UpdateUserPayload';
   /** Why nothing was changed, or null. */
   error?: Maybe<MutationError>;
+  /** The whole query root, to read any list afresh in the same response. */
+  query: Query;
   /** The user as changed; null when `error` is set. */
   user?: Maybe<User>;
 };
 
 /** A user, with the small sequential id the chosen strategy gave it. */
-export type User = {
+export type User = Node & {
   __typename?: 'User';
   /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
@@ -582,6 +674,15 @@ export type UserOrder =
   | 'ID_ASC'
   /** Newest id first: what a table of recent sign-ups shows. */
   | 'ID_DESC';
+
+/** Who the caller is, as the request's token proves it. */
+export type Viewer = {
+  __typename?: 'Viewer';
+  /** The client's name (the `owner` of the sequences it creates); null for admin and anonymous. */
+  client?: Maybe<Scalars['String']['output']>;
+  /** The caller's role. Outside production a request without a token is the client `anonymous`. */
+  role: Role;
+};
 
 export type WithIndex<TObject> = TObject & Record<string, any>;
 export type ResolversObject<TObject> = WithIndex<TObject>;
@@ -654,19 +755,26 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 
 
+/** Mapping of interface types */
+export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
+  Node:
+    | ( SequenceState )
+    | ( UserModel )
+  ;
+}>;
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
-  AllocateSequencePayload: ResolverTypeWrapper<Omit<AllocateSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversTypes['Sequence']> }>;
+  AllocateSequencePayload: ResolverTypeWrapper<Omit<AllocateSequencePayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']> }>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CreateSequenceInput: CreateSequenceInput;
-  CreateSequencePayload: ResolverTypeWrapper<Omit<CreateSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversTypes['Sequence']> }>;
+  CreateSequencePayload: ResolverTypeWrapper<Omit<CreateSequencePayload, 'query' | 'sequence' | 'sequenceEdge'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']>, sequenceEdge?: Maybe<ResolversTypes['SequenceEdge']> }>;
   CreateUserInput: CreateUserInput;
-  CreateUserPayload: ResolverTypeWrapper<Omit<CreateUserPayload, 'user' | 'userEdge'> & { user?: Maybe<ResolversTypes['User']>, userEdge?: Maybe<ResolversTypes['UserEdge']> }>;
-  CreateUsersPayload: ResolverTypeWrapper<Omit<CreateUsersPayload, 'results'> & { results: Array<ResolversTypes['CreateUsersResult']> }>;
+  CreateUserPayload: ResolverTypeWrapper<Omit<CreateUserPayload, 'inviter' | 'query' | 'user' | 'userEdge'> & { inviter?: Maybe<ResolversTypes['User']>, query: ResolversTypes['Query'], user?: Maybe<ResolversTypes['User']>, userEdge?: Maybe<ResolversTypes['UserEdge']> }>;
+  CreateUsersPayload: ResolverTypeWrapper<Omit<CreateUsersPayload, 'query' | 'results'> & { query: ResolversTypes['Query'], results: Array<ResolversTypes['CreateUsersResult']> }>;
   CreateUsersResult: ResolverTypeWrapper<Omit<CreateUsersResult, 'user' | 'userEdge'> & { user?: Maybe<ResolversTypes['User']>, userEdge?: Maybe<ResolversTypes['UserEdge']> }>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
-  DeleteUserPayload: ResolverTypeWrapper<Omit<DeleteUserPayload, 'user'> & { user?: Maybe<ResolversTypes['User']> }>;
+  DeleteUserPayload: ResolverTypeWrapper<Omit<DeleteUserPayload, 'inviter' | 'query' | 'user'> & { inviter?: Maybe<ResolversTypes['User']>, query: ResolversTypes['Query'], user?: Maybe<ResolversTypes['User']> }>;
   ErrorCode: ErrorCode;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
@@ -675,73 +783,83 @@ export type ResolversTypes = ResolversObject<{
   Long: ResolverTypeWrapper<Scalars['Long']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   MutationError: ResolverTypeWrapper<MutationError>;
+  Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Role: Role;
   Sequence: ResolverTypeWrapper<SequenceState>;
-  SequenceConnection: ResolverTypeWrapper<Omit<SequenceConnection, 'edges'> & { edges: Array<ResolversTypes['SequenceEdge']> }>;
+  SequenceConnection: ResolverTypeWrapper<SequenceConnectionSource>;
   SequenceEdge: ResolverTypeWrapper<Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversTypes['Sequence']> }>;
   SequenceRange: ResolverTypeWrapper<SequenceRange>;
-  SetSequencePayload: ResolverTypeWrapper<Omit<SetSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversTypes['Sequence']> }>;
+  SetSequencePayload: ResolverTypeWrapper<Omit<SetSequencePayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']> }>;
   StrategyStats: ResolverTypeWrapper<StrategyStats>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   UpdateUserInput: UpdateUserInput;
-  UpdateUserPayload: ResolverTypeWrapper<Omit<UpdateUserPayload, 'user'> & { user?: Maybe<ResolversTypes['User']> }>;
+  UpdateUserPayload: ResolverTypeWrapper<Omit<UpdateUserPayload, 'query' | 'user'> & { query: ResolversTypes['Query'], user?: Maybe<ResolversTypes['User']> }>;
   User: ResolverTypeWrapper<UserModel>;
   UserConnection: ResolverTypeWrapper<UserConnectionSource>;
   UserEdge: ResolverTypeWrapper<Omit<UserEdge, 'node'> & { node: ResolversTypes['User'] }>;
   UserFilter: UserFilter;
   UserOrder: UserOrder;
+  Viewer: ResolverTypeWrapper<Caller>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
-  AllocateSequencePayload: Omit<AllocateSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversParentTypes['Sequence']> };
+  AllocateSequencePayload: Omit<AllocateSequencePayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']> };
   Boolean: Scalars['Boolean']['output'];
   CreateSequenceInput: CreateSequenceInput;
-  CreateSequencePayload: Omit<CreateSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversParentTypes['Sequence']> };
+  CreateSequencePayload: Omit<CreateSequencePayload, 'query' | 'sequence' | 'sequenceEdge'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']>, sequenceEdge?: Maybe<ResolversParentTypes['SequenceEdge']> };
   CreateUserInput: CreateUserInput;
-  CreateUserPayload: Omit<CreateUserPayload, 'user' | 'userEdge'> & { user?: Maybe<ResolversParentTypes['User']>, userEdge?: Maybe<ResolversParentTypes['UserEdge']> };
-  CreateUsersPayload: Omit<CreateUsersPayload, 'results'> & { results: Array<ResolversParentTypes['CreateUsersResult']> };
+  CreateUserPayload: Omit<CreateUserPayload, 'inviter' | 'query' | 'user' | 'userEdge'> & { inviter?: Maybe<ResolversParentTypes['User']>, query: ResolversParentTypes['Query'], user?: Maybe<ResolversParentTypes['User']>, userEdge?: Maybe<ResolversParentTypes['UserEdge']> };
+  CreateUsersPayload: Omit<CreateUsersPayload, 'query' | 'results'> & { query: ResolversParentTypes['Query'], results: Array<ResolversParentTypes['CreateUsersResult']> };
   CreateUsersResult: Omit<CreateUsersResult, 'user' | 'userEdge'> & { user?: Maybe<ResolversParentTypes['User']>, userEdge?: Maybe<ResolversParentTypes['UserEdge']> };
   DateTime: Scalars['DateTime']['output'];
-  DeleteUserPayload: Omit<DeleteUserPayload, 'user'> & { user?: Maybe<ResolversParentTypes['User']> };
+  DeleteUserPayload: Omit<DeleteUserPayload, 'inviter' | 'query' | 'user'> & { inviter?: Maybe<ResolversParentTypes['User']>, query: ResolversParentTypes['Query'], user?: Maybe<ResolversParentTypes['User']> };
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   Long: Scalars['Long']['output'];
   Mutation: Record<PropertyKey, never>;
   MutationError: MutationError;
+  Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
   Sequence: SequenceState;
-  SequenceConnection: Omit<SequenceConnection, 'edges'> & { edges: Array<ResolversParentTypes['SequenceEdge']> };
+  SequenceConnection: SequenceConnectionSource;
   SequenceEdge: Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversParentTypes['Sequence']> };
   SequenceRange: SequenceRange;
-  SetSequencePayload: Omit<SetSequencePayload, 'sequence'> & { sequence?: Maybe<ResolversParentTypes['Sequence']> };
+  SetSequencePayload: Omit<SetSequencePayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']> };
   StrategyStats: StrategyStats;
   String: Scalars['String']['output'];
   UpdateUserInput: UpdateUserInput;
-  UpdateUserPayload: Omit<UpdateUserPayload, 'user'> & { user?: Maybe<ResolversParentTypes['User']> };
+  UpdateUserPayload: Omit<UpdateUserPayload, 'query' | 'user'> & { query: ResolversParentTypes['Query'], user?: Maybe<ResolversParentTypes['User']> };
   User: UserModel;
   UserConnection: UserConnectionSource;
   UserEdge: Omit<UserEdge, 'node'> & { node: ResolversParentTypes['User'] };
   UserFilter: UserFilter;
+  Viewer: Caller;
 }>;
 
 export type AllocateSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AllocateSequencePayload'] = ResolversParentTypes['AllocateSequencePayload']> = ResolversObject<{
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
   range?: Resolver<Maybe<ResolversTypes['SequenceRange']>, ParentType, ContextType>;
   sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
 export type CreateSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateSequencePayload'] = ResolversParentTypes['CreateSequencePayload']> = ResolversObject<{
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
   sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
+  sequenceEdge?: Resolver<Maybe<ResolversTypes['SequenceEdge']>, ParentType, ContextType>;
 }>;
 
 export type CreateUserPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateUserPayload'] = ResolversParentTypes['CreateUserPayload']> = ResolversObject<{
   attempts?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  inviter?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
   replayed?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   strategy?: Resolver<ResolversTypes['IdStrategy'], ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
@@ -752,6 +870,7 @@ export type CreateUsersPayloadResolvers<ContextType = GraphQLContext, ParentType
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
   replayed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   results?: Resolver<Array<ResolversTypes['CreateUsersResult']>, ParentType, ContextType>;
   strategy?: Resolver<ResolversTypes['IdStrategy'], ParentType, ContextType>;
@@ -772,6 +891,8 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 export type DeleteUserPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteUserPayload'] = ResolversParentTypes['DeleteUserPayload']> = ResolversObject<{
   deletedUserId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  inviter?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 }>;
 
@@ -796,6 +917,10 @@ export type MutationErrorResolvers<ContextType = GraphQLContext, ParentType exte
   retryable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
+export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'Sequence' | 'User', ParentType, ContextType>;
+}>;
+
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
   endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -805,12 +930,15 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   nextSequence?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType, RequireFields<QueryNextSequenceArgs, 'name'>>;
+  node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
+  nodes?: Resolver<Maybe<Array<Maybe<ResolversTypes['Node']>>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
   sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType, RequireFields<QuerySequenceArgs, 'name'>>;
-  sequences?: Resolver<Maybe<ResolversTypes['SequenceConnection']>, ParentType, ContextType, RequireFields<QuerySequencesArgs, 'first'>>;
+  sequences?: Resolver<Maybe<ResolversTypes['SequenceConnection']>, ParentType, ContextType, Partial<QuerySequencesArgs>>;
   strategyStats?: Resolver<Maybe<Array<ResolversTypes['StrategyStats']>>, ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
   userByEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserByEmailArgs, 'email'>>;
   users?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<QueryUsersArgs, 'order'>>;
+  viewer?: Resolver<Maybe<ResolversTypes['Viewer']>, ParentType, ContextType>;
 }>;
 
 export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Sequence'] = ResolversParentTypes['Sequence']> = ResolversObject<{
@@ -825,11 +953,13 @@ export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends R
   step?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   value?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type SequenceConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceConnection'] = ResolversParentTypes['SequenceConnection']> = ResolversObject<{
   edges?: Resolver<Array<ResolversTypes['SequenceEdge']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type SequenceEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceEdge'] = ResolversParentTypes['SequenceEdge']> = ResolversObject<{
@@ -847,6 +977,7 @@ export type SequenceRangeResolvers<ContextType = GraphQLContext, ParentType exte
 
 export type SetSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SetSequencePayload'] = ResolversParentTypes['SetSequencePayload']> = ResolversObject<{
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
   sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
@@ -864,6 +995,7 @@ export type StrategyStatsResolvers<ContextType = GraphQLContext, ParentType exte
 
 export type UpdateUserPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateUserPayload'] = ResolversParentTypes['UpdateUserPayload']> = ResolversObject<{
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 }>;
 
@@ -876,6 +1008,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   invitedById?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   invitees?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<UserInviteesArgs, 'order'>>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type UserConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserConnection'] = ResolversParentTypes['UserConnection']> = ResolversObject<{
@@ -889,6 +1022,11 @@ export type UserEdgeResolvers<ContextType = GraphQLContext, ParentType extends R
   node?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
 }>;
 
+export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = ResolversObject<{
+  client?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['Role'], ParentType, ContextType>;
+}>;
+
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   AllocateSequencePayload?: AllocateSequencePayloadResolvers<ContextType>;
   CreateSequencePayload?: CreateSequencePayloadResolvers<ContextType>;
@@ -900,6 +1038,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Long?: GraphQLScalarType;
   Mutation?: MutationResolvers<ContextType>;
   MutationError?: MutationErrorResolvers<ContextType>;
+  Node?: NodeResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Sequence?: SequenceResolvers<ContextType>;
@@ -912,5 +1051,6 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   User?: UserResolvers<ContextType>;
   UserConnection?: UserConnectionResolvers<ContextType>;
   UserEdge?: UserEdgeResolvers<ContextType>;
+  Viewer?: ViewerResolvers<ContextType>;
 }>;
 

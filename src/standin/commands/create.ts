@@ -1,13 +1,15 @@
 /**
- * `create`: an empty collection; NamespaceExists (48) when it exists. Options that change
- * behaviour (capped, validators, views, timeseries, clustered, collation) are refused.
+ * `create`: an empty collection; NamespaceExists (48) when it exists. `changeStreamPreAndPostImages`
+ * is kept (coll-mod.ts); options that change behaviour (capped, validators, views, timeseries,
+ * clustered, collation) are refused.
  */
 import { collectionNameOf, CommandDefinition } from './context';
 import { CommandError, ErrorCode } from '../engine/errors';
+import { preAndPostImagesOption } from './coll-mod';
 
 export const create: CommandDefinition = {
   name: 'create',
-  fields: [],
+  fields: ['changeStreamPreAndPostImages'],
   run(command, { server, database }) {
     const name = collectionNameOf(command, 'create');
     if (server.store.get(database, name))
@@ -15,7 +17,12 @@ export const create: CommandDefinition = {
         ErrorCode.NamespaceExists,
         `Collection ${database}.${name} already exists.`,
       );
-    server.store.obtain(database, name);
+    const images =
+      command.changeStreamPreAndPostImages === undefined
+        ? false
+        : preAndPostImagesOption(command.changeStreamPreAndPostImages);
+    const { collection } = server.store.obtain(database, name);
+    if (images) collection.setPreAndPostImages(true);
     return { ok: 1 };
   },
 };

@@ -9,6 +9,7 @@ import { aggregate } from './aggregate';
 import { buildInfo } from './build-info';
 import { configureFailPoint } from './configure-fail-point';
 import { CommandContext, CommandDefinition } from './context';
+import { collMod } from './coll-mod';
 import { collStats } from './coll-stats';
 import { count } from './count';
 import { createIndexes } from './create-indexes';
@@ -34,6 +35,7 @@ import { listCollections } from './list-collections';
 import { listDatabases } from './list-databases';
 import { listIndexes } from './list-indexes';
 import { ping } from './ping';
+import { renameCollection } from './rename-collection';
 import { serverStatus } from './server-status';
 import { update } from './update';
 import {
@@ -62,6 +64,8 @@ const DEFINITIONS: CommandDefinition[] = [
   listIndexes,
   dropIndexes,
   create,
+  collMod,
+  renameCollection,
   drop,
   dropDatabase,
   listCollections,

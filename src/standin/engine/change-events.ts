@@ -13,8 +13,9 @@
  * Events: insert, update (updateDescription; fullDocument per the stream's option), replace,
  * delete, drop, rename, dropDatabase, invalidate (a collection stream after its collection's
  * drop or rename, a database stream after its database's drop). Changes the stream is not
- * scoped to, collection and index creation, collection options and `system.` collections make
- * no event (without showExpandedEvents, as in mongod).
+ * scoped to, collection and index creation, collection options, `system.` collections and (for
+ * a whole-cluster stream) the admin, config and local databases make no event (without
+ * showExpandedEvents, as in mongod).
  */
 import { Timestamp } from 'bson';
 import { LoggedChange } from './changes';
@@ -104,9 +105,13 @@ export function pointOf(change: LoggedChange, fromInvalidate = false): ResumePoi
   return { ts: change.ts, event: true, txnOpIndex: change.txnOpIndex ?? 0, fromInvalidate };
 }
 
+/** databases a whole-cluster stream does not report, as in mongod */
+const INTERNAL_DATABASES = new Set(['admin', 'config', 'local']);
+
 function inScope(scope: StreamScope, db: string, coll?: string): boolean {
   if (coll !== undefined && coll.startsWith('system.')) return false;
-  if (scope.db !== undefined && scope.db !== db) return false;
+  if (scope.db === undefined) return !INTERNAL_DATABASES.has(db);
+  if (scope.db !== db) return false;
   return scope.coll === undefined || scope.coll === coll;
 }
 

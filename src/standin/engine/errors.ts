@@ -90,6 +90,8 @@ export const LocationCode = {
   AddFieldsNotDocument: 40272,
   /** $project with a specification that is no document */
   ProjectNotDocument: 15969,
+  /** a $project that both computes or includes fields and excludes one other than _id */
+  ExclusionInInclusionProjection: 31254,
   /** $unset with something other than field names */
   UnsetNotFieldNames: 31002,
   /** $changeStream on a standalone server */

@@ -1,16 +1,16 @@
 /**
  * Pipeline-style updates (`u: [ stages ]`), with the stages mongod allows there and the
  * expressions engine/expressions.ts evaluates: `$set`/`$addFields` (a plain document value
- * merges into an embedded document, as in aggregation), `$unset`, `$project` (inclusion or
- * exclusion), `$replaceRoot`/`$replaceWith`. Other stages are not allowed in an update
+ * merges into an embedded document, as in aggregation), `$unset`, `$project` (inclusion, with
+ * computed fields, or exclusion), `$replaceRoot`/`$replaceWith`. Other stages are not allowed in an update
  * (InvalidOptions, 72, as mongod says). `_id` may not change or disappear. Copy-on-write like
  * every update: the original is never mutated.
  */
 import { CommandError, ErrorCode, LocationCode, unsupported } from './errors';
-import { evaluate, Variables } from './expressions';
+import { evaluate, isTruthy, Variables } from './expressions';
 import { getPath, setPath, unsetPath } from './paths';
 import { compileProjection } from './projection';
-import { cloneValue, Document, isPlainDocument } from './values';
+import { cloneValue, Document, isNumeric, isPlainDocument } from './values';
 
 const ALLOWED_STAGES = new Set([
   '$addFields',
@@ -47,6 +47,52 @@ function addField(doc: Document, path: string, spec: unknown, root: Document, va
   const value = evaluate(spec, root, vars);
   if (value === undefined) unsetPath(doc, path);
   else setPath(doc, path, cloneValue(value));
+}
+
+/** Whether a $project holds computed fields (expressions, literals, nested specifications). */
+function hasComputedFields(spec: Document): boolean {
+  return Object.values(spec).some((value) => !isNumeric(value) && typeof value !== 'boolean');
+}
+
+/**
+ * An inclusion $project with computed fields, as aggregation runs it: `1`/`true` keeps a field,
+ * a nested plain document projects the embedded document field by field, anything else is an
+ * expression (a string not starting with `$` is a literal) whose value is set, or left out when
+ * missing. Excluding a field other than `_id` is refused, as in mongod. Nested specifications
+ * over arrays are refused by name.
+ */
+function projectComputing(
+  doc: Document,
+  spec: Document,
+  root: Document,
+  vars: Variables,
+  top: boolean,
+): Document {
+  const result: Document = {};
+  if (top && '_id' in doc && !('_id' in spec)) result._id = doc._id;
+  for (const [path, value] of Object.entries(spec)) {
+    if (isNumeric(value) || typeof value === 'boolean') {
+      if (!isTruthy(value)) {
+        if (top && path === '_id') continue;
+        throw new CommandError(
+          LocationCode.ExclusionInInclusionProjection,
+          `Invalid $project :: caused by :: Cannot do exclusion on field ${path} in inclusion projection`,
+        );
+      }
+      const kept = getPath(doc, path);
+      if (kept !== undefined) setPath(result, path, cloneValue(kept));
+    } else if (isPlainDocument(value) && !isExpressionObject(value)) {
+      const inner = getPath(doc, path);
+      if (Array.isArray(inner))
+        throw unsupported(`$project of embedded fields of the array '${path}'`);
+      const nested = isPlainDocument(inner) ? inner : {};
+      setPath(result, path, projectComputing(nested, value, root, vars, false));
+    } else {
+      const computed = evaluate(value, root, vars);
+      if (computed !== undefined) setPath(result, path, cloneValue(computed));
+    }
+  }
+  return result;
 }
 
 function newRoot(value: unknown): Document {
@@ -93,7 +139,9 @@ export function reshape(doc: Document, name: string, argument: unknown, vars: Va
           LocationCode.ProjectNotDocument,
           '$project specification must be an object',
         );
-      return compileProjection(argument)(doc);
+      return hasComputedFields(argument)
+        ? projectComputing(doc, argument, doc, vars, true)
+        : compileProjection(argument)(doc);
     case '$replaceRoot':
       if (!isPlainDocument(argument) || !('newRoot' in argument))
         throw new CommandError(

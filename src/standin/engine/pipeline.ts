@@ -1,6 +1,6 @@
 /**
  * Aggregation pipelines as far as countDocuments, this service and data repair use them:
- * $match, $sort, $skip, $limit, $project (inclusion/exclusion), $count, $group with $sum, $min,
+ * $match, $sort, $skip, $limit, $project (inclusion with computed fields, or exclusion), $count, $group with $sum, $min,
  * $max, $first, $last, and the reshaping stages shared with pipeline-style updates ($addFields/
  * $set, $unset, $replaceRoot/$replaceWith, see pipeline-update.ts). The first $match (and a
  * following $sort/$skip/$limit) is planned through executeQuery so indexes apply. Unknown stages
@@ -13,7 +13,6 @@ import { evaluate, Variables } from './expressions';
 import { compileFilter } from './matcher';
 import { addForExpression } from './numbers';
 import { reshape } from './pipeline-update';
-import { compileProjection } from './projection';
 import { executeQuery, QueryExecution, QueryOptions } from './query';
 import { comparatorFor } from './sort';
 import {
@@ -184,8 +183,6 @@ export function runPipeline(
         docs = docs.slice(0, nonNegative(name, argument));
         break;
       case '$project':
-        docs = docs.map(compileProjection(argument as Document));
-        break;
       case '$addFields':
       case '$set':
       case '$unset':

@@ -6,7 +6,8 @@
  * `snapshot`, and the directory fsynced: a crash at any point leaves either the old snapshot or
  * the new one, never a partial one. Records (record-file.ts): a header
  * `{ snapshot: 1, journalFrom }` naming the first journal generation not contained in it, per
- * collection `{ collection: { db, name, indexes, count } }` followed by its `count` documents,
+ * collection `{ collection: { db, name, indexes, count, changeStreamPreAndPostImages? } }` followed
+ * by its `count` documents,
  * then `{ end: <collections> }`, whose absence marks the file as incomplete.
  */
 import { open, readFile, rename, rm } from 'node:fs/promises';
@@ -24,6 +25,8 @@ const WRITE_CHUNK_BYTES = 4 * 1024 * 1024;
 interface CapturedCollection {
   db: string;
   name: string;
+  /** present only when enabled, so snapshots without it read as before */
+  changeStreamPreAndPostImages?: true;
   indexes: IndexSpec[];
   documents: Document[];
 }
@@ -40,6 +43,7 @@ export function captureStore(store: Store, journalFrom: number): CapturedStore {
       collections.push({
         db,
         name: collection.name,
+        ...(collection.preAndPostImages && { changeStreamPreAndPostImages: true as const }),
         indexes: collection.indexes.slice(1).map((index) => index.spec),
         documents: [...collection.all()],
       });
@@ -74,8 +78,8 @@ export async function writeSnapshot(dir: string, captured: CapturedStore): Promi
       }
     };
     await add({ snapshot: 1, journalFrom: captured.journalFrom });
-    for (const { db, name, indexes, documents } of captured.collections) {
-      await add({ collection: { db, name, indexes, count: documents.length } });
+    for (const { documents, ...collection } of captured.collections) {
+      await add({ collection: { ...collection, count: documents.length } });
       for (const document of documents) await add(document);
     }
     await add({ end: captured.collections.length });
@@ -106,13 +110,16 @@ export async function loadSnapshot(dir: string, store: Store): Promise<number> {
   }
   let next = 1;
   while (next < records.length - 1) {
-    const { db, name, indexes, count } = records[next++].collection as {
+    const { db, name, indexes, count, changeStreamPreAndPostImages } = records[next++]
+      .collection as {
       db: string;
       name: string;
       indexes: IndexSpec[];
       count: number;
+      changeStreamPreAndPostImages?: boolean;
     };
     const { collection } = store.obtain(db, name);
+    if (changeStreamPreAndPostImages) collection.setPreAndPostImages(true);
     for (const spec of indexes) collection.addIndex(spec);
     const end = next + Number(count);
     while (next < end) collection.insert(records[next++]);
