@@ -90,7 +90,12 @@ export class Store implements StoreView {
     } finally {
       this.commit = null;
       if (commit.changes.length > 0) {
-        this.deliver({ op: 'transaction', changes: commit.changes, ts: commit.ts, wall: commit.wall });
+        this.deliver({
+          op: 'transaction',
+          changes: commit.changes,
+          ts: commit.ts,
+          wall: commit.wall,
+        });
       }
     }
   }

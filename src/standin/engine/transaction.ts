@@ -120,6 +120,10 @@ export class Transaction implements LockOwner, StoreView {
     throw notInTransaction('drop a collection');
   }
 
+  rename(): boolean {
+    throw notInTransaction('rename a collection');
+  }
+
   dropDatabase(): void {
     throw notInTransaction('drop a database');
   }
@@ -136,6 +140,7 @@ export class Transaction implements LockOwner, StoreView {
       this.store.concurrency.applyAs(this, () => {
         for (const created of this.created.values()) {
           const { collection } = this.store.obtain(created.database, created.name);
+          if (created.preAndPostImages) collection.setPreAndPostImages(true);
           for (const index of created.indexes.slice(1)) collection.addIndex(index.spec);
           for (const doc of created.all()) collection.insert(doc);
         }
@@ -271,6 +276,14 @@ class TransactionCollection implements CollectionView {
 
   dropIndex(): boolean {
     throw notInTransaction(`drop indexes of ${this.namespace}`);
+  }
+
+  get preAndPostImages(): boolean {
+    return this.live.preAndPostImages;
+  }
+
+  setPreAndPostImages(): void {
+    throw notInTransaction(`change the options of ${this.namespace}`);
   }
 
   /**

@@ -29,6 +29,9 @@ export interface CollectionView {
   remove(doc: Document): void;
   addIndex(spec: IndexSpec): boolean;
   dropIndex(name: string): boolean;
+  /** whether writes record pre- and post-images for change streams */
+  readonly preAndPostImages: boolean;
+  setPreAndPostImages(enabled: boolean): void;
 }
 
 export interface StoreView {
@@ -40,5 +43,7 @@ export interface StoreView {
   /** the collection, created when missing; `created` tells which */
   obtain(database: string, name: string): { collection: CollectionView; created: boolean };
   drop(database: string, name: string): boolean;
+  /** moves a collection to a new name in the same database (false when it is missing) */
+  rename(database: string, from: string, to: string): boolean;
   dropDatabase(database: string): void;
 }
