@@ -305,3 +305,34 @@ test('stages after $changeStream compute fields: a $project of expressions and l
     await stream.close();
   }
 });
+
+test('a getMore failing with a resumable error is resumed by the driver from its token; a non-resumable one surfaces', async () => {
+  const watcher = await connectTestClient({ monitorCommands: true });
+  const aggregates: Document[] = [];
+  watcher.on('commandStarted', (event) => {
+    if (event.commandName === 'aggregate') aggregates.push(event.command);
+  });
+  const coll = watcher.db(shared.db.databaseName).collection('resumable');
+  const admin = shared.client.db('admin');
+  const failGetMore = (errorCode: number) =>
+    admin.command({
+      configureFailPoint: 'failGetMoreAfterCursorCheckout',
+      mode: { times: 1 },
+      data: { errorCode },
+    });
+  try {
+    const stream = coll.watch();
+    await stream.tryNext();
+    await failGetMore(6); // HostUnreachable: resumable
+    await shared.db.collection('resumable').insertOne({ n: 1 });
+    await expect(stream.next()).resolves.toMatchObject({ fullDocument: { n: 1 } });
+    expect(aggregates).toHaveLength(2);
+    expect(aggregates[1].pipeline[0].$changeStream.resumeAfter).toBeDefined();
+    await failGetMore(50); // MaxTimeMSExpired: not resumable
+    await expect(stream.next()).rejects.toMatchObject({ code: 50 });
+    await stream.close();
+  } finally {
+    await admin.command({ configureFailPoint: 'failGetMoreAfterCursorCheckout', mode: 'off' });
+    await watcher.close();
+  }
+});

@@ -3,9 +3,9 @@
  * has the aggregate run when the stream is created, while the driver's watch() is lazy: the
  * stream's cursor is initialized through the hook the driver exposes for unified runners),
  * iterateUntilDocumentOrError (the next event, waiting), iterateOnce (one getMore's worth, no
- * event required) and close.
+ * event required) and close; and collection.rename, which these tests use to make rename events.
  */
-import { ChangeStream, Document } from 'mongodb';
+import { ChangeStream, Collection, Document } from 'mongodb';
 import { OperationTable } from './table';
 
 interface Watchable {
@@ -26,6 +26,8 @@ export const changeStreamOperations: OperationTable = {
   'client.createChangeStream': createChangeStream,
   'database.createChangeStream': createChangeStream,
   'collection.createChangeStream': createChangeStream,
+  'collection.rename': (args, target) =>
+    (target as Collection).rename(args.to as string, args).then(() => undefined),
   'changeStream.iterateUntilDocumentOrError': stream((s) => s.next()),
   'changeStream.iterateOnce': stream((s) => s.tryNext().then(() => undefined)),
   'changeStream.close': stream((s) => s.close().then(() => undefined)),

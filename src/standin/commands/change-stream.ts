@@ -15,17 +15,38 @@
  * A getMore returns what the stream has at once; with nothing, it waits (up to its maxTimeMS,
  * 1 second when absent, as mongod's awaitData) for the history to wake it, without holding the
  * server: other connections run meanwhile. A getMore that fails closes the stream's cursor, as
- * mongod does.
+ * mongod does; failed by the failGetMoreAfterCursorCheckout fail point (get-more.ts), it carries
+ * the ResumableChangeStreamError label for the codes mongod gives it to.
  */
 import { Long, Timestamp } from 'bson';
 import { CommandContext, optionalNumber } from './context';
 import { parseResumeToken } from '../engine/change-events';
 import { badValue, CommandError, ErrorCode, LocationCode, unsupported } from '../engine/errors';
 import { Variables } from '../engine/expressions';
-import { Document, isPlainDocument } from '../engine/values';
+import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
 import { ChangeStream, StartOption } from '../state/change-stream';
 
 const AWAIT_DATA_DEFAULT_MS = 1000;
+/** codes after which a driver may resume a change stream: mongod labels them ResumableChangeStreamError */
+const RESUMABLE_CODES = new Set<number>([
+  ErrorCode.HostUnreachable,
+  ErrorCode.HostNotFound,
+  ErrorCode.NetworkTimeout,
+  ErrorCode.ShutdownInProgress,
+  ErrorCode.PrimarySteppedDown,
+  ErrorCode.ExceededTimeLimit,
+  ErrorCode.SocketException,
+  ErrorCode.NotWritablePrimary,
+  ErrorCode.InterruptedAtShutdown,
+  ErrorCode.InterruptedDueToReplStateChange,
+  ErrorCode.NotPrimaryNoSecondaryOk,
+  ErrorCode.NotPrimaryOrSecondary,
+  ErrorCode.StaleShardVersion,
+  ErrorCode.StaleEpoch,
+  ErrorCode.StaleConfig,
+  ErrorCode.RetryChangeStream,
+  ErrorCode.FailedToSatisfyReadPreference,
+]);
 /** events per getMore without batchSize (mongod caps batches by bytes only; 16 MB is kept too) */
 const DEFAULT_GETMORE_EVENTS = 10_000;
 
@@ -122,10 +143,18 @@ function scopeOf(
   database: string,
   spec: Document,
 ): { scope: { db?: string; coll?: string }; namespace: string } {
+  if (
+    typeof command.aggregate !== 'string' &&
+    !(isNumeric(command.aggregate) && numberOf(command.aggregate) === 1)
+  )
+    throw new CommandError(
+      ErrorCode.InvalidNamespace,
+      `Invalid aggregate namespace: ${String(command.aggregate)} (a collection name, or 1)`,
+    );
   const cluster = spec.allChangesForCluster === true;
   const invalid = (message: string) => new CommandError(ErrorCode.InvalidNamespace, message);
   if (cluster) {
-    if (database !== 'admin' || command.aggregate !== 1)
+    if (database !== 'admin' || typeof command.aggregate === 'string')
       throw invalid(
         "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name",
       );
@@ -216,6 +245,20 @@ function readBatch(
     },
     ok: 1,
   };
+}
+
+/**
+ * The error of a getMore that failed holding its cursor (failGetMoreAfterCursorCheckout): a
+ * change stream's, with a resumable code, carries ResumableChangeStreamError.
+ */
+export function getMoreFailure(code: number, changeStream: boolean): CommandError {
+  return new CommandError(
+    code,
+    "Failing command via 'failGetMoreAfterCursorCheckout' failpoint",
+    changeStream && RESUMABLE_CODES.has(code)
+      ? { errorLabels: ['ResumableChangeStreamError'] }
+      : {},
+  );
 }
 
 /** A change stream's getMore: at once when it has events, else after waiting for changes. */

@@ -21,6 +21,7 @@ export const ErrorCode = {
   IllegalOperation: 20,
   LockTimeout: 24,
   NamespaceNotFound: 26,
+  StaleShardVersion: 63,
   IndexNotFound: 27,
   NoMatchingDocument: 47,
   PathNotViable: 28,
@@ -46,8 +47,11 @@ export const ErrorCode = {
   IndexKeySpecsConflict: 86,
   NetworkTimeout: 89,
   ShutdownInProgress: 91,
+  FailedToSatisfyReadPreference: 133,
+  StaleEpoch: 150,
   PrimarySteppedDown: 189,
   QueryFeatureNotAllowed: 224,
+  RetryChangeStream: 234,
   CursorKilled: 237,
   InvalidResumeToken: 260,
   ChangeStreamFatalError: 280,
@@ -62,6 +66,7 @@ export const ErrorCode = {
   InterruptedAtShutdown: 11600,
   InterruptedDueToReplStateChange: 11602,
   NotPrimaryNoSecondaryOk: 13435,
+  StaleConfig: 13388,
   NotPrimaryOrSecondary: 13436,
 } as const;
 

@@ -9,6 +9,11 @@
  * `data.appName` has its own slot (plus one unscoped slot), so test files that scope their fail
  * points can run at the same time on one server. Used one at a time, the behaviour is mongod's.
  * `mode: 'off'` clears every slot, or only the slot named by `data.appName` when given.
+ *
+ * Also `failGetMoreAfterCursorCheckout` (data: `errorCode`): a getMore fails with that code once
+ * it holds its cursor, as a real failure would (the cursor is closed, and a change stream's
+ * resumable code gets the ResumableChangeStreamError label, commands/get-more.ts), where
+ * failCommand answers before the command runs and adds no label of its own.
  */
 import { badValue, unsupported } from '../engine/errors';
 import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
@@ -53,7 +58,11 @@ function parseTimes(mode: unknown): number {
 
 const UNSCOPED = '';
 
+const GET_MORE_FIELDS = new Set(['errorCode', 'closeConnection']);
+
 export class FailPoints {
+  private getMoreAfterCheckout: { remaining: number; errorCode: number } | null = null;
+
   /** by appName; UNSCOPED for fail points that hit every client */
   private readonly active = new Map<string, ActiveFailPoint>();
   /** how often each slot's current (or last) setting fired, reported as mongod's `count` */
@@ -68,8 +77,12 @@ export class FailPoints {
 
   /** Applies a configureFailPoint command; returns how often the replaced setting fired. */
   configure(command: Document): number {
+    if (command.configureFailPoint === 'failGetMoreAfterCursorCheckout')
+      return this.configureGetMore(command);
     if (command.configureFailPoint !== 'failCommand') {
-      throw unsupported(`the fail point ${String(command.configureFailPoint)} (only failCommand)`);
+      throw unsupported(
+        `the fail point ${String(command.configureFailPoint)} (only failCommand and failGetMoreAfterCursorCheckout)`,
+      );
     }
     const remaining = parseTimes(command.mode);
     const data = command.data;
@@ -101,6 +114,29 @@ export class FailPoints {
     const previous = this.clear(slot);
     this.active.set(slot, { commands: new Set(data.failCommands as string[]), remaining, action });
     return previous;
+  }
+
+  private configureGetMore(command: Document): number {
+    const remaining = parseTimes(command.mode);
+    const data = isPlainDocument(command.data) ? command.data : {};
+    for (const field of Object.keys(data))
+      if (!GET_MORE_FIELDS.has(field))
+        throw unsupported(`failGetMoreAfterCursorCheckout data.${field}`);
+    if (data.closeConnection === true)
+      throw unsupported('failGetMoreAfterCursorCheckout with closeConnection');
+    if (remaining > 0 && !isNumeric(data.errorCode))
+      throw badValue('failGetMoreAfterCursorCheckout requires data.errorCode');
+    this.getMoreAfterCheckout =
+      remaining === 0 ? null : { remaining, errorCode: numberOf(data.errorCode) };
+    return 0;
+  }
+
+  /** The error code a getMore fails with now (consuming one activation), or null. */
+  takeGetMoreFailure(): number | null {
+    const point = this.getMoreAfterCheckout;
+    if (!point) return null;
+    if (--point.remaining <= 0) this.getMoreAfterCheckout = null;
+    return point.errorCode;
   }
 
   /** The failure to inject into this command, consuming one activation; null when none applies. */
