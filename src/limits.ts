@@ -9,7 +9,7 @@
  * module imports nothing, so it sits below every component. docs/operations.md ("Per-request
  * bounds") states them for clients, and test/limits.test.ts checks the docs against this module.
  *
- * `FIELD_LIMITS` is the request planner's table (src/graphql/request-plan.ts): which fields create
+ * `FIELD_LIMITS` is the request planner's table (src/graphql/request-bounds.ts): which fields create
  * users, allocate or list a page. Like the role table it fails closed in a test: test/limits.test.ts
  * walks the schema and fails when a mutation, or any field that returns a connection, has no row,
  * so a new paged or user-creating field cannot escape the per-request bounds.
@@ -116,7 +116,7 @@ export const ERRORS = {
   messageLength: 500,
 } as const;
 
-/** What a field asks for, for the per-request bounds above (src/graphql/request-plan.ts). */
+/** What a field asks for, for the per-request bounds above (src/graphql/request-bounds.ts). */
 export type FieldLimit =
   /** Creates users: one, or one per item of the list argument named. */
   | { createsUsers: 1 | { perItemOf: string } }

@@ -14,8 +14,24 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../src/config';
 import { loadTypeDefs } from '../src/graphql/schema';
-import { FIELD_LIMITS, INPUT, PAGE_SIZE, USERS_PER_BATCH } from '../src/limits';
+import {
+  ALLOCATIONS_PER_REQUEST,
+  BATCHED_OPERATIONS,
+  DEFAULT_BODY_LIMIT,
+  DOCUMENT,
+  ERRORS,
+  FIELD_LIMITS,
+  INPUT,
+  LISTED_ITEMS_PER_REQUEST,
+  PAGE_SIZE,
+  USERS_PER_BATCH,
+  USERS_PER_REQUEST,
+  VALUES_PER_ALLOCATION,
+} from '../src/limits';
 
 const schema = buildSchema(loadTypeDefs());
 
@@ -148,4 +164,39 @@ test('the input bounds admit every argument the schema accepts', () => {
     (schema.getType('CreateUserInput') as { getFields(): object }).getFields(),
   ).length;
   expect(1 + USERS_PER_BATCH * (1 + createUserFields)).toBeLessThanOrEqual(INPUT.values);
+});
+
+test('the table of docs/operations.md states the numbers of src/limits.ts', () => {
+  const n = (value: number) => value.toLocaleString('en-US');
+  const expected: Record<string, string> = {
+    'users created per request': `${n(USERS_PER_REQUEST.withToken)} (${n(USERS_PER_REQUEST.anonymous)} without a token in production)`,
+    'inputs of one `createUsers`': n(USERS_PER_BATCH),
+    '`allocateSequence` calls per request': n(ALLOCATIONS_PER_REQUEST),
+    'values per `allocateSequence`': n(VALUES_PER_ALLOCATION),
+    'items listed per request': n(LISTED_ITEMS_PER_REQUEST),
+    'page size': `${n(PAGE_SIZE.default)} by default, at most ${n(PAGE_SIZE.max)}`,
+    'batched operations': n(BATCHED_OPERATIONS),
+    'document depth': n(DOCUMENT.depth),
+    'document cost': n(DOCUMENT.cost),
+    'aliases, directives': `${n(DOCUMENT.aliases)}, ${n(DOCUMENT.directives)}`,
+    'document tokens': n(DOCUMENT.tokens),
+    body: `\`BODY_LIMIT\`, ${DEFAULT_BODY_LIMIT} by default`,
+    'input: keys of one object': n(INPUT.keysPerObject),
+    'input: items of one list': n(INPUT.itemsPerList),
+    'input: nesting of lists and objects': n(INPUT.depth),
+    'input: characters of one string': n(INPUT.stringLength),
+    'input: values in all': n(INPUT.values),
+    'errors per answer': n(ERRORS.perResponse),
+    'characters of one error message': n(ERRORS.messageLength),
+  };
+  const text = readFileSync(path.join(__dirname, '..', 'docs', 'operations.md'), 'utf8');
+  const start = text.indexOf('## Per-request bounds');
+  const section = text.slice(start, text.indexOf('\n## ', start + 1));
+  const rows = new Map(
+    [...section.matchAll(/^\| ([^|]+?) +\| ([^|]+?) +\| [^|]+\|$/gm)]
+      .map((match) => [match[1], match[2]] as const)
+      .filter(([bound]) => bound !== 'Bound' && !bound.startsWith('---')),
+  );
+  expect(Object.fromEntries(rows)).toEqual(expected);
+  expect(loadConfig({}).BODY_LIMIT).toBe(DEFAULT_BODY_LIMIT);
 });

@@ -13,6 +13,7 @@ import type { SequenceCatalog } from '../sequences/index.js';
 import type { StrategyStats } from '../stats/index.js';
 import type { InviteesRequest, User, UserPage, Users } from '../users/index.js';
 import type { RequestBudget } from './budget.js';
+import type { RequestBounds } from './request-bounds.js';
 
 /** The service's components, one set per service process. */
 export interface ServiceComponents {
@@ -26,13 +27,15 @@ export interface GraphQLContext extends ServiceComponents {
   inviteesLoader: DataLoader<InviteesRequest, UserPage>;
   caller: Caller;
   budget: RequestBudget;
+  /** What the request's operations ask for in all (./request-bounds.ts), shared by a batch. */
+  bounds: RequestBounds;
 }
 
-/** Who is calling and their deadline: what the HTTP layer knows of a request before GraphQL runs. */
-export interface RequestIdentity {
-  caller: Caller;
-  budget: RequestBudget;
-}
+/**
+ * Who is calling, their deadline and the request's bounds: what the HTTP layer knows of a request
+ * before GraphQL runs.
+ */
+export type RequestIdentity = Pick<GraphQLContext, 'caller' | 'budget' | 'bounds'>;
 
 /**
  * One request's context. A class rather than an object literal: a literal that spreads the
@@ -54,6 +57,7 @@ class RequestContext implements GraphQLContext {
     components: ServiceComponents,
     readonly caller: Caller,
     readonly budget: RequestBudget,
+    readonly bounds: RequestBounds,
   ) {
     this.users = components.users;
     this.sequences = components.sequences;
@@ -70,6 +74,6 @@ class RequestContext implements GraphQLContext {
 }
 
 export function createContextFactory(components: ServiceComponents) {
-  return ({ caller, budget }: RequestIdentity): Promise<GraphQLContext> =>
-    Promise.resolve(new RequestContext(components, caller, budget));
+  return ({ caller, budget, bounds }: RequestIdentity): Promise<GraphQLContext> =>
+    Promise.resolve(new RequestContext(components, caller, budget, bounds));
 }

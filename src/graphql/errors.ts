@@ -12,6 +12,10 @@
  *   without a code though they are the client's (`clientCodeOf`): BAD_REQUEST or BAD_USER_INPUT.
  * - Anything else is a bug: INTERNAL_SERVER_ERROR with a generic message; the detail goes to the log
  *   only. Stack traces are added by Apollo outside production and never in it.
+ *
+ * Bounded (src/limits.ts `ERRORS`): graphql-js echoes the offending input in variable and validation
+ * errors, so each message is cut at `ERRORS.messageLength` characters, and `withinErrorBounds` keeps
+ * at most `ERRORS.perResponse` errors in an answer, the last one counting those left out.
  */
 import {
   GraphQLEnumType,
@@ -22,6 +26,7 @@ import {
 import { ApolloServerErrorCode } from '@apollo/server/errors';
 import { isTransientDatabaseError } from '../database/index.js';
 import { DomainError } from '../errors.js';
+import { ERRORS } from '../limits.js';
 import type { Logger } from '../logger.js';
 import type { ErrorCode, MutationError } from './generated/resolvers-types.js';
 import { ScalarInputError } from './scalars.js';
@@ -74,7 +79,41 @@ function withExtensions(
   };
 }
 
+/** The error with its message cut to `ERRORS.messageLength` characters, saying so. */
+function withBoundedMessage(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  if (formatted.message.length <= ERRORS.messageLength) return formatted;
+  const cut = formatted.message.length - ERRORS.messageLength;
+  return {
+    ...formatted,
+    message: `${formatted.message.slice(0, ERRORS.messageLength)}… (${cut} more characters left out)`,
+  };
+}
+
+/**
+ * At most `ERRORS.perResponse` errors of an answer (Apollo's formatted result, changed in place):
+ * the first ones, and one more that says how many were left out, with the code of the first.
+ */
+export function withinErrorBounds(result: { errors?: readonly GraphQLFormattedError[] }): void {
+  const { errors } = result;
+  if (errors === undefined || errors.length <= ERRORS.perResponse) return;
+  const kept = errors.slice(0, ERRORS.perResponse - 1);
+  const left = errors.length - kept.length;
+  result.errors = [
+    ...kept,
+    {
+      message: `${left} more errors were left out (an answer holds at most ${ERRORS.perResponse})`,
+      extensions: { code: errors[0].extensions?.code },
+    },
+  ];
+}
+
 export function createErrorFormatter(logger: Logger) {
+  const formatError = createUnboundedFormatter(logger);
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError =>
+    withBoundedMessage(formatError(formatted, error));
+}
+
+function createUnboundedFormatter(logger: Logger) {
   return function formatError(
     formatted: GraphQLFormattedError,
     error: unknown,

@@ -2,16 +2,19 @@
  * The Apollo Server: schema, resolvers, error mapping and the GraphQL-level limits.
  *
  * Hardening: graphql-armor (maintained, supports @apollo/server 5) bounds depth, cost, aliases and
- * directives before anything executes. Tokens are bounded by graphql-js's own parser limit
+ * directives before anything executes (the numbers are src/limits.ts `DOCUMENT`). Its refusals are
+ * reported as validation errors (`asValidationError`): armor throws them with a message beginning
+ * "Syntax Error:", which misleads a client (the document parsed; it asks for too much). Tokens are bounded by graphql-js's own parser limit
  * (`parseOptions.maxTokens`) instead of armor's max-tokens plugin, which throws from Apollo's
  * `unexpectedErrorProcessingRequest` hook and so answers 500 (graphql-armor issue #751); the
  * parser's limit is a syntax error, 400 GRAPHQL_PARSE_FAILED; batching is on (the HTTP layer caps the number of
  * operations per request); CSRF prevention is Apollo's default and stays on. In production:
  * no introspection, no landing page, no stack traces, no field suggestions.
  *
- * Automatic persisted queries (APQ) live in a store the HTTP layer shares (`PersistedQueries`): a
- * request may send a document's hash alone, and the per-request bounds must be read from the
- * document that hash stands for, else a registered document runs unplanned (src/http/limits.ts).
+ * What the whole request asks for (users, allocations, listed items) is checked by
+ * `requestBoundsPlugin` on the document Apollo parsed and validated, once per operation; an
+ * automatic persisted query (APQ) sent as a hash alone is checked on the document Apollo resolved.
+ * The same plugin keeps every answer's errors within src/limits.ts `ERRORS`.
  *
  * Apollo's cache-control plugin is off: the schema declares no cache hints, so all it did was
  * answer `cache-control: no-store`, at the price of wrapping every field's resolver to collect
@@ -26,18 +29,15 @@ import {
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
-import {
-  InMemoryLRUCache,
-  PrefixingKeyValueCache,
-  type KeyValueCache,
-} from '@apollo/utils.keyvaluecache';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { GraphQLError, type ValidationContext } from 'graphql';
 import type { Server } from 'node:http';
 import type { Config } from '../config.js';
 import { DOCUMENT } from '../limits.js';
 import type { Logger } from '../logger.js';
 import type { GraphQLContext } from './context.js';
 import { createErrorFormatter } from './errors.js';
+import { requestBoundsPlugin } from './request-bounds.js';
 import { resolvers } from './resolvers.js';
 import { scalarResolvers } from './scalars.js';
 import { loadTypeDefs } from './schema.js';
@@ -69,28 +69,35 @@ mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {
 
 export type ApolloConfig = Pick<Config, 'NODE_ENV'>;
 
-/** Documents registered by APQ, keyed by their SHA-256 hash as sent in `persistedQuery`. */
-export type PersistedQueries = KeyValueCache<string>;
+const ARMOR_PREFIX = 'Syntax Error: ';
 
-/** A bounded store (Apollo's default LRU); unprefixed, so a hash is its key for every reader. */
-export function createPersistedQueries(): PersistedQueries {
-  return PrefixingKeyValueCache.cacheDangerouslyDoesNotNeedPrefixesForIsolation(
-    new InMemoryLRUCache<string>(),
-  );
-}
+/**
+ * For each armor rule: its refusal reported to graphql-js as a validation error (400
+ * GRAPHQL_VALIDATION_FAILED), without armor's "Syntax Error:" prefix, instead of thrown.
+ */
+const asValidationError = {
+  propagateOnRejection: false,
+  onReject: [
+    (context: ValidationContext | null, error: GraphQLError) => {
+      const message = error.message.startsWith(ARMOR_PREFIX)
+        ? error.message.slice(ARMOR_PREFIX.length)
+        : error.message;
+      context?.reportError(new GraphQLError(`Validation: ${message}`));
+    },
+  ],
+};
 
 export function createApolloServer(
   config: ApolloConfig,
   httpServer: Server,
   logger: Logger,
-  persistedQueries: PersistedQueries,
 ): ApolloServer<GraphQLContext> {
   const production = config.NODE_ENV === 'production';
   const armor = new ApolloArmor({
-    maxDepth: { n: DOCUMENT.depth },
-    costLimit: { maxCost: DOCUMENT.cost },
-    maxAliases: { n: DOCUMENT.aliases },
-    maxDirectives: { n: DOCUMENT.directives },
+    maxDepth: { n: DOCUMENT.depth, ...asValidationError },
+    costLimit: { maxCost: DOCUMENT.cost, ...asValidationError },
+    maxAliases: { n: DOCUMENT.aliases, ...asValidationError },
+    maxDirectives: { n: DOCUMENT.directives, ...asValidationError },
     maxTokens: { enabled: false },
     blockFieldSuggestion: { enabled: production },
   }).protect();
@@ -112,13 +119,13 @@ export function createApolloServer(
     parseOptions: { maxTokens: DOCUMENT.tokens },
     plugins: [
       ...armor.plugins,
+      requestBoundsPlugin<GraphQLContext>(),
       ApolloServerPluginDrainHttpServer({ httpServer }),
       landingPage,
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginInlineTraceDisabled(),
     ],
     allowBatchedHttpRequests: true,
-    persistedQueries: { cache: persistedQueries },
     csrfPrevention: true,
     introspection: !production,
     includeStacktraceInErrorResponses: !production,

@@ -17,7 +17,7 @@
  * rebuilt. Outside production
  * `GET /` leads to the Apollo Sandbox landing page served at `/graphql`. Anything else is 404.
  */
-import { HeaderMap, type ApolloServer } from '@apollo/server';
+import { HeaderMap, type ApolloServer, type HTTPGraphQLResponse } from '@apollo/server';
 import { json } from 'body-parser';
 import cors from 'cors';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
@@ -36,15 +36,14 @@ import {
   type GraphQLContext,
   type ServiceComponents,
 } from '../graphql/context.js';
-import type { PersistedQueries } from '../graphql/server.js';
-import { DOCUMENT } from '../limits.js';
 import type { Logger } from '../logger.js';
 import { corsOptions } from './cors.js';
 import {
   bodyErrorAnswer,
   refusedBatch,
-  refusedBounds,
+  refusedInput,
   sendJson,
+  sentRefusal,
   startDeadline,
   type ServiceRequest,
 } from './limits.js';
@@ -65,7 +64,6 @@ export type AppConfig = Pick<
 export interface AppDeps {
   config: AppConfig;
   apollo: ApolloServer<GraphQLContext>;
-  persistedQueries: PersistedQueries;
   client: MongoClient;
   components: ServiceComponents;
   logger: Logger;
@@ -108,22 +106,9 @@ function splitUrl(url = '/'): { path: string; search: string } {
     : { path: url.slice(0, mark), search: url.slice(mark) };
 }
 
-export function createApp({
-  config,
-  apollo,
-  persistedQueries,
-  client,
-  components,
-  logger,
-}: AppDeps): RequestListener {
-  const openAccess = openAccessWarning(config);
-  if (openAccess !== null) logger.warn(openAccess);
-  const authenticate = createAuthenticator(config);
-  const buildContext = createContextFactory(components);
-  const allowCors = cors(corsOptions(config)) as Middleware;
-  const readJson = json({ limit: config.BODY_LIMIT }) as Middleware;
-
-  const metrics = async (req: ServiceRequest, res: ServerResponse) => {
+/** `GET /metrics`: the Prometheus text, for a client or admin token. */
+function metricsHandler(components: ServiceComponents) {
+  return async (req: ServiceRequest, res: ServerResponse) => {
     try {
       authorize(req.caller, ENDPOINT_ACCESS['GET /metrics'], 'GET /metrics');
     } catch (err) {
@@ -136,12 +121,41 @@ export function createApp({
     res.setHeader('content-type', components.stats.contentType);
     res.end(text);
   };
+}
 
-  /**
-   * A token that is presented but proves no one: 401 in GraphQL's error shape (which of the
-   * possible reasons is not told), readable by a browser (CORS headers first).
-   */
-  const refuseToken = async (req: ServiceRequest, res: ServerResponse) => {
+/** `GET /ready`: 200 once the database answers a ping and the users' unique indexes exist. */
+function readinessHandler(client: MongoClient, components: ServiceComponents) {
+  return async (res: ServerResponse) => {
+    const reachable = await pingDatabase(client, READY_PING_TIMEOUT_MS);
+    // Only ready once the unique indexes writes depend on exist (asking starts their rebuild).
+    const indexed = reachable && (await components.users.indexesReady());
+    const status = !reachable ? 'database unreachable' : indexed ? 'ready' : 'indexes rebuilding';
+    sendJson(res, indexed ? 200 : 503, { status });
+  };
+}
+
+/** Writes Apollo's answer, unless the deadline answered 503 meanwhile. */
+async function sendAnswer(res: ServerResponse, answer: HTTPGraphQLResponse): Promise<void> {
+  // The deadline answered 503 meanwhile: the late answer has no one to go to.
+  if (res.headersSent) return;
+  // No answer of this API may be stored by a browser or a proxy (ids, users, counters change).
+  res.setHeader('cache-control', 'no-store');
+  for (const [key, value] of answer.headers) res.setHeader(key, value);
+  res.statusCode = answer.status ?? 200;
+  if (answer.body.kind === 'complete') {
+    res.end(answer.body.string);
+    return;
+  }
+  for await (const chunk of answer.body.asyncIterator) res.write(chunk);
+  res.end();
+}
+
+/**
+ * A token that is presented but proves no one: 401 in GraphQL's error shape (which of the possible
+ * reasons is not told), readable by a browser (CORS headers first).
+ */
+function tokenRefusal(allowCors: Middleware) {
+  return async (req: ServiceRequest, res: ServerResponse) => {
     await through(allowCors, req, res);
     res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
     sendJson(res, 401, {
@@ -154,8 +168,13 @@ export function createApp({
       ],
     });
   };
+}
 
-  const graphql = async (req: ServiceRequest, res: ServerResponse, search: string) => {
+/** `/graphql`: CORS, the deadline, the body and its limits, then Apollo. */
+function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Middleware) {
+  const buildContext = createContextFactory(components);
+  const readJson = json({ limit: config.BODY_LIMIT }) as Middleware;
+  return async (req: ServiceRequest, res: ServerResponse, search: string) => {
     // cors answers a preflight itself, without passing it on; any other request it passes on.
     if (req.method === 'OPTIONS') {
       if (!(await passes(allowCors, req, res))) return;
@@ -166,42 +185,59 @@ export function createApp({
     // GETs and non-JSON posts have no body; Apollo answers them (landing page, GET queries, the
     // CSRF refusal of simple requests).
     req.body ??= {};
-    if (refusedBatch(req, res)) return;
-    if (await refusedBounds(req, res, search, DOCUMENT.tokens, persistedQueries)) return;
+    if (refusedBatch(req, res) || refusedInput(req, res, search)) return;
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
-    const answer = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body: req.body },
-      context: () => buildContext(req),
-    });
-    // The deadline answered 503 meanwhile: the late answer has no one to go to.
-    if (res.headersSent) return;
-    // No answer of this API may be stored by a browser or a proxy (ids, users, counters change).
-    res.setHeader('cache-control', 'no-store');
-    for (const [key, value] of answer.headers) res.setHeader(key, value);
-    res.statusCode = answer.status ?? 200;
-    if (answer.body.kind === 'complete') {
-      res.end(answer.body.string);
-      return;
+    let answer: HTTPGraphQLResponse;
+    try {
+      answer = await apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body: req.body },
+        context: () => buildContext(req),
+      });
+    } finally {
+      req.bounds.close();
     }
-    for await (const chunk of answer.body.asyncIterator) res.write(chunk);
-    res.end();
+    if (res.headersSent || sentRefusal(req, res)) return;
+    await sendAnswer(res, answer);
   };
+}
+
+/** The answer to an error no handler answered: a body-parser refusal, else a 500 (logged). */
+function answerFailure(logger: Logger, res: ServerResponse, err: unknown): void {
+  const answer = bodyErrorAnswer(err);
+  if (answer === null) logger.error({ err }, 'unexpected error in the HTTP layer');
+  if (res.headersSent) {
+    // Already answered (the deadline fired first): the late failure has no one to tell.
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  const { status, code, message } = answer ?? {
+    status: 500,
+    code: 'INTERNAL_SERVER_ERROR',
+    message: 'Internal server error',
+  };
+  sendJson(res, status, { errors: [{ message, extensions: { code } }] });
+}
+
+export function createApp(deps: AppDeps): RequestListener {
+  const { config, client, components, logger } = deps;
+  const openAccess = openAccessWarning(config);
+  if (openAccess !== null) logger.warn(openAccess);
+  const authenticate = createAuthenticator(config);
+  const allowCors = cors(corsOptions(config)) as Middleware;
+  const graphql = graphqlHandler(deps, allowCors);
+  const refuseToken = tokenRefusal(allowCors);
+  const metrics = metricsHandler(components);
+  const ready = readinessHandler(client, components);
 
   const route = async (req: ServiceRequest, res: ServerResponse) => {
     const { path, search } = splitUrl(req.url);
     const read = req.method === 'GET' || req.method === 'HEAD';
     // First, before anything that reads headers or bodies: a liveness probe costs nothing.
     if (read && path === '/health') return sendJson(res, 200, { status: 'ok' });
-    if (read && path === '/ready') {
-      const reachable = await pingDatabase(client, READY_PING_TIMEOUT_MS);
-      // Only ready once the unique indexes writes depend on exist (asking starts their rebuild).
-      const indexed = reachable && (await components.users.indexesReady());
-      const status = !reachable ? 'database unreachable' : indexed ? 'ready' : 'indexes rebuilding';
-      return sendJson(res, indexed ? 200 : 503, { status });
-    }
+    if (read && path === '/ready') return ready(res);
     const caller = authenticate(req.headers.authorization);
     if (caller === null) return refuseToken(req, res);
     req.caller = caller;
@@ -216,20 +252,6 @@ export function createApp({
   };
 
   return (req, res) => {
-    route(req as ServiceRequest, res).catch((err: unknown) => {
-      const answer = bodyErrorAnswer(err);
-      if (answer === null) logger.error({ err }, 'unexpected error in the HTTP layer');
-      if (res.headersSent) {
-        // Already answered (the deadline fired first): the late failure has no one to tell.
-        if (!res.writableEnded) res.end();
-        return;
-      }
-      const { status, code, message } = answer ?? {
-        status: 500,
-        code: 'INTERNAL_SERVER_ERROR',
-        message: 'Internal server error',
-      };
-      sendJson(res, status, { errors: [{ message, extensions: { code } }] });
-    });
+    route(req as ServiceRequest, res).catch((err: unknown) => answerFailure(logger, res, err));
   };
 }

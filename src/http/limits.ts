@@ -1,41 +1,38 @@
 /**
- * HTTP-level limits in front of GraphQL, each answering with a 4xx (or 503 for time) and a
- * GraphQL-shaped error body, never a 500:
+ * HTTP-level limits in front of GraphQL (the numbers are src/limits.ts), each answering with a 4xx
+ * (or 503 for time) and a GraphQL-shaped error body, never a 500:
  * - at most BATCHED_OPERATIONS operations in one batched (array) request (`refusedBatch`): 400;
  * - the body size limit of body-parser's `json` (BODY_LIMIT): 413 PAYLOAD_TOO_LARGE; malformed JSON: 400;
  * - the whole request, body upload included, bounded by REQUEST_TIMEOUT_MS (`startDeadline`): at
  *   the deadline the request's budget aborts (domain writes and root fields check it) and the client
  *   gets 503 SERVICE_UNAVAILABLE with `retryable: true`; a request whose body arrives after that is
  *   never executed;
- * - what the whole request asks for, over every alias and batched operation (`refusedBounds`, read
- *   by src/graphql/request-plan.ts before anything runs): at most `usersPerRequest(caller)` users
- *   created (src/auth: one without a token in production, else 1,000), at most
- *   ALLOCATIONS_PER_REQUEST `allocateSequence` calls, at most LISTED_ITEMS_PER_REQUEST items
- *   listed by its pages (so `/health` never waits behind one request's serialisation), and no
- *   string argument that is not well-formed Unicode (400 BAD_USER_INPUT naming it). An operation
- *   sent as an APQ hash alone is planned from the document registered under that hash; a hash
- *   with none is answered PERSISTED_QUERY_NOT_FOUND here, as Apollo would, so that a document
- *   registered by a concurrent request between this check and Apollo's lookup never runs unplanned.
+ * - what each operation's variables hold, before GraphQL reads them (`refusedInput`, with
+ *   ./input-bounds.ts): bounded in size, well-formed Unicode; and no string literal of a document
+ *   holding half of a surrogate pair (src/graphql/lone-surrogates.ts). 400 BAD_USER_INPUT naming
+ *   the value;
+ * - what the whole request asks for, over every alias and batched operation (users created,
+ *   allocations, listed items): planned by src/graphql/request-bounds.ts on Apollo's document
+ *   before anything runs (`startBounds`), and answered here as one error (`sendRefusal`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { usersPerRequest, type Caller } from '../auth/index.js';
-import {
-  ALLOCATIONS_PER_REQUEST,
-  BATCHED_OPERATIONS,
-  LISTED_ITEMS_PER_REQUEST,
-} from '../limits.js';
 import { startRequestBudget, type RequestBudget } from '../graphql/budget.js';
-import { planRequest, type RequestedOperation } from '../graphql/request-plan.js';
-import type { PersistedQueries } from '../graphql/server.js';
+import { malformedLiteral } from '../graphql/lone-surrogates.js';
+import { RequestBounds } from '../graphql/request-bounds.js';
+import { BATCHED_OPERATIONS, DOCUMENT } from '../limits.js';
+import { inputProblem } from './input-bounds.js';
 
 /**
  * A request as the HTTP layer knows it before GraphQL runs: who is calling (src/auth, once per
- * request), its budget (the deadline) and, once read, its JSON body.
+ * request), its budget (the deadline), once read its JSON body, and the bounds its operations
+ * share.
  */
 export interface ServiceRequest extends IncomingMessage {
   caller: Caller;
   budget: RequestBudget;
   body?: unknown;
+  bounds: RequestBounds;
 }
 
 /** Answers `status` with a JSON body (with its length, so the connection can stay open). */
@@ -79,12 +76,15 @@ export function startDeadline(req: ServiceRequest, res: ServerResponse, timeoutM
   res.once('close', budget.end);
 }
 
-type ReceivedOperation = RequestedOperation & { extensions?: unknown };
+interface ReceivedOperation {
+  query?: unknown;
+  variables?: unknown;
+}
 
 /** Parsed from a GET query string's JSON parameter; Apollo refuses what does not parse. */
-function parsedParameter(value: unknown): unknown {
+function parsedParameter(value: string | null): unknown {
   try {
-    return typeof value === 'string' ? JSON.parse(value) : undefined;
+    return value === null ? undefined : JSON.parse(value);
   } catch {
     return undefined;
   }
@@ -101,113 +101,60 @@ function operationsOf(req: ServiceRequest, search: string): ReceivedOperation[] 
     );
   }
   const params = new URLSearchParams(search);
-  const parameter = (name: string) => params.get(name) ?? undefined;
   return [
     {
-      query: parameter('query'),
-      operationName: parameter('operationName'),
-      variables: parsedParameter(parameter('variables')),
-      extensions: parsedParameter(parameter('extensions')),
+      query: params.get('query') ?? undefined,
+      variables: parsedParameter(params.get('variables')),
     },
   ];
 }
 
 /**
- * The hash of an operation sent as an APQ hash (version 1) without its document, else null. Apollo
- * refuses other versions before any lookup, so those are left to it.
+ * After the body is read: answers 400 and returns true when an operation's variables pass an input
+ * bound or hold a lone surrogate, or a document's literal does; else starts the request's bounds
+ * (`req.bounds`), which its operations share in GraphQL.
  */
-function persistedHashOf(operation: ReceivedOperation): string | null {
-  if (typeof operation.query === 'string') return null;
-  const { extensions } = operation;
-  const persisted =
-    typeof extensions === 'object' && extensions !== null
-      ? (extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } })
-          .persistedQuery
-      : undefined;
-  if (typeof persisted !== 'object' || persisted === null || persisted.version !== 1) return null;
-  return typeof persisted.sha256Hash === 'string' ? persisted.sha256Hash : null;
-}
-
-/** The operations with each APQ hash replaced by its registered document; null if one has none. */
-async function withPersistedDocuments(
-  operations: ReceivedOperation[],
-  persistedQueries: PersistedQueries,
-): Promise<RequestedOperation[] | null> {
-  const resolved: RequestedOperation[] = [];
+export function refusedInput(req: ServiceRequest, res: ServerResponse, search: string): boolean {
+  const operations = operationsOf(req, search);
   for (const operation of operations) {
-    const hash = persistedHashOf(operation);
-    if (hash === null) {
-      resolved.push(operation);
-      continue;
+    const problem = inputProblem(operation.variables);
+    if (problem !== null) {
+      sendError(res, 400, 'BAD_USER_INPUT', problem.message, { field: problem.field });
+      return true;
     }
-    const query = await persistedQueries.get(hash);
-    if (query === undefined) return null;
-    resolved.push({ ...operation, query });
+    const literal =
+      typeof operation.query === 'string'
+        ? malformedLiteral(operation.query, DOCUMENT.tokens)
+        : null;
+    if (literal !== null) {
+      sendError(
+        res,
+        400,
+        'BAD_USER_INPUT',
+        `${literal} is not well-formed Unicode (it holds half of a surrogate pair)`,
+        { field: literal },
+      );
+      return true;
+    }
   }
-  return resolved;
+  const caller = req.caller;
+  req.bounds = new RequestBounds(Math.max(operations.length, 1), {
+    usersPerRequest: usersPerRequest(caller),
+    anonymous: caller.role === 'anonymous',
+  });
+  return false;
 }
 
 /**
- * After the body is read: answers and returns true when the whole request asks for more than its
- * bounds, or when the deadline already answered it (then it must never run).
+ * Once Apollo answered: when the request passed its bounds, answers the refusal (one error, with
+ * its status) in place of Apollo's answer and returns true; nothing of it ran.
  */
-export async function refusedBounds(
-  req: ServiceRequest,
-  res: ServerResponse,
-  search: string,
-  maxTokens: number,
-  persistedQueries: PersistedQueries,
-): Promise<boolean> {
-  if (req.budget.signal.aborted) return true;
-  const operations = await withPersistedDocuments(operationsOf(req, search), persistedQueries);
-  if (operations === null) {
-    sendError(res, 200, 'PERSISTED_QUERY_NOT_FOUND', 'PersistedQueryNotFound');
-    return true;
-  }
-  if (req.budget.signal.aborted) return true;
-  const plan = planRequest(operations, maxTokens);
-  const caller = req.caller;
-  const maxUsers = usersPerRequest(caller);
-  if (plan.malformedString !== null) {
-    sendError(
-      res,
-      400,
-      'BAD_USER_INPUT',
-      `${plan.malformedString} is not well-formed Unicode (it holds half of a surrogate pair)`,
-      { field: plan.malformedString },
-    );
-  } else if (plan.usersCreated > maxUsers && caller.role === 'anonymous') {
-    sendError(
-      res,
-      401,
-      'UNAUTHENTICATED',
-      `Creating more than ${maxUsers} user in one request needs a client or admin token (Authorization: Bearer <token>)`,
-    );
-  } else if (plan.usersCreated > maxUsers) {
-    sendError(
-      res,
-      400,
-      'BAD_USER_INPUT',
-      `One request may create at most ${maxUsers} users in total, over all its aliases and batched operations; this one asks for ${plan.usersCreated}`,
-      { field: 'inputs' },
-    );
-  } else if (plan.listedItems > LISTED_ITEMS_PER_REQUEST) {
-    sendError(
-      res,
-      400,
-      'BAD_USER_INPUT',
-      `One request may list at most ${LISTED_ITEMS_PER_REQUEST} items over all its pages (page sizes multiplied through nesting, over every alias and batched operation); this one may list ${plan.listedItems}: ask for smaller pages`,
-      { field: 'first' },
-    );
-  } else if (plan.sequenceAllocations > ALLOCATIONS_PER_REQUEST) {
-    sendError(
-      res,
-      400,
-      'BAD_USER_INPUT',
-      `One request may call allocateSequence at most ${ALLOCATIONS_PER_REQUEST} times, over all its aliases and batched operations; this one asks for ${plan.sequenceAllocations}`,
-      { field: 'count' },
-    );
-  } else return false;
+export function sentRefusal(req: ServiceRequest, res: ServerResponse): boolean {
+  const { refusal } = req.bounds;
+  if (refusal === null) return false;
+  sendError(res, refusal.status, refusal.code, refusal.message, {
+    ...(refusal.field === undefined ? {} : { field: refusal.field }),
+  });
   return true;
 }
 

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { MongoClient } from 'mongodb';
 import type { Config } from '../config.js';
 import type { ServiceComponents } from '../graphql/context.js';
-import { createApolloServer, createPersistedQueries } from '../graphql/server.js';
+import { createApolloServer } from '../graphql/server.js';
 import type { Logger } from '../logger.js';
 import { createApp } from './app.js';
 
@@ -36,15 +36,13 @@ export async function startHttpServer(
   const server = createServer();
   server.requestTimeout = config.REQUEST_TIMEOUT_MS;
   server.headersTimeout = Math.min(config.REQUEST_TIMEOUT_MS, 60_000);
-  const persistedQueries = createPersistedQueries();
-  const apollo = createApolloServer(config, server, deps.logger, persistedQueries);
+  const apollo = createApolloServer(config, server, deps.logger);
   await apollo.start();
   server.on(
     'request',
     createApp({
       config,
       apollo,
-      persistedQueries,
       client: deps.client,
       components: deps.components,
       logger: deps.logger,

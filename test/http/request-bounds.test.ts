@@ -1,6 +1,6 @@
 /**
  * Bounds that hold for a whole HTTP request, over every alias, fragment and batched operation
- * (src/graphql/request-plan.ts read by src/http/limits.ts before anything runs), and the generic
+ * (src/graphql/request-bounds.ts, on Apollo's document before anything runs), and the generic
  * refusal of strings that are not well-formed Unicode, naming the argument.
  */
 import { startTestService, TEST_CLIENT, type TestService } from '../support/service';
@@ -79,6 +79,32 @@ describe('users created per request', () => {
     });
     expect(response.status).toBe(200);
     expect(response.body.data.createUser.user.id).toEqual(expect.any(String));
+  });
+});
+
+describe("a batch whose operations fail before their plan (planned on Apollo's own document)", () => {
+  test('an operation that does not parse or validate lets the others of its batch run', async () => {
+    const before = await userCount();
+    const response = await post([
+      { query: 'mutation { createUser(input: { name: "beside a broken one" }) { user { id } } }' },
+      { query: 'mutation { createUser(' },
+      { query: '{ noSuchField }' },
+    ]);
+    expect(response.status).toBe(400);
+    expect(response.body[0].data.createUser.user.id).toEqual(expect.any(String));
+    expect(response.body[1].errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+    expect(response.body[2].errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(await userCount()).toBe(before + 1);
+  });
+
+  test('a batch Apollo refuses whole (an item without a query) runs none of its operations', async () => {
+    const before = await userCount();
+    const response = await post([
+      { query: 'mutation { createUser(input: { name: "never" }) { user { id } } }' },
+      { query: 5 },
+    ]);
+    expect(response.status).toBe(400);
+    expect(await userCount()).toBe(before);
   });
 });
 

@@ -412,7 +412,9 @@ const cases: HostileCase[] = [
   ),
   refusedInput(
     '11 aliased allocateSequence calls',
-    gql(`mutation { ${repeat(11, (i) => `a${i}: allocateSequence(name: "orders") { first }`)} }`),
+    gql(
+      `mutation { ${repeat(11, (i) => `a${i}: allocateSequence(name: "orders") { range { first } }`)} }`,
+    ),
   ),
   // Lone surrogates in any string argument (finding 6).
   refusedInput(

@@ -3,12 +3,12 @@
  *
  * - A fragment bomb: fragments spreading the next one twice, level after level, make a document of
  *   a few hundred bytes whose spreads expand to 2^levels selections. The request plan read before
- *   execution (src/graphql/request-plan.ts) walked every expansion, so a request without a token
+ *   execution (now src/graphql/request-bounds.ts) walked every expansion, so a request without a token
  *   held the event loop for good (22 levels took seconds, 40 never ended), `/health` included. The
  *   plan must stay exact (every spread counts) without walking the expansion.
  * - Deeply nested JSON in `variables` (valid JSON; `JSON.parse` reads it) overflowed the stack of
- *   the lone-surrogate check and was answered 500 INTERNAL_SERVER_ERROR; it must be read like any
- *   other variable: a lone surrogate at any depth still refused with 400 BAD_USER_INPUT.
+ *   the lone-surrogate check and was answered 500 INTERNAL_SERVER_ERROR; it must be refused as
+ *   the client's input: 400 BAD_USER_INPUT (since issue 18, for nesting deeper than any argument).
  * - Automatic persisted queries (APQ) let a request name its document by hash alone, and the request
  *   plan only reads documents sent as text: registering `mutation A` (one user) beside `mutation B`
  *   (three) under `operationName: "A"`, then sending B's hash alone, created three users in one
@@ -23,11 +23,21 @@
 import { createHash } from 'node:crypto';
 import type { Db, MongoClient } from 'mongodb';
 import { createAuthenticator } from '../../src/auth/callers';
-import { planRequest } from '../../src/graphql/request-plan';
+import { buildSchema, Kind, parse } from 'graphql';
+import { tallyOperation } from '../../src/graphql/request-bounds';
+import { loadTypeDefs } from '../../src/graphql/schema';
 import { connectTestClient, uniqueDbName } from '../support/db';
 import { startTestService, type TestService } from '../support/service';
 
-const MAX_TOKENS = 2_000;
+const schema = buildSchema(loadTypeDefs());
+
+/** What the first operation of `query` asks for, as the request-bounds plugin reads it. */
+function planRequest([{ query, variables }]: Array<{ query: string; variables?: object }>) {
+  const document = parse(query);
+  const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
+  if (operation?.kind !== Kind.OPERATION_DEFINITION) throw new Error('no operation');
+  return tallyOperation(schema, document, operation, variables);
+}
 
 /** `levels` fragments, each spreading the next twice; the last one holds `leaf`. */
 function fragmentBomb(operation: 'query' | 'mutation', levels: number, leaf: string): string {
@@ -47,37 +57,26 @@ function nestedArrays(depth: number, innermost: string): string {
 describe('the request plan of a fragment bomb', () => {
   it('counts every spread without walking the expansion', () => {
     const levels = 60;
-    const mutation = planRequest(
-      [
-        {
-          query: fragmentBomb(
-            'mutation',
-            levels,
-            'createUser(input: { name: "x" }) { user { id } }',
-          ),
-        },
-      ],
-      MAX_TOKENS,
-    );
+    const mutation = planRequest([
+      {
+        query: fragmentBomb('mutation', levels, 'createUser(input: { name: "x" }) { user { id } }'),
+      },
+    ]);
     expect(mutation.usersCreated).toBe(2 ** levels);
-    const query = planRequest(
-      [{ query: fragmentBomb('query', levels, 'users(first: 3) { edges { node { id } } }') }],
-      MAX_TOKENS,
-    );
+    const query = planRequest([
+      { query: fragmentBomb('query', levels, 'users(first: 3) { edges { node { id } } }') },
+    ]);
     expect(query.listedItems).toBe(3 * 2 ** levels);
   });
 
   it('multiplies a fragment used under pages by the page sizes above each use', () => {
-    const plan = planRequest(
-      [
-        {
-          query:
-            'query { users(first: 5) { edges { node { ...N } } } a: users(first: 7) { edges { node { ...N } } } } ' +
-            'fragment N on User { invitees(first: 3) { edges { node { id } } } }',
-        },
-      ],
-      MAX_TOKENS,
-    );
+    const plan = planRequest([
+      {
+        query:
+          'query { users(first: 5) { edges { node { ...N } } } a: users(first: 7) { edges { node { ...N } } } } ' +
+          'fragment N on User { invitees(first: 3) { edges { node { id } } } }',
+      },
+    ]);
     expect(plan.listedItems).toBe(5 + 5 * 3 + 7 + 7 * 3);
   });
 });
@@ -86,25 +85,19 @@ describe('the request plan of variables named like inherited properties', () => 
   it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])(
     'reads the default of $%s when it is not sent',
     (name) => {
-      const pages = planRequest(
-        [
-          {
-            query: `query ($${name}: Int = 100) { users(first: $${name}) { edges { node { invitees(first: 100) { totalCount } } } } }`,
-            variables: {},
-          },
-        ],
-        MAX_TOKENS,
-      );
+      const pages = planRequest([
+        {
+          query: `query ($${name}: Int = 100) { users(first: $${name}) { edges { node { invitees(first: 100) { totalCount } } } } }`,
+          variables: {},
+        },
+      ]);
       expect(pages.listedItems).toBe(100 + 100 * 100);
-      const creates = planRequest(
-        [
-          {
-            query: `mutation ($${name}: [CreateUserInput!]! = [{ name: "a" }, { name: "b" }, { name: "c" }]) { createUsers(inputs: $${name}) { created } }`,
-            variables: {},
-          },
-        ],
-        MAX_TOKENS,
-      );
+      const creates = planRequest([
+        {
+          query: `mutation ($${name}: [CreateUserInput!]! = [{ name: "a" }, { name: "b" }, { name: "c" }]) { createUsers(inputs: $${name}) { created } }`,
+          variables: {},
+        },
+      ]);
       expect(creates.usersCreated).toBe(3);
     },
   );
@@ -161,14 +154,18 @@ describe('hostile requests to the production service', () => {
   };
 
   it('refuses a fragment bomb without a token, creates nothing, and /health still answers', async () => {
-    const query = fragmentBomb(
-      'mutation',
-      40,
-      'createUser(input: { name: "bomb" }) { user { id } }',
+    const leaf = 'createUser(input: { name: "bomb" }) { user { id } }';
+    // 40 levels ask for 2^40 users; graphql-armor's cost refuses the document in validation.
+    const answer = await post(JSON.stringify({ query: fragmentBomb('mutation', 40, leaf) }));
+    expect(answer.status).toBe(400);
+    const codes = (answer.body.errors as Array<{ extensions: { code: string } }>).map(
+      (error) => error.extensions.code,
     );
-    const answer = await post(JSON.stringify({ query }));
-    expect(answer.status).toBe(401);
-    expect(answer.body).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
+    expect(new Set(codes)).toEqual(new Set(['GRAPHQL_VALIDATION_FAILED']));
+    // 2 levels pass validation and ask for 4 users: the request's bounds refuse it whole.
+    const small = await post(JSON.stringify({ query: fragmentBomb('mutation', 2, leaf) }));
+    expect(small.status).toBe(401);
+    expect(small.body).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
     const health = await fetch(`${service.url}/health`);
     expect(health.status).toBe(200);
     expect(await db.collection('users').countDocuments()).toBe(0);
@@ -206,15 +203,18 @@ describe('hostile requests to the production service', () => {
     });
   });
 
-  it('reads deeply nested JSON variables instead of answering 500', async () => {
+  it('refuses deeply nested JSON variables as bad input naming them, instead of answering 500', async () => {
     const query = JSON.stringify(
       'mutation { createUser(input: { name: "deep" }) { user { name } } }',
     );
     const answer = await post(
       `{"query":${query},"variables":{"unused":${nestedArrays(100_000, '"x"')}}}`,
     );
-    expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ data: { createUser: { user: { name: 'deep' } } } });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({
+      errors: [{ extensions: { code: 'BAD_USER_INPUT', field: 'unused.0.0.0.0' } }],
+    });
+    expect(await db.collection('users').countDocuments({ name: 'deep' })).toBe(0);
   });
 
   it('finds a lone surrogate at the bottom of deeply nested JSON variables', async () => {

@@ -305,3 +305,32 @@ test('a rename and changeStreamPreAndPostImages survive a restart, from the jour
     }
   }
 });
+
+test('a rename onto an existing collection (dropTarget) is one change: one rename event, the old target gone', () => {
+  const store = new Store();
+  const history = historyOf(store);
+  store.obtain('d', 'c').collection.insert({ _id: 1, from: 'source' });
+  store.obtain('d', 'target').collection.insert({ _id: 2, from: 'target' });
+  const start = history.end;
+  expect(store.rename('d', 'c', 'target', true)).toBe(true);
+  expect(history.end - start).toBe(1);
+  expect(history.at(start)).toMatchObject({
+    op: 'renameCollection',
+    to: 'target',
+    dropTarget: true,
+  });
+  expect([...store.get('d', 'target')!.all()]).toEqual([{ _id: 1, from: 'source' }]);
+  expect(store.get('d', 'c')).toBeUndefined();
+});
+
+test('a waiting getMore is woken by the next change, and for good when the server stops', async () => {
+  const store = new Store();
+  const history = historyOf(store);
+  const woken = history.waitForChanges(600_000);
+  store.obtain('d', 'c').collection.insert({ _id: 1 });
+  await expect(woken).resolves.toBe(true); // 600 s would outlast the test's timeout
+  const stopping = history.waitForChanges(600_000);
+  history.close();
+  await expect(stopping).resolves.toBe(false);
+  await expect(history.waitForChanges(600_000)).resolves.toBe(false);
+}, 10_000);

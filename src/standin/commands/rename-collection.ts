@@ -1,7 +1,8 @@
 /**
  * `renameCollection` (admin): a collection to a new name in the same database, with its
- * documents, indexes and options. With `dropTarget: true` an existing target is dropped first
- * (its own drop event, then the rename); without it an existing target is NamespaceExists (48).
+ * documents, indexes and options. With `dropTarget: true` an existing target is dropped by the
+ * rename itself (one change: streams see the rename, no drop); without it an existing target is
+ * NamespaceExists (48).
  * A rename across databases is refused.
  */
 import { CommandDefinition } from './context';
@@ -37,12 +38,9 @@ export const renameCollection: CommandDefinition = {
       );
     if (source.coll === target.coll)
       throw new CommandError(ErrorCode.IllegalOperation, "Can't rename a collection to itself");
-    if (store.get(target.db, target.coll)) {
-      if (command.dropTarget !== true)
-        throw new CommandError(ErrorCode.NamespaceExists, 'target namespace exists');
-      store.drop(target.db, target.coll);
-    }
-    store.rename(source.db, source.coll, target.coll);
+    if (store.get(target.db, target.coll) && command.dropTarget !== true)
+      throw new CommandError(ErrorCode.NamespaceExists, 'target namespace exists');
+    store.rename(source.db, source.coll, target.coll, command.dropTarget === true);
     return { ok: 1 };
   },
 };

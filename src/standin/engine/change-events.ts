@@ -171,7 +171,9 @@ export function eventsOf(change: LoggedChange, options: EventOptions): StreamEve
       return scope.coll === undefined ? single(event) : invalidate(event);
     }
     case 'renameCollection': {
-      if (!inScope(scope, change.db, change.coll)) return [];
+      // a collection stream is invalidated by a rename of its collection or onto it
+      const onto = scope.coll !== undefined && inScope(scope, change.db, change.to);
+      if (!onto && !inScope(scope, change.db, change.coll)) return [];
       const event = {
         ...head(pointOf(change), 'rename'),
         ns: { db: change.db, coll: change.coll },

@@ -38,7 +38,8 @@ export type Change =
   | { op: 'remove'; db: string; coll: string; id: unknown; before?: Document; images?: true }
   | { op: 'createCollection'; db: string; coll: string }
   | { op: 'collectionOptions'; db: string; coll: string; changeStreamPreAndPostImages: boolean }
-  | { op: 'renameCollection'; db: string; coll: string; to: string }
+  /** `dropTarget`: a collection named `to` was dropped by the rename (no drop of its own) */
+  | { op: 'renameCollection'; db: string; coll: string; to: string; dropTarget?: true }
   | { op: 'dropCollection'; db: string; coll: string }
   | { op: 'dropDatabase'; db: string }
   | { op: 'createIndex'; db: string; coll: string; spec: IndexSpec }
@@ -100,7 +101,7 @@ export function applyChange(store: Store, change: Change | CommittedTransaction)
         .collection.setPreAndPostImages(change.changeStreamPreAndPostImages);
       return;
     case 'renameCollection':
-      store.rename(change.db, change.coll, change.to);
+      store.rename(change.db, change.coll, change.to, change.dropTarget === true);
       return;
     case 'dropCollection':
       store.drop(change.db, change.coll);

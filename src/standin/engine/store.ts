@@ -126,24 +126,32 @@ export class Store implements StoreView {
   }
 
   /**
-   * Moves a collection to a new name in the same database, replacing any collection there (the
-   * caller drops it first, so its drop is reported). Returns false when the source is missing.
+   * Moves a collection to a new name in the same database; with `dropTarget`, a collection
+   * already there is dropped as part of the rename (one change, as mongod's one oplog entry).
+   * Returns false when the source is missing.
    */
-  rename(database: string, from: string, to: string): boolean {
+  rename(database: string, from: string, to: string, dropTarget = false): boolean {
     const collections = this.databases.get(database);
     const source = collections?.get(from);
     if (!collections || !source) return false;
     assertValidCollectionName(to);
     this.concurrency.beforeCatalogChange(`${database}.${from}`, true);
     this.concurrency.beforeCatalogChange(`${database}.${to}`, true);
+    const replaced = dropTarget && collections.get(to);
     collections.delete(from);
-    const moved = source.renameTo(database, to);
-    collections.set(to, moved);
+    collections.set(to, source.renameTo(database, to));
     this.concurrency.onUndo(() => {
-      collections.delete(to);
+      if (replaced) collections.set(to, replaced);
+      else collections.delete(to);
       collections.set(from, source);
     });
-    this.record({ op: 'renameCollection', db: database, coll: from, to });
+    this.record({
+      op: 'renameCollection',
+      db: database,
+      coll: from,
+      to,
+      ...(replaced && { dropTarget: true as const }),
+    });
     return true;
   }
 

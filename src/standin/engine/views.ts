@@ -43,7 +43,8 @@ export interface StoreView {
   /** the collection, created when missing; `created` tells which */
   obtain(database: string, name: string): { collection: CollectionView; created: boolean };
   drop(database: string, name: string): boolean;
-  /** moves a collection to a new name in the same database (false when it is missing) */
-  rename(database: string, from: string, to: string): boolean;
+  /** moves a collection to a new name in the same database (false when it is missing); with
+   * `dropTarget` a collection already there is dropped as part of it */
+  rename(database: string, from: string, to: string, dropTarget?: boolean): boolean;
   dropDatabase(database: string): void;
 }

@@ -20,6 +20,8 @@ import { calculateObjectSize, Timestamp } from 'bson';
 import type { LoggedChange } from '../engine/changes';
 
 export const DEFAULT_CHANGE_HISTORY_BYTES = 32 * 1024 * 1024;
+/** setTimeout's longest delay; a longer wait is resumed by its caller (change-stream.ts loops) */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class ChangeHistory {
   private entries: LoggedChange[] = [];
@@ -96,7 +98,7 @@ export class ChangeHistory {
         this.waiters.delete(wake);
         resolve(!this.closed);
       };
-      const timer = setTimeout(wake, ms);
+      const timer = setTimeout(wake, Math.min(ms, MAX_TIMER_MS));
       this.waiters.add(wake);
     });
   }

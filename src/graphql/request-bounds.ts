@@ -1,0 +1,353 @@
+/**
+ * What a whole HTTP request asks for, read from Apollo's own parsed and validated document of each
+ * operation before any of them executes: how many users it would create, how many sequence
+ * allocations it would make and how many items its pages could list, summed over every alias,
+ * fragment and batched operation, against the bounds of src/limits.ts. Which fields create users,
+ * allocate or list is `FIELD_LIMITS` there, looked up by the field's parent type.
+ *
+ * Why before execution: batched operations run concurrently and aliases run one after another, so a
+ * bound checked field by field lets the first fields through before a later one is refused; the
+ * whole request is refused instead, and nothing is created. Listed items are bounded for the event
+ * loop's sake: graphql-armor's cost grows with depth, not page size, so 10 batched operations of
+ * aliased 100-item pages passed it while answering tens of thousands of items, and `/health` waited
+ * behind them. A page's size is its `first` or `last` (else the default), multiplied through
+ * nesting. The counts are upper bounds (`@skip`/`@include` are ignored).
+ *
+ * Parsed once (issue 18): the plan is made in Apollo's `didResolveOperation`, on the document Apollo
+ * parsed, validated and cached, for the operation Apollo selected; an APQ hash sent alone is planned
+ * from the document it stands for, because Apollo has resolved it by then. A batch's operations
+ * reach that hook one by one, so each waits there (`RequestBounds.check`) until every operation of
+ * the request is planned or has failed before its plan; only then is the total known, and either
+ * all of them run or none does. A single operation never waits. The refusal is recorded here and
+ * answered by the HTTP layer as one error (src/http/limits.ts); each operation is stopped with it.
+ */
+import type { ApolloServerPlugin } from '@apollo/server';
+import {
+  getNamedType,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type IntValueNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql';
+import { DomainError } from '../errors.js';
+import {
+  ALLOCATIONS_PER_REQUEST,
+  FIELD_LIMITS,
+  LISTED_ITEMS_PER_REQUEST,
+  PAGE_SIZE,
+} from '../limits.js';
+import { withinErrorBounds } from './errors.js';
+
+export interface RequestTally {
+  usersCreated: number;
+  sequenceAllocations: number;
+  /** The most items the pages can list: page sizes multiplied through nesting, summed. */
+  listedItems: number;
+}
+
+/** Why a whole request is refused: answered by the HTTP layer as one error, nothing run. */
+export class RequestBoundsError extends DomainError {
+  constructor(
+    readonly code: 'BAD_USER_INPUT' | 'UNAUTHENTICATED',
+    message: string,
+    readonly status: number,
+    field?: string,
+  ) {
+    super(message, field === undefined ? {} : { field });
+  }
+}
+
+/** Who may create how many users; the rest of the bounds are the same for everyone. */
+export interface CallerBounds {
+  usersPerRequest: number;
+  anonymous: boolean;
+}
+
+function refusalOf(total: RequestTally, caller: CallerBounds): RequestBoundsError | null {
+  const maxUsers = caller.usersPerRequest;
+  if (total.usersCreated > maxUsers && caller.anonymous) {
+    return new RequestBoundsError(
+      'UNAUTHENTICATED',
+      `Creating more than ${maxUsers} user in one request needs a client or admin token (Authorization: Bearer <token>)`,
+      401,
+    );
+  }
+  if (total.usersCreated > maxUsers) {
+    return new RequestBoundsError(
+      'BAD_USER_INPUT',
+      `One request may create at most ${maxUsers} users in total, over all its aliases and batched operations; this one asks for ${total.usersCreated}`,
+      400,
+      'inputs',
+    );
+  }
+  if (total.listedItems > LISTED_ITEMS_PER_REQUEST) {
+    return new RequestBoundsError(
+      'BAD_USER_INPUT',
+      `One request may list at most ${LISTED_ITEMS_PER_REQUEST} items over all its pages (page sizes multiplied through nesting, over every alias and batched operation); this one may list ${total.listedItems}: ask for smaller pages`,
+      400,
+      'first',
+    );
+  }
+  if (total.sequenceAllocations > ALLOCATIONS_PER_REQUEST) {
+    return new RequestBoundsError(
+      'BAD_USER_INPUT',
+      `One request may call allocateSequence at most ${ALLOCATIONS_PER_REQUEST} times, over all its aliases and batched operations; this one asks for ${total.sequenceAllocations}`,
+      400,
+      'count',
+    );
+  }
+  return null;
+}
+
+/**
+ * One HTTP request's bounds, shared by its operations (one, or each of a batch): each operation adds
+ * its tally, or settles without one when it failed before its plan (a parse or validation error).
+ */
+export class RequestBounds {
+  private readonly total: RequestTally = {
+    usersCreated: 0,
+    sequenceAllocations: 0,
+    listedItems: 0,
+  };
+  private unsettled: number;
+  private decided = false;
+  /** Set once every operation is planned, when the total passes a bound. */
+  refusal: RequestBoundsError | null = null;
+  private readonly waiting: Array<() => void> = [];
+  /** Closed before every operation was planned: what still waits never runs. */
+  private closed = false;
+
+  constructor(
+    operations: number,
+    private readonly caller: CallerBounds,
+  ) {
+    this.unsettled = operations;
+  }
+
+  /**
+   * Adds one operation's tally; resolves once every operation of the request is planned, and throws
+   * the refusal when the total passes a bound. A single operation is decided at once.
+   */
+  check(tally: RequestTally): Promise<void> | void {
+    this.total.usersCreated += tally.usersCreated;
+    this.total.sequenceAllocations += tally.sequenceAllocations;
+    this.total.listedItems += tally.listedItems;
+    this.settleOne();
+    if (this.decided) return this.verdict();
+    return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.verdict());
+  }
+
+  /** An operation that ended before its plan (it asks for nothing). */
+  settleWithoutPlan(): void {
+    this.settleOne();
+  }
+
+  /**
+   * The HTTP layer, once Apollo answered: an operation still waiting (its batch was refused by
+   * Apollo before every operation reached its plan) must never run.
+   */
+  close(): void {
+    if (this.decided) return;
+    this.closed = true;
+    this.decide();
+  }
+
+  private settleOne(): void {
+    this.unsettled -= 1;
+    if (this.unsettled <= 0 && !this.decided) {
+      this.refusal ??= refusalOf(this.total, this.caller);
+      this.decide();
+    }
+  }
+
+  private decide(): void {
+    this.decided = true;
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+
+  private verdict(): void {
+    if (this.refusal !== null) throw this.refusal;
+    if (this.closed) {
+      throw new RequestBoundsError(
+        'BAD_USER_INPUT',
+        'The request was answered before all its operations were planned',
+        400,
+      );
+    }
+  }
+}
+
+type Variables = Record<string, unknown>;
+
+/**
+ * The value a variable holds: the request's, else the operation's default. Own properties only, as
+ * graphql-js reads them: `$constructor` or `$__proto__` not sent must not read what every object
+ * inherits.
+ */
+function variableValue(name: string, variables: Variables, defaults: Variables): unknown {
+  if (Object.hasOwn(variables, name)) return variables[name];
+  return Object.hasOwn(defaults, name) ? defaults[name] : undefined;
+}
+
+/** How many items a list argument holds (a single value coerces to a list of one). */
+function listLength(
+  node: ValueNode | undefined,
+  variables: Variables,
+  defaults: Variables,
+): number {
+  if (node === undefined) return 0;
+  if (node.kind === Kind.LIST) return node.values.length;
+  if (node.kind === Kind.NULL) return 0;
+  if (node.kind !== Kind.VARIABLE) return 1;
+  const value = variableValue(node.name.value, variables, defaults);
+  if (Array.isArray(value)) return value.length;
+  return value === null || value === undefined ? 0 : 1;
+}
+
+function defaultsOf(operation: OperationDefinitionNode): Variables {
+  // No prototype: a variable named `__proto__` is then a property like any other.
+  const defaults: Variables = Object.create(null) as Variables;
+  for (const definition of operation.variableDefinitions ?? []) {
+    const value = definition.defaultValue;
+    if (value === undefined) continue;
+    defaults[definition.variable.name.value] =
+      value.kind === Kind.LIST ? value.values : value.kind === Kind.NULL ? null : value;
+  }
+  return defaults;
+}
+
+/** The whole number an Int argument holds (inline, or through a variable or its default). */
+function intValue(node: ValueNode | undefined, variables: Variables, defaults: Variables) {
+  const value =
+    node?.kind === Kind.VARIABLE ? variableValue(node.name.value, variables, defaults) : node;
+  const literal =
+    (value as ValueNode | undefined)?.kind === Kind.INT
+      ? Number((value as IntValueNode).value)
+      : value;
+  return typeof literal === 'number' && Number.isSafeInteger(literal) ? literal : null;
+}
+
+/** What one operation asks for (the document is valid: every field and fragment exists). */
+export function tallyOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  rawVariables: unknown,
+): RequestTally {
+  const variables =
+    typeof rawVariables === 'object' && rawVariables !== null && !Array.isArray(rawVariables)
+      ? (rawVariables as Variables)
+      : {};
+  const fragments = new Map(
+    document.definitions.flatMap((definition) =>
+      definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition]] : [],
+    ),
+  );
+  const defaults = defaultsOf(operation);
+  // What a fragment asks for is the same at every spread (its type is its own), so it is tallied
+  // once: walking every spread is exponential in nested fragments (a fragment bomb).
+  const tallies = new Map<string, RequestTally>();
+  const inProgress = new Set<string>();
+  const tally = (selections: SelectionSetNode, parent: GraphQLNamedType): RequestTally => {
+    const total: RequestTally = { usersCreated: 0, sequenceAllocations: 0, listedItems: 0 };
+    const add = (part: RequestTally) => {
+      total.usersCreated += part.usersCreated;
+      total.sequenceAllocations += part.sequenceAllocations;
+      total.listedItems += part.listedItems;
+    };
+    for (const selection of selections.selections) {
+      if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const condition = selection.typeCondition?.name.value;
+        add(tally(selection.selectionSet, schema.getType(condition ?? parent.name) ?? parent));
+      } else if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const name = selection.name.value;
+        const fragment = fragments.get(name);
+        const type = fragment && schema.getType(fragment.typeCondition.name.value);
+        // A cycle is cut (validation refuses it anyway).
+        if (fragment === undefined || type === undefined || inProgress.has(name)) continue;
+        let part = tallies.get(name);
+        if (part === undefined) {
+          inProgress.add(name);
+          part = tally(fragment.selectionSet, type);
+          inProgress.delete(name);
+          tallies.set(name, part);
+        }
+        add(part);
+      } else {
+        const name = selection.name.value;
+        const field =
+          isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
+        const limit = FIELD_LIMITS[parent.name]?.[name];
+        const argumentNode = (argument: string) =>
+          selection.arguments?.find((a) => a.name.value === argument)?.value;
+        const below =
+          selection.selectionSet === undefined || field === undefined
+            ? 0
+            : tally(selection.selectionSet, getNamedType(field.type)).listedItems;
+        if (limit !== undefined && 'createsUsers' in limit) {
+          const perItem = limit.createsUsers;
+          total.usersCreated +=
+            perItem === 1 ? 1 : listLength(argumentNode(perItem.perItemOf), variables, defaults);
+        }
+        if (limit !== undefined && 'allocates' in limit) total.sequenceAllocations += 1;
+        if (limit !== undefined && 'lists' in limit) {
+          // A page holds `first` or `last` items (else the default); a list one per item given.
+          const size = Math.max(
+            limit.lists === 'page'
+              ? (intValue(argumentNode('first'), variables, defaults) ??
+                  intValue(argumentNode('last'), variables, defaults) ??
+                  PAGE_SIZE.default)
+              : listLength(argumentNode(limit.lists.perItemOf), variables, defaults),
+            0,
+          );
+          total.listedItems += size + size * below;
+        } else total.listedItems += below;
+      }
+    }
+    return total;
+  };
+  const root =
+    operation.operation === 'mutation'
+      ? schema.getMutationType()
+      : operation.operation === 'subscription'
+        ? schema.getSubscriptionType()
+        : schema.getQueryType();
+  if (!root) return { usersCreated: 0, sequenceAllocations: 0, listedItems: 0 };
+  return tally(operation.selectionSet, root);
+}
+
+/** Where the plugin finds the request's bounds: the GraphQL context (src/graphql/context.ts). */
+export interface BoundedContext {
+  bounds: RequestBounds;
+}
+
+/** The Apollo plugin that plans each operation on Apollo's document and checks the request. */
+export function requestBoundsPlugin<Context extends BoundedContext>(): ApolloServerPlugin<Context> {
+  return {
+    requestDidStart() {
+      let planned = false;
+      return Promise.resolve({
+        didResolveOperation({ schema, document, operation, request, contextValue }) {
+          planned = true;
+          if (operation === undefined) {
+            contextValue.bounds.settleWithoutPlan();
+            return Promise.resolve();
+          }
+          const tally = tallyOperation(schema, document, operation, request.variables);
+          return Promise.resolve(contextValue.bounds.check(tally));
+        },
+        willSendResponse({ contextValue, response }) {
+          if (!planned) contextValue.bounds.settleWithoutPlan();
+          if (response.body.kind === 'single') withinErrorBounds(response.body.singleResult);
+          return Promise.resolve();
+        },
+      });
+    },
+  };
+}
