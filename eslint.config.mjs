@@ -3,6 +3,8 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import graphql from '@graphql-eslint/eslint-plugin';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 /** Every kind of schema element that must carry a description (the issue: all of them). */
 const DESCRIBED = {
@@ -13,6 +15,32 @@ const DESCRIBED = {
   EnumValueDefinition: true,
   DirectiveDefinition: true,
 };
+
+/**
+ * The service's layers, lowest first: a module may import from its own layer's siblings and from
+ * lower layers, never from a higher one (docs/ARCHITECTURE.md, "Layout"). The stand-in is fenced
+ * on its own below; bench sits on top of everything.
+ */
+const LAYERS = [
+  ['src/errors.ts', 'src/limits.ts'],
+  ['src/auth'],
+  ['src/config.ts', 'src/logger.ts'],
+  ['src/database'],
+  ['src/sequences', 'src/stats'],
+  ['src/strategies'],
+  ['src/users'],
+  ['src/components.ts'],
+  ['src/graphql'],
+  ['src/http'],
+  ['src/main.ts'],
+];
+const UPWARD_IMPORTS = LAYERS.flatMap((layer, i) =>
+  layer.map((target) => ({
+    target: `./${target}`,
+    from: [...LAYERS.slice(i + 1).flat(), 'bench'].map((above) => `./${above}`),
+    message: `${target} is below it: imports run down the layers (eslint.config.mjs, LAYERS).`,
+  })),
+);
 
 export default tseslint.config(
   {
@@ -36,6 +64,20 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
+    },
+  },
+  // The import graph of src and bench: no cycles, and no import running back up the layers.
+  // test/graphql/lint-fences.test.ts shows both rules refusing a bad import.
+  {
+    files: ['src/**/*.ts', 'bench/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+    },
+    rules: {
+      'import-x/no-cycle': 'error',
+      'import-x/no-restricted-paths': ['error', { zones: UPWARD_IMPORTS }],
     },
   },
   // The stand-in is a separate product: it must never reach into the service. Inside it, any

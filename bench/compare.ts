@@ -17,6 +17,7 @@
 import { MongoClient } from 'mongodb';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
+import { isIdStrategy } from '../src/strategies';
 import { startBenchDatabase } from './database';
 import { type LoadShape } from './http-load';
 import { median, type CellResult } from './report';
@@ -47,8 +48,8 @@ function parseOptions(argv: string[]): Options {
   for (let i = 0; i < argv.length; i += 1) {
     const [flag, value] = [argv[i], argv[i + 1]];
     const whole = Number(value);
-    if (flag === '--strategy' && ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'].includes(value)) {
-      options.strategy = value as LoadShape['strategy'];
+    if (flag === '--strategy' && isIdStrategy(value)) {
+      options.strategy = value;
     } else if (flag === '--concurrency' && Number.isInteger(whole) && whole >= 1 && whole <= 256) {
       options.concurrency = whole;
     } else if (flag === '--seconds' && whole >= 1 && whole <= 60) {

@@ -10,9 +10,10 @@
  * responses. Latency percentiles cover the responses received before the run ended.
  */
 import autocannon from 'autocannon';
+import type { IdStrategy } from '../src/strategies';
 
 export interface LoadShape {
-  strategy: 'COUNTER' | 'OPTIMISTIC_LOOP' | 'BLOCK';
+  strategy: IdStrategy;
   /** 1: `createUser`; more: one `createUsers` with this many inputs. */
   usersPerRequest: number;
 }

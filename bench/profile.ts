@@ -11,6 +11,7 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isIdStrategy } from '../src/strategies';
 import { startBenchDatabase } from './database';
 import { runHttpLoad, type LoadShape } from './http-load';
 import {
@@ -37,8 +38,8 @@ function parseOptions(argv: string[]): Options {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (flag === '--seconds' && Number(value) >= 1 && Number(value) <= 60) {
       options.seconds = Number(value);
-    } else if (flag === '--strategy' && ['COUNTER', 'OPTIMISTIC_LOOP', 'BLOCK'].includes(value)) {
-      options.strategy = value as LoadShape['strategy'];
+    } else if (flag === '--strategy' && isIdStrategy(value)) {
+      options.strategy = value;
     } else if (flag === '--concurrency' && Number.isInteger(Number(value)) && Number(value) >= 1) {
       options.concurrency = Math.min(256, Number(value));
     } else {

@@ -8,6 +8,7 @@
  * counter-document writes, CPU) use the same count. Latency percentiles are autocannon's, per
  * request. A cell starts only after the previous load on the fleet has drained.
  */
+import { ID_STRATEGIES } from '../src/strategies';
 import { runHttpLoad, type LoadShape } from './http-load';
 import { startCpuMeter } from './process-usage';
 import { batchStrategy, cpuPerUser, type CellResult } from './report';
@@ -84,9 +85,7 @@ export function servicePlans(instances: number | null): ServicePlan[] {
     concurrencies,
   });
   return [
-    single('COUNTER'),
-    single('OPTIMISTIC_LOOP'),
-    single('BLOCK'),
+    ...ID_STRATEGIES.map(single),
     batches(BATCH_SIZE, CONCURRENCIES),
     batches(LARGEST_BATCH_SIZE, [CONCURRENCIES[CONCURRENCIES.length - 1]]),
   ];

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ID_STRATEGIES } from '../src/users';
+import { ID_STRATEGIES } from '../src/strategies';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../test/support/service';
 
 const ROOT = path.resolve(__dirname, '..');

@@ -1,16 +1,16 @@
 /**
  * The composition root: the service's components over one database, wired as ARCHITECTURE.md
- * describes: one Sequences engine, one StrategyStats and one Users (with its BLOCK allocator) per
- * service process, and the SequenceCatalog over the engine, through which callers reach sequences
+ * describes: one Sequences engine, one StrategyStats (labelled by the strategies of
+ * src/strategies) and one Users (with one id source per strategy) per service process, and the SequenceCatalog over the engine, through which callers reach sequences
  * (ownership, and `userid` reserved to Users). Several processes (or service instances in one test)
  * on one database each build their own.
  */
 import type { Db } from 'mongodb';
 import type { Config } from './config.js';
 import { writeConcernOf } from './database/index.js';
-import type { ServiceComponents } from './graphql/context.js';
 import { SequenceCatalog, Sequences } from './sequences/index.js';
 import { StrategyStats } from './stats/index.js';
+import { ID_STRATEGIES, type IdStrategy } from './strategies/index.js';
 import { Users } from './users/index.js';
 
 export type ComponentsConfig = Pick<
@@ -22,9 +22,16 @@ export type ComponentsConfig = Pick<
   | 'OPTIMISTIC_MAX_ATTEMPTS'
 >;
 
+/** The service's components, one set per service process. */
+export interface ServiceComponents {
+  users: Users;
+  sequences: SequenceCatalog;
+  stats: StrategyStats<IdStrategy>;
+}
+
 export function createComponents(db: Db, config: ComponentsConfig): ServiceComponents {
   const writeConcern = writeConcernOf(config);
-  const stats = new StrategyStats();
+  const stats = new StrategyStats(ID_STRATEGIES);
   const counters = new Sequences(db, {
     writeConcern,
     maxTimeMS: config.DB_TIMEOUT_MS,

@@ -41,11 +41,3 @@ export class ContentionError extends DomainError {
     super(message, { retryable: true });
   }
 }
-
-/**
- * Every function that talks to MongoDB takes an optional tally and adds the commands it sent, so a
- * strategy can report commands per user without attributing driver events across concurrent requests.
- */
-export interface CommandTally {
-  commands: number;
-}

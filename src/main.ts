@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'draining requests and shutting down');
     try {
       await http.close();
-      const blockIds = await components.users.releaseBlockIds();
+      const blockIds = await components.users.releaseHeldIds();
       logger[blockIds.leftUnused > 0 ? 'warn' : 'info'](
         { blockIds },
         `BLOCK ids: ${blockIds.givenBack} given back to the counter, ${blockIds.leftUnused} left unused (gaps)`,

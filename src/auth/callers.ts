@@ -18,6 +18,9 @@ export type Role = 'anonymous' | 'client' | 'admin';
 
 export type Caller = { role: 'anonymous' } | { role: 'client'; client: string } | { role: 'admin' };
 
+/** A caller whose token was valid: what the sequences component knows callers as. */
+export type TokenHolder = Exclude<Caller, { role: 'anonymous' }>;
+
 export interface AuthConfig {
   NODE_ENV: 'development' | 'production' | 'test';
   ADMIN_TOKEN?: string;

@@ -5,6 +5,7 @@ export {
   type AuthConfig,
   type Caller,
   type Role,
+  type TokenHolder,
 } from './callers.js';
 export {
   authorize,

@@ -20,8 +20,7 @@
  */
 import { DomainError, ForbiddenError } from '../errors.js';
 import { USERS_PER_REQUEST } from '../limits.js';
-import type { SequenceAccess } from '../sequences/index.js';
-import type { Caller, Role } from './callers.js';
+import type { Caller, Role, TokenHolder } from './callers.js';
 
 const RANK: Record<Role, number> = { anonymous: 0, client: 1, admin: 2 };
 
@@ -88,7 +87,7 @@ export function requiredRole(type: string, field: string): Role {
 }
 
 /** How the sequences component knows the caller; anonymous callers reach no sequence. */
-export function sequenceAccess(caller: Caller): SequenceAccess {
+export function sequenceAccess(caller: Caller): TokenHolder {
   if (caller.role === 'anonymous')
     throw new UnauthenticatedError(`Sequences need ${ROLE_NEED.client}`);
   return caller;

@@ -1,6 +1,6 @@
 /**
  * Connecting to MongoDB and everything that knows the driver: client options, the embedded
- * database, duplicate-key recognition, transient-error classification.
+ * database, duplicate-key recognition, transient-error classification, counting commands.
  */
 export { connectDatabase, pingDatabase, clientOptions, writeConcernOf } from './connect.js';
 export type { DatabaseConfig } from './connect.js';
@@ -11,3 +11,4 @@ export { isTransientDatabaseError, TRANSIENT_SERVER_CODES } from './transient.js
 export { beforeWrite, type WriteOptions } from './write-options.js';
 export { isNamespaceNotFound, NAMESPACE_NOT_FOUND } from './namespace.js';
 export { boundedCollection, type BoundedCollection } from './command-options.js';
+export { countCommand, type CommandTally } from './command-tally.js';

@@ -9,18 +9,13 @@
  */
 import type DataLoader from 'dataloader';
 import type { Caller } from '../auth/index.js';
+import type { ServiceComponents } from '../components.js';
 import type { SequenceCatalog } from '../sequences/index.js';
 import type { StrategyStats } from '../stats/index.js';
+import type { IdStrategy } from '../strategies/index.js';
 import type { InviteesRequest, User, UserPage, Users } from '../users/index.js';
 import type { RequestBudget } from './budget.js';
 import type { RequestBounds } from './request-bounds.js';
-
-/** The service's components, one set per service process. */
-export interface ServiceComponents {
-  users: Users;
-  sequences: SequenceCatalog;
-  stats: StrategyStats;
-}
 
 export interface GraphQLContext extends ServiceComponents {
   userLoader: DataLoader<string, User | null>;
@@ -45,7 +40,7 @@ export type RequestIdentity = Pick<GraphQLContext, 'caller' | 'budget' | 'bounds
 class RequestContext implements GraphQLContext {
   readonly users: Users;
   readonly sequences: SequenceCatalog;
-  readonly stats: StrategyStats;
+  readonly stats: StrategyStats<IdStrategy>;
   /**
    * The loaders, made on first use. A holder object rather than fields of their own: Apollo runs
    * every operation on a shallow copy of the context, and the copies of one batched request must

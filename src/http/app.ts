@@ -31,11 +31,8 @@ import {
 } from '../auth/index.js';
 import type { Config } from '../config.js';
 import { pingDatabase } from '../database/index.js';
-import {
-  createContextFactory,
-  type GraphQLContext,
-  type ServiceComponents,
-} from '../graphql/context.js';
+import type { ServiceComponents } from '../components.js';
+import { createContextFactory, type GraphQLContext } from '../graphql/context.js';
 import type { Logger } from '../logger.js';
 import { corsOptions } from './cors.js';
 import {

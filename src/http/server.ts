@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MongoClient } from 'mongodb';
 import type { Config } from '../config.js';
-import type { ServiceComponents } from '../graphql/context.js';
+import type { ServiceComponents } from '../components.js';
 import { createApolloServer } from '../graphql/server.js';
 import type { Logger } from '../logger.js';
 import { createApp } from './app.js';

@@ -38,7 +38,7 @@
  *   hold anything above it). Whatever else it holds stays a gap, and it says how many.
  */
 import { MongoError } from 'mongodb';
-import type { CommandTally } from '../errors.js';
+import type { CommandTally } from '../database/command-tally.js';
 import { VALUES_PER_ALLOCATION } from '../limits.js';
 import { assertAllocationCount } from './definition.js';
 import { SequenceExhaustedError } from './errors.js';

@@ -27,7 +27,7 @@
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
  */
 import type { Db, WriteConcernSettings } from 'mongodb';
-import type { CommandTally } from '../errors.js';
+import { countCommand, type CommandTally } from '../database/command-tally.js';
 import { isDuplicateKeyError } from '../database/duplicate-key.js';
 import { boundedCollection, type BoundedCollection } from '../database/command-options.js';
 import { beforeWrite, type WriteOptions } from '../database/write-options.js';
@@ -117,10 +117,6 @@ const SAFE_RANGE = {
 
 /** Upsert races and cache refreshes settle within one or two rounds; more means contention. */
 const MAX_ATTEMPTS = 5;
-
-function countCommand(tally: CommandTally | undefined): void {
-  if (tally) tally.commands += 1;
-}
 
 function contention(key: ResolvedKey, what: string): SequenceContentionError {
   return new SequenceContentionError(

@@ -26,7 +26,7 @@ import { CursorLimits, CursorRegistry, DEFAULT_CURSOR_LIMITS } from './state/cur
 import { ChangeHistory, DEFAULT_CHANGE_HISTORY_BYTES } from './state/change-history';
 import { CommandContext, ConnectionInfo, ServerState } from './commands/context';
 import { CommandError, ErrorCode } from './engine/errors';
-import { eachChange } from './engine/changes';
+import { eachChange } from './engine/apply-change';
 import { TransactionLockWait } from './engine/concurrency';
 import { Store } from './engine/store';
 import { Document, isNumeric, isPlainDocument, numberOf } from './engine/values';

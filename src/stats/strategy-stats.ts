@@ -2,20 +2,22 @@
  * StrategyStats: what creating users cost, per id strategy, since this process started; and the
  * same figures in Prometheus format for GET /metrics.
  *
+ * The strategies are given to it (their names are labels here), so this component imports no
+ * other: the list has its home in src/strategies, which the composition root passes in.
+ *
  * Invariants: each instance owns its prom-client registry (tests and several services in one
  * process never share series); every strategy's series exist from the start at zero, so a scraper
- * sees all three; `snapshot()` and `metrics()` read the same totals and the same latency sketch, so
+ * sees all of them; `snapshot()` and `metrics()` read the same totals and the same latency sketch, so
  * `Query.strategyStats` and /metrics never disagree. Latency is one observation per `record()`
  * (one createUser call, or one createUsers batch). Label cardinality is bounded whatever callers
  * do: sequence names are chosen by clients, so only the first `MAX_SEQUENCE_LABELS` names written
  * get a `sequence` label of their own, and every later one counts under `sequence="other"`.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { ID_STRATEGIES, type IdStrategy } from '../users/index.js';
 import { LatencySketch } from './latency-sketch.js';
 
-export interface CreationRecord {
-  strategy: IdStrategy;
+export interface CreationRecord<S extends string = string> {
+  strategy: S;
   users: number;
   attempts: number;
   duplicateKeyRetries: number;
@@ -24,8 +26,8 @@ export interface CreationRecord {
   latencyMs: number;
 }
 
-export interface StrategySnapshot {
-  strategy: IdStrategy;
+export interface StrategySnapshot<S extends string = string> {
+  strategy: S;
   usersCreated: number;
   insertAttempts: number;
   duplicateKeyRetries: number;
@@ -77,20 +79,24 @@ export interface StrategyStatsOptions {
   processMetrics?: boolean;
 }
 
-export class StrategyStats {
+export class StrategyStats<S extends string = string> {
   private readonly registry = new Registry();
-  private readonly totals = new Map<IdStrategy, Totals>();
-  private readonly latencies = new Map<IdStrategy, LatencySketch>();
+  private readonly totals = new Map<S, Totals>();
+  private readonly latencies = new Map<S, LatencySketch>();
   /**
    * The totals' series children per strategy, and the counter writes' per labelled sequence,
    * resolved once: `inc(labels, n)` hashes its labels on every call (issue 14's profile).
    */
-  private readonly seriesOf = new Map<IdStrategy, Record<keyof Totals, Counter.Internal>>();
+  private readonly seriesOf = new Map<S, Record<keyof Totals, Counter.Internal>>();
   private readonly counterWrites: Counter<'sequence'>;
   private readonly counterWritesOf = new Map<string, Counter.Internal>();
   private readonly otherCounterWrites: Counter.Internal;
 
-  constructor(options: StrategyStatsOptions = {}) {
+  /** `strategies`: the labels, in the order `snapshot()` lists them. */
+  constructor(
+    private readonly strategies: readonly S[],
+    options: StrategyStatsOptions = {},
+  ) {
     const registers = [this.registry];
     const series = Object.fromEntries(
       TOTALLED.map((field) => [
@@ -120,7 +126,7 @@ export class StrategyStats {
         }
       },
     });
-    for (const strategy of ID_STRATEGIES) {
+    for (const strategy of strategies) {
       this.totals.set(strategy, {
         users: 0,
         attempts: 0,
@@ -142,7 +148,7 @@ export class StrategyStats {
     return this.registry.contentType;
   }
 
-  record(r: CreationRecord): void {
+  record(r: CreationRecord<S>): void {
     const totals = this.totals.get(r.strategy);
     const latency = this.latencies.get(r.strategy);
     const series = this.seriesOf.get(r.strategy);
@@ -170,8 +176,8 @@ export class StrategyStats {
     child.inc();
   }
 
-  snapshot(): StrategySnapshot[] {
-    return ID_STRATEGIES.map((strategy) => {
+  snapshot(): StrategySnapshot<S>[] {
+    return this.strategies.map((strategy) => {
       const totals = this.totals.get(strategy) as Totals;
       const latency = this.latencies.get(strategy) as LatencySketch;
       return {

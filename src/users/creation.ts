@@ -9,7 +9,7 @@
  * 3. Inside the batch, a later item repeating an earlier item's key follows that item's outcome,
  *    and a later item repeating an earlier item's email fails without taking an id.
  * 4. Insert the rest with fresh ids (see `fresh-ids.ts`). An insert refused for its email or key
- *    gives its id back where that is safe (see `id-sources.ts`), so sequential requests keep
+ *    gives its id back where that is safe (see src/strategies), so sequential requests keep
  *    consecutive ids; under concurrency, or inside a batch, such an id may remain a gap.
  * 5. An insert refused on the idempotency key (or on the email, which the same input also
  *    repeats) lost a race to a concurrent request with that key: its stored user is read once and
@@ -19,8 +19,12 @@ import { Long } from 'bson';
 import type { WriteOptions } from '../database/index.js';
 import { DomainError } from '../errors.js';
 import type { StrategyStats } from '../stats/index.js';
-import type { IdStrategy } from './strategy.js';
-import { newCreationCost, type CreationCost } from './cost.js';
+import {
+  newCreationTally,
+  type CreationTally,
+  type IdSource,
+  type IdStrategy,
+} from '../strategies/index.js';
 import {
   DuplicateEmailError,
   IdContentionError,
@@ -29,7 +33,6 @@ import {
   UnknownInviterError,
 } from './errors.js';
 import { insertWithFreshIds, type InsertReport, type UnsavedUser } from './fresh-ids.js';
-import type { IdSource } from './id-sources.js';
 import type { Tracked, UserIndexes } from './indexes.js';
 import type { CreateUserInput, UserDocument, UsersCollection } from './model.js';
 import { usersByIdempotencyKeys, usersByIds } from './reads.js';
@@ -40,7 +43,7 @@ export type CreationOutcome =
 
 export interface CreationDeps {
   users: UsersCollection;
-  stats: StrategyStats;
+  stats: StrategyStats<IdStrategy>;
   sources: Record<IdStrategy, IdSource>;
   indexes: UserIndexes;
 }
@@ -105,15 +108,15 @@ async function planBatch(
   deps: CreationDeps,
   candidates: Candidate[],
   outcomes: CreationOutcome[],
-  cost: CreationCost,
+  tally: CreationTally,
 ): Promise<BatchPlan> {
   const [storedByKey, inviters] = await Promise.all([
     usersByIdempotencyKeys(
       deps.users,
       distinct(candidates.map((c) => c.input.idempotencyKey)),
-      cost,
+      tally,
     ),
-    usersByIds(deps.users, distinct(candidates.map((c) => c.input.invitedById)), cost),
+    usersByIds(deps.users, distinct(candidates.map((c) => c.input.invitedById)), tally),
   ]);
   const plan: BatchPlan = { toInsert: [], followers: [], keyOwners: new Map() };
   const emailsInBatch = new Set<string>();
@@ -141,12 +144,12 @@ async function settleInserts(
   toInsert: Candidate[],
   report: InsertReport,
   outcomes: CreationOutcome[],
-  cost: CreationCost,
+  tally: CreationTally,
 ): Promise<void> {
   const raceKeys = toInsert
     .filter((c, position) => 'duplicateOn' in report.results[position] && c.input.idempotencyKey)
     .map((c) => c.input.idempotencyKey as string);
-  const raceWinners = await usersByIdempotencyKeys(deps.users, raceKeys, cost);
+  const raceWinners = await usersByIdempotencyKeys(deps.users, raceKeys, tally);
   toInsert.forEach((candidate, position) => {
     const result = report.results[position];
     const attempts = report.attempts[position];
@@ -199,17 +202,17 @@ export async function createUsersWith(
     deps,
     strategy,
     options,
-    cost: newCreationCost(),
+    tally: newCreationTally(),
     totals: { users: 0, attempts: 0, duplicateKeyRetries: 0 },
   };
   const outcomes = await createConfirmed(call, inputs, 1);
-  const { cost, totals } = call;
+  const { tally, totals } = call;
   if (totals.attempts > 0) {
     deps.stats.record({
       strategy,
       ...totals,
-      counterRepairs: cost.counterRepairs,
-      commands: cost.commands,
+      counterRepairs: tally.counterRepairs,
+      commands: tally.commands,
       latencyMs: performance.now() - started,
     });
   }
@@ -221,7 +224,7 @@ interface CreationCall {
   deps: CreationDeps;
   strategy: IdStrategy;
   options: WriteOptions | undefined;
-  cost: CreationCost;
+  tally: CreationTally;
   /** Summed over the call's rounds. */
   totals: { users: number; attempts: number; duplicateKeyRetries: number };
 }
@@ -253,7 +256,7 @@ async function createConfirmed(
     outcome.replayed ? [outcome.user._id.toNumber()] : [],
   );
   try {
-    const { healed, gone } = await deps.indexes.confirm(mine, replayedIds, call.cost);
+    const { healed, gone } = await deps.indexes.confirm(mine, replayedIds, call.tally);
     if (!healed) return await withoutUnconfirmed(deps, outcomes, mine);
     const redo = outcomes.flatMap((outcome, index) =>
       'user' in outcome && gone.has(outcome.user._id.toNumber()) ? [index] : [],
@@ -300,17 +303,17 @@ async function createOnce(
   inputs: CreateUserInput[],
   track: (ids: number[]) => void,
 ): Promise<CreationOutcome[]> {
-  const { deps, strategy, options, cost, totals } = call;
+  const { deps, strategy, options, tally, totals } = call;
   const outcomes: CreationOutcome[] = new Array(inputs.length);
   const candidates = validated(inputs, outcomes);
-  const plan = await planBatch(deps, candidates, outcomes, cost);
+  const plan = await planBatch(deps, candidates, outcomes, tally);
 
   const createdAt = new Date();
   const report = await insertWithFreshIds(
     deps.users,
     plan.toInsert.map((candidate) => unsavedUser(candidate, strategy, createdAt)),
     deps.sources[strategy],
-    cost,
+    tally,
     {
       ...options,
       beforeInsert: (docs) => {
@@ -319,7 +322,7 @@ async function createOnce(
       },
     },
   );
-  await settleInserts(deps, plan.toInsert, report, outcomes, cost);
+  await settleInserts(deps, plan.toInsert, report, outcomes, tally);
   settleFollowers(plan, outcomes);
 
   totals.users += report.results.filter((result) => 'created' in result).length;

@@ -6,7 +6,7 @@
  * duplicate `_id` is retried (bounded by the source's `maxRounds`); a duplicate email or
  * idempotency key is reported for the caller to resolve, never retried, since another id cannot
  * fix it; its id was stored nowhere, so it is given back to the source (which keeps what it safely
- * can; see `id-sources.ts`) before anything else happens in the round. That costs a command only
+ * can; see src/strategies) before anything else happens in the round. That costs a command only
  * when an insert was refused, never on the success path. A document is stored at most once: it is
  * retried only after the server refused it. No write starts once `options.signal` has fired: each
  * round checks it before taking ids, before the insert and before a repair; a give-back is then
@@ -20,11 +20,10 @@
  * keep their ids and may then come before earlier items (the README says so).
  */
 import { Long } from 'bson';
-import { beforeWrite, type WriteOptions } from '../database/index.js';
+import { beforeWrite, countCommand, type WriteOptions } from '../database/index.js';
 import { DomainError } from '../errors.js';
-import { countCommand, type CreationCost } from './cost.js';
+import type { CreationTally, IdSource, TakenIds } from '../strategies/index.js';
 import { IdContentionError } from './errors.js';
-import type { IdSource, TakenIds } from './id-sources.js';
 import { insertUnordered } from './insert.js';
 import type { UserDocument, UsersCollection } from './model.js';
 
@@ -46,7 +45,7 @@ export async function insertWithFreshIds(
   users: UsersCollection,
   unsaved: UnsavedUser[],
   source: IdSource,
-  cost: CreationCost,
+  tally: CreationTally,
   options?: WriteOptions & { beforeInsert?: (docs: UserDocument[]) => void },
 ): Promise<InsertReport> {
   const results: InsertResult[] = new Array(unsaved.length);
@@ -58,7 +57,7 @@ export async function insertWithFreshIds(
     let taken: TakenIds;
     beforeWrite(options);
     try {
-      taken = await source.take(pending.length, cost);
+      taken = await source.take(pending.length, tally);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       for (const position of pending) results[position] = { error: err };
@@ -70,7 +69,7 @@ export async function insertWithFreshIds(
     }));
     beforeWrite(options);
     options?.beforeInsert?.(docs);
-    const refused = await insertUnordered(users, docs, cost);
+    const refused = await insertUnordered(users, docs, tally);
 
     const collided: number[] = [];
     const unstored = new Set<number>();
@@ -84,7 +83,7 @@ export async function insertWithFreshIds(
         unstored.add(k);
       }
     });
-    if (unstored.size > 0 && !options?.signal?.aborted) await taken.giveBack(unstored, cost);
+    if (unstored.size > 0 && !options?.signal?.aborted) await taken.giveBack(unstored, tally);
     if (collided.length > 0 && round >= source.maxRounds) {
       for (const position of collided) {
         results[position] = { error: new IdContentionError(attempts[position]) };
@@ -93,9 +92,9 @@ export async function insertWithFreshIds(
     }
     if (collided.length > 0) {
       duplicateKeyRetries += collided.length;
-      const withdrawn = await withdrawAfter(users, collided[0], pending, docs, results, cost);
+      const withdrawn = await withdrawAfter(users, collided[0], pending, docs, results, tally);
       beforeWrite(options);
-      await source.afterCollision(round, cost);
+      await source.afterCollision(round, tally);
       pending = [...collided, ...withdrawn].sort((a, b) => a - b);
     } else pending = [];
   }
@@ -112,7 +111,7 @@ async function withdrawAfter(
   pending: number[],
   docs: UserDocument[],
   results: InsertResult[],
-  cost: CreationCost,
+  tally: CreationTally,
 ): Promise<number[]> {
   const withdrawn = pending.filter((position, k) => {
     const result = results[position];
@@ -124,7 +123,7 @@ async function withdrawAfter(
     );
   });
   if (withdrawn.length === 0) return [];
-  countCommand(cost);
+  countCommand(tally);
   const ids = withdrawn.map((position) => {
     const result = results[position] as { created: UserDocument };
     delete results[position];

@@ -1,7 +1,6 @@
 /** The users component: the `users` collection, its id strategies, batch creation, pages and loaders. */
 export { Users } from './users.js';
 export type { UsersDeps } from './users.js';
-export { ID_STRATEGIES, isIdStrategy, type IdStrategy } from './strategy.js';
 export type { CreateUserInput, User } from './model.js';
 export {
   type InviteesRequest,
@@ -9,7 +8,6 @@ export {
   type UserPage,
   type UserPageRequest,
 } from './pages.js';
-export { USER_ID_SEQUENCE } from './id-sources.js';
 export { requireUserId } from './validation.js';
 export {
   DuplicateEmailError,

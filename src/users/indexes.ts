@@ -28,9 +28,12 @@
  * index down until an operator resolves it).
  */
 import { Long, type IndexDescription } from 'mongodb';
-import { isDuplicateKeyError, isNamespaceNotFound } from '../database/index.js';
-import type { CommandTally } from '../errors.js';
-import { countCommand } from './cost.js';
+import {
+  countCommand,
+  isDuplicateKeyError,
+  isNamespaceNotFound,
+  type CommandTally,
+} from '../database/index.js';
 import type { UsersCollection } from './model.js';
 import { SharedCheck } from './shared-check.js';
 

@@ -10,8 +10,8 @@
  * (`BulkWriteResult`, batching), which costs measurably more CPU on every `createUser`.
  */
 import { MongoBulkWriteError } from 'mongodb';
-import { duplicateKeyFields, isDuplicateKeyError } from '../database/index.js';
-import { countCommand, type CreationCost } from './cost.js';
+import { countCommand, duplicateKeyFields, isDuplicateKeyError } from '../database/index.js';
+import type { CreationTally } from '../strategies/index.js';
 import type { UserDocument, UsersCollection } from './model.js';
 
 /** The unique indexes of `users`: `_id`, and the two of `ensureUserIndexes`. */
@@ -33,9 +33,9 @@ function duplicatedField(error: unknown): UniqueField | undefined {
 export async function insertUnordered(
   users: UsersCollection,
   docs: UserDocument[],
-  cost: CreationCost,
+  tally: CreationTally,
 ): Promise<Map<number, UniqueField>> {
-  countCommand(cost);
+  countCommand(tally);
   if (docs.length === 1) {
     try {
       await users.collection.insertOne(docs[0], users.options());

@@ -12,7 +12,7 @@
 import { Decimal128, Long } from 'bson';
 import type { Filter, FilterOperators } from 'mongodb';
 import type { BoundedCollection } from '../database/index.js';
-import { ID_STRATEGIES, isIdStrategy, type IdStrategy } from './strategy.js';
+import { ID_STRATEGIES, isIdStrategy, type IdStrategy } from '../strategies/index.js';
 
 export const USERS_COLLECTION = 'users';
 

@@ -12,9 +12,10 @@
  */
 import { Long } from 'bson';
 import type { Filter } from 'mongodb';
-import { BadUserInputError, type CommandTally } from '../errors.js';
+import { BadUserInputError } from '../errors.js';
 import { PAGE_SIZE } from '../limits.js';
-import { countCommand } from './cost.js';
+import { countCommand, type CommandTally } from '../database/index.js';
+import { isIdStrategy, type IdStrategy } from '../strategies/index.js';
 import {
   numericId,
   READABLE_USER,
@@ -23,7 +24,6 @@ import {
   type UserDocument,
   type UsersCollection,
 } from './model.js';
-import { isIdStrategy, type IdStrategy } from './strategy.js';
 import { parseUserId } from './validation.js';
 
 export type UserOrder = 'ASC' | 'DESC';

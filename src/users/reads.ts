@@ -8,8 +8,7 @@
  */
 import { Long } from 'bson';
 import type { Filter } from 'mongodb';
-import type { CommandTally } from '../errors.js';
-import { countCommand } from './cost.js';
+import { countCommand, type CommandTally } from '../database/index.js';
 import {
   fromStored,
   ISSUABLE_ID_RANGE,

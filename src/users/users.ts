@@ -4,8 +4,9 @@
  * Invariants: every write uses the configured write concern (WRITE_CONCERN), so an acknowledged
  * user survives a failover; every command carries maxTimeMS (DB_TIMEOUT_MS) through
  * `boundedCollection`; documents are read with `promoteLongs: false`, so ids stay `Long` end to
- * end. Defaults live in src/config.ts only: every setting here is required. The BLOCK allocator lives here, one per `Users` (one per process), so all
- * requests of a process share its block and its single in-flight refill.
+ * end. Defaults live in src/config.ts only: every setting here is required. The id sources
+ * (src/strategies) live here, one per strategy per `Users` (one per process), so all requests of a
+ * process share BLOCK's block and its single in-flight refill.
  */
 import { Long } from 'bson';
 import type DataLoader from 'dataloader';
@@ -18,17 +19,16 @@ import {
 } from '../database/index.js';
 import { BadUserInputError, type DomainError } from '../errors.js';
 import { BATCH_USERS_IN_CREATION, USERS_PER_BATCH } from '../limits.js';
-import {
-  BlockAllocator,
-  type HeldValues,
-  type ReservedSequence,
-  type Sequences,
-} from '../sequences/index.js';
+import { type HeldValues, type ReservedSequence, type Sequences } from '../sequences/index.js';
 import type { StrategyStats } from '../stats/index.js';
-import type { IdStrategy } from './strategy.js';
+import {
+  idSources,
+  USER_ID_SEQUENCE,
+  type IdSource,
+  type IdStrategy,
+} from '../strategies/index.js';
 import { BatchAdmission } from './batch-admission.js';
 import { createUsersWith, type CreationDeps } from './creation.js';
-import { idSources, USER_ID_SEQUENCE } from './id-sources.js';
 import { UserIndexes } from './indexes.js';
 import { DuplicateEmailError, UniqueIndexesUnavailableError, UserNotFoundError } from './errors.js';
 import { createInviteesLoader, createUserLoader } from './loader.js';
@@ -48,7 +48,7 @@ import { normalizeEmail, parseUserId, validateUserUpdate } from './validation.js
 export interface UsersDeps {
   db: Db;
   sequences: Sequences;
-  stats: StrategyStats;
+  stats: StrategyStats<IdStrategy>;
   /** BLOCK's first and smallest block (ID_BLOCK_SIZE). */
   blockSize: number;
   /** BLOCK's largest block (ID_BLOCK_SIZE_MAX); `blockSize` (a fixed size) when omitted. */
@@ -62,7 +62,7 @@ export interface UsersDeps {
 export class Users {
   private readonly collection: UsersCollection;
   private readonly creation: CreationDeps;
-  private readonly blocks: BlockAllocator;
+  private readonly sources: Record<IdStrategy, IdSource>;
   private readonly indexes: UserIndexes;
   private readonly batchAdmission = new BatchAdmission(BATCH_USERS_IN_CREATION);
   /** The `userid` counter, which only this component allocates from (see SequenceCatalog). */
@@ -80,17 +80,15 @@ export class Users {
       }),
       deps.maxTimeMS,
     );
-    this.blocks = new BlockAllocator(deps.sequences, USER_ID_SEQUENCE, {
-      minBlockSize: deps.blockSize,
-      maxBlockSize: deps.blockSizeMax ?? deps.blockSize,
-    });
     const sources = idSources({
       sequences: deps.sequences,
-      blocks: this.blocks,
-      maxId: (cost) => maxUserId(this.collection, cost),
+      blockSize: deps.blockSize,
+      blockSizeMax: deps.blockSizeMax ?? deps.blockSize,
+      maxId: (tally) => maxUserId(this.collection, tally),
       optimisticMaxAttempts: deps.optimisticMaxAttempts,
     });
     this.indexes = new UserIndexes(this.collection);
+    this.sources = sources;
     this.creation = { users: this.collection, stats: deps.stats, sources, indexes: this.indexes };
   }
 
@@ -230,11 +228,17 @@ export class Users {
   }
 
   /**
-   * For a clean shutdown, once no request runs: gives the unused ids of this process's BLOCK back
-   * to the `userid` counter where that is safe, and tells how many stay unused (gaps).
+   * For a clean shutdown, once no request runs: gives the ids this process holds (BLOCK's block)
+   * back to the `userid` counter where that is safe, and tells how many stay unused (gaps).
    */
-  releaseBlockIds(): Promise<HeldValues> {
-    return this.blocks.close();
+  async releaseHeldIds(): Promise<HeldValues> {
+    const held = { givenBack: 0, leftUnused: 0 };
+    for (const source of Object.values(this.sources)) {
+      const released = await source.release?.();
+      held.givenBack += released?.givenBack ?? 0;
+      held.leftUnused += released?.leftUnused ?? 0;
+    }
+    return held;
   }
 
   /** A fresh loader of users by id for one request; never keep it beyond that request (loader.ts). */

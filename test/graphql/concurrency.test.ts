@@ -3,7 +3,7 @@
  * has its own id and is stored, whatever mix of strategies creates them; a keyed batch sent several
  * times at once creates each user once, and every other send says it replayed it.
  */
-import { ID_STRATEGIES } from '../../src/users';
+import { ID_STRATEGIES } from '../../src/strategies';
 import { startTestService, type TestService } from '../support/service';
 
 const CREATE_USER = `

@@ -1,7 +1,8 @@
 /**
- * The lint fences of src/graphql and schema.graphql (eslint.config.mjs) really fence: ESLint, run as
- * `npm run lint` runs it, refuses a driver import in src/graphql and an undescribed schema field,
- * and passes the schema as committed. Checked through the CLI so the real flat config is loaded.
+ * The lint fences (eslint.config.mjs) really fence: ESLint, run as `npm run lint` runs it, refuses
+ * a driver import in src/graphql, an undescribed schema field, an import cycle and an import
+ * running back up the layers in src and bench, and passes the schema as committed. Checked through
+ * the CLI so the real flat config is loaded.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -65,3 +66,26 @@ test('the schema passes the graphql-eslint rules, and an undescribed argument do
   expect(result.code).toBe(1);
   expect(result.report).toMatch(/require-description/);
 }, 120_000);
+
+test('the import graph of src and bench refuses a cycle and an import running back up the layers', async () => {
+  const upward = await lint(
+    `import { Users } from '../users/index.js';\nexport const users = Users;\n`,
+    'src/stats/leak.ts',
+  );
+  expect(upward.code).toBe(1);
+  expect(upward.report).toMatch(/import-x\/no-restricted-paths: .*src\/stats is below it/);
+
+  // counter/index.ts imports user-id-counter.ts; importing it back closes a circle.
+  const circle = await lint(
+    `import { counter } from './counter/index.js';\nexport const again = counter;\n`,
+    'src/strategies/user-id-counter.ts',
+  );
+  expect(circle.code).toBe(1);
+  expect(circle.report).toMatch(/import-x\/no-cycle: Dependency cycle/);
+
+  const downward = await lint(
+    `import { STRATEGIES } from '../strategies/index.js';\nexport const all = STRATEGIES;\n`,
+    'src/users/fine.ts',
+  );
+  expect(downward).toEqual({ code: 0, report: '' });
+}, 180_000);

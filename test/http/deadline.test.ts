@@ -11,7 +11,7 @@
  */
 import { connect } from 'node:net';
 import type { CommandStartedEvent, CommandSucceededEvent } from 'mongodb';
-import { ID_STRATEGIES } from '../../src/users';
+import { ID_STRATEGIES } from '../../src/strategies';
 import type { TestService } from '../support/service';
 import { startServiceOnFaultyDatabase, type FaultyDatabase } from './faulty-database';
 

@@ -8,7 +8,7 @@
  * Expected failures arrive as data (`error { code }` of the payload or item, API 0.2); request-level
  * ones (SERVICE_UNAVAILABLE, authentication) as top-level errors: an item's code is read from both.
  */
-import type { IdStrategy } from '../../src/users';
+import type { IdStrategy } from '../../src/strategies';
 
 export type Strategy = IdStrategy;
 

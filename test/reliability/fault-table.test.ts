@@ -37,7 +37,7 @@ import {
   type Strategy,
   type UserInput,
 } from './client';
-import { ID_STRATEGIES } from '../../src/users';
+import { ID_STRATEGIES } from '../../src/strategies';
 
 /** The service's bound on each database call in this file: short, so blocked cases stay quick. */
 const DB_TIMEOUT_MS = 1_500;

@@ -21,7 +21,7 @@ import { startStandin } from '../../src/standin';
 import { startTestService, type TestService } from '../support/service';
 import { createUser, sendHttp, type Strategy } from './client';
 import { freePort } from '../support/ports';
-import { ID_STRATEGIES } from '../../src/users';
+import { ID_STRATEGIES } from '../../src/strategies';
 
 const DB_TIMEOUT_MS = 1_500;
 const REQUEST_TIMEOUT_MS = 4_000;

@@ -25,7 +25,7 @@ import { connectTestClient, uniqueDbName } from '../support/db';
 import { startTestService, type TestService } from '../support/service';
 import { Ledger } from './ledger';
 import { sendCreation, type CreationResult, type Strategy, type UserInput } from './client';
-import { ID_STRATEGIES } from '../../src/users';
+import { ID_STRATEGIES } from '../../src/strategies';
 
 const INSTANCES = 4;
 const CLIENTS_PER_INSTANCE = 32;

@@ -5,7 +5,7 @@
  */
 import { type Db, Double, Long } from 'mongodb';
 import { SequenceCatalog } from '../../src/sequences';
-import { ID_STRATEGIES } from '../../src/users';
+import { ID_STRATEGIES } from '../../src/strategies';
 import { UsersTestBed } from '../users/fixture';
 
 let bed: UsersTestBed;

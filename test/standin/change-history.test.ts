@@ -10,10 +10,10 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Long, MongoClient, ResumeToken } from 'mongodb';
+import { Long, MongoClient, ResumeToken, Timestamp } from 'mongodb';
 import { startStandin } from '../../src/standin';
 import { Store } from '../../src/standin/engine/store';
-import { eachChange } from '../../src/standin/engine/changes';
+import { eachChange } from '../../src/standin/engine/apply-change';
 import { ChangeHistory } from '../../src/standin/state/change-history';
 import { ChangeStream } from '../../src/standin/state/change-stream';
 import { updateDocument } from '../../src/standin/engine/writes';
@@ -334,3 +334,30 @@ test('a waiting getMore is woken by the next change, and for good when the serve
   await expect(stopping).resolves.toBe(false);
   await expect(history.waitForChanges(600_000)).resolves.toBe(false);
 }, 10_000);
+
+test('startAtOperationTime in the future delivers only changes from that time on', () => {
+  const store = new Store();
+  const history = historyOf(store);
+  const { collection } = store.obtain('d', 'c');
+  collection.insert({ _id: 1 });
+  const now = store.clock.now();
+  // a clock far ahead of the wall clock stamps (now + 1000 s, 1), (…, 2), (…, 3) whatever the time
+  store.clock.advanceTo(new Timestamp({ t: now.high + 1000, i: 0 }));
+  const later = new Timestamp({ t: now.high + 1000, i: 2 });
+  const stream = new ChangeStream(
+    history,
+    {
+      scope: { db: 'd', coll: 'c' },
+      fullDocument: 'default',
+      fullDocumentBeforeChange: 'off',
+      lookup: () => null,
+    },
+    [],
+    {},
+    { kind: 'startAtOperationTime', ts: later },
+    now,
+  );
+  for (const id of [2, 3, 4]) collection.insert({ _id: id });
+  const { batch } = stream.read(10);
+  expect(batch.map((event) => (event.documentKey as Document)._id)).toEqual([3, 4]);
+});

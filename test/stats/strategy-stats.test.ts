@@ -1,7 +1,7 @@
 import { MAX_SEQUENCE_LABELS, StrategyStats, type CreationRecord } from '../../src/stats';
-import { ID_STRATEGIES } from '../../src/users';
+import { ID_STRATEGIES, type IdStrategy } from '../../src/strategies';
 
-const record = (overrides: Partial<CreationRecord>): CreationRecord => ({
+const record = (overrides: Partial<CreationRecord<IdStrategy>>): CreationRecord<IdStrategy> => ({
   strategy: 'COUNTER',
   users: 1,
   attempts: 1,
@@ -20,7 +20,7 @@ function seriesValue(text: string, series: string): number | undefined {
 
 describe('StrategyStats', () => {
   test('before anything is recorded every strategy is listed at zero, with no ratios or percentiles', async () => {
-    const stats = new StrategyStats();
+    const stats = new StrategyStats(ID_STRATEGIES);
     expect(stats.snapshot()).toEqual(
       ID_STRATEGIES.map((strategy) => ({
         strategy,
@@ -39,7 +39,7 @@ describe('StrategyStats', () => {
   });
 
   test('records add up per strategy, and commands per user divides commands by users created', () => {
-    const stats = new StrategyStats();
+    const stats = new StrategyStats(ID_STRATEGIES);
     stats.record(
       record({ strategy: 'OPTIMISTIC_LOOP', attempts: 3, duplicateKeyRetries: 2, commands: 6 }),
     );
@@ -63,7 +63,7 @@ describe('StrategyStats', () => {
   });
 
   test('latency percentiles are those of the observations, within 1%', () => {
-    const stats = new StrategyStats();
+    const stats = new StrategyStats(ID_STRATEGIES);
     const latencies = Array.from({ length: 1000 }, (_, i) => (i + 1) / 10);
     for (const latencyMs of [...latencies].reverse()) stats.record(record({ latencyMs }));
     const counter = stats.snapshot()[0];
@@ -77,7 +77,7 @@ describe('StrategyStats', () => {
   });
 
   test('/metrics text carries the same totals and percentiles as the snapshot, and counter writes per sequence', async () => {
-    const stats = new StrategyStats();
+    const stats = new StrategyStats(ID_STRATEGIES);
     for (const latencyMs of [5, 10, 200]) stats.record(record({ strategy: 'BLOCK', latencyMs }));
     stats.recordCounterWrite('userid');
     stats.recordCounterWrite('userid');
@@ -98,7 +98,7 @@ describe('StrategyStats', () => {
   });
 
   test('counter writes of client-chosen sequence names have a bounded number of labels', async () => {
-    const stats = new StrategyStats();
+    const stats = new StrategyStats(ID_STRATEGIES);
     stats.recordCounterWrite('userid');
     for (let i = 0; i < 1000; i += 1) stats.recordCounterWrite(`tenant-${i}`);
     stats.recordCounterWrite('userid');
@@ -114,8 +114,8 @@ describe('StrategyStats', () => {
   });
 
   test('instances are independent: each has its own registry and totals', async () => {
-    const one = new StrategyStats();
-    const other = new StrategyStats({ processMetrics: true });
+    const one = new StrategyStats(ID_STRATEGIES);
+    const other = new StrategyStats(ID_STRATEGIES, { processMetrics: true });
     one.record(record({ users: 4 }));
     one.recordCounterWrite('userid');
     expect(other.snapshot()[0].usersCreated).toBe(0);

@@ -12,7 +12,7 @@ import os from 'node:os';
 import { MongoClient } from 'mongodb';
 import { loadConfig } from '../../src/config';
 import { clientOptions } from '../../src/database';
-import type { ServiceComponents } from '../../src/graphql/context';
+import type { ServiceComponents } from '../../src/components';
 import { createComponents } from '../../src/components';
 import { startHttpServer } from '../../src/http';
 import { createLogger } from '../../src/logger';
@@ -111,7 +111,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     stop: async () => {
       await http.close();
       // As src/main.ts does on a clean shutdown.
-      await components.users.releaseBlockIds();
+      await components.users.releaseHeldIds();
       await client.close();
     },
   };

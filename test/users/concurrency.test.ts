@@ -1,4 +1,4 @@
-import { ID_STRATEGIES } from '../../src/users';
+import { ID_STRATEGIES } from '../../src/strategies';
 import { idsOf, UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;
@@ -11,7 +11,10 @@ test('500 concurrent creations with mixed strategies get 500 distinct stored ids
   const { users, db } = await bed.fresh({ optimisticMaxAttempts: 1000 });
   const created = await Promise.all(
     Array.from({ length: 500 }, (_, i) =>
-      users.createUser({ name: `user ${i}`, email: `user${i}@example.com` }, ID_STRATEGIES[i % 3]),
+      users.createUser(
+        { name: `user ${i}`, email: `user${i}@example.com` },
+        ID_STRATEGIES[i % ID_STRATEGIES.length],
+      ),
     ),
   );
   const ids = idsOf(created.map((c) => c.user));

@@ -5,7 +5,7 @@
  */
 import type { CommandStartedEvent } from 'mongodb';
 import { SequenceCatalog } from '../../src/sequences';
-import { ID_STRATEGIES } from '../../src/users';
+import { ID_STRATEGIES, STRATEGIES } from '../../src/strategies';
 import { UsersTestBed, type UsersUnderTest } from './fixture';
 
 let bed: UsersTestBed;
@@ -56,7 +56,7 @@ describe.each(ID_STRATEGIES)('%s', (strategy) => {
 
   test('a deadline passing while the id is taken stops before the insert', async () => {
     const under = await bed.fresh();
-    const takesId = strategy === 'OPTIMISTIC_LOOP' ? 'find' : 'findAndModify';
+    const takesId = STRATEGIES[strategy].properties.fedByCounter ? 'findAndModify' : 'find';
     const { outcome, commands } = await withDeadlineAt(under, takesId, (signal) =>
       under.users.createUsers([{ name: 'a' }, { name: 'b' }], strategy, { signal }),
     );

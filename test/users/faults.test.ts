@@ -7,7 +7,8 @@ import { MongoClient } from 'mongodb';
 import { Sequences } from '../../src/sequences';
 import { startStandin, type RunningStandin } from '../../src/standin';
 import { StrategyStats } from '../../src/stats';
-import { DuplicateEmailError, ID_STRATEGIES, Users } from '../../src/users';
+import { DuplicateEmailError, Users } from '../../src/users';
+import { ID_STRATEGIES } from '../../src/strategies';
 import { sequencesOptions, usersSettings } from '../support/domain-options';
 
 let server: RunningStandin;
@@ -32,7 +33,7 @@ async function failNextInserts(times: number, errorCode: number) {
 function usersIn(dbName: string) {
   const db = client.db(dbName);
   const sequences = new Sequences(db, sequencesOptions);
-  const stats = new StrategyStats();
+  const stats = new StrategyStats(ID_STRATEGIES);
   return { db, users: new Users({ db, sequences, stats, ...usersSettings, blockSize: 10 }) };
 }
 

@@ -8,6 +8,7 @@
 import type { CommandStartedEvent, Db, MongoClient } from 'mongodb';
 import { Sequences } from '../../src/sequences';
 import { StrategyStats } from '../../src/stats';
+import { ID_STRATEGIES, type IdStrategy } from '../../src/strategies';
 import { Users, type UsersDeps } from '../../src/users';
 import { commandsSentTo } from '../support/commands';
 import { connectTestClient, uniqueDbName } from '../support/db';
@@ -16,7 +17,7 @@ import { sequencesOptions, usersSettings } from '../support/domain-options';
 export interface UsersUnderTest {
   db: Db;
   sequences: Sequences;
-  stats: StrategyStats;
+  stats: StrategyStats<IdStrategy>;
   users: Users;
   /** Another process on the same database: its own allocator, stats and caches. */
   otherProcess(options?: Partial<UsersDeps>): Promise<Users>;
@@ -37,7 +38,7 @@ export class UsersTestBed {
     const db = this.client.db(uniqueDbName());
     const build = async (overrides: Partial<UsersDeps>) => {
       const sequences = new Sequences(db, sequencesOptions);
-      const stats = new StrategyStats();
+      const stats = new StrategyStats(ID_STRATEGIES);
       const users = new Users({ db, sequences, stats, ...usersSettings, ...overrides });
       await users.ensureIndexes();
       return { sequences, stats, users };

@@ -4,7 +4,7 @@
  * or drift, and never appear as users.
  */
 import { Decimal128, Double, Long } from 'mongodb';
-import { ID_STRATEGIES } from '../../src/users';
+import { ID_STRATEGIES } from '../../src/strategies';
 import { UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;

@@ -1,4 +1,4 @@
-import { ID_STRATEGIES } from '../../src/users';
+import { ID_STRATEGIES } from '../../src/strategies';
 import { IdempotencyKeyReusedError } from '../../src/users';
 import { UsersTestBed } from './fixture';
 

@@ -2,7 +2,8 @@
  * The users connection: first/after and last/before, oldest or newest first, filters by strategy
  * and inviter, totalCount, and the page flags, over the real driver.
  */
-import { ID_STRATEGIES, type UserPageRequest, type Users } from '../../src/users';
+import { type UserPageRequest, type Users } from '../../src/users';
+import { ID_STRATEGIES } from '../../src/strategies';
 import { idsOf, names, UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;

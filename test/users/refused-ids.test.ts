@@ -3,6 +3,7 @@
  * unique index at insert time, after the id was taken, so the id is given back: COUNTER while it is
  * still the newest value of the counter, BLOCK always (to its own allocator).
  */
+import { COUNTER_FED_STRATEGIES } from '../../src/strategies';
 import { DuplicateEmailError } from '../../src/users';
 import { createdIds, idsOf, UsersTestBed } from './fixture';
 
@@ -12,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => bed.close());
 
-describe.each(['COUNTER', 'BLOCK'] as const)('%s', (strategy) => {
+describe.each(COUNTER_FED_STRATEGIES)('%s', (strategy) => {
   test('sequential creates with a duplicate email in between get consecutive ids', async () => {
     const { users } = await bed.fresh();
     const ann = await users.createUser({ name: 'Ann', email: 'ann@example.com' }, strategy);

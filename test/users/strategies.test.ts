@@ -1,5 +1,5 @@
 import { Long } from 'bson';
-import { ID_STRATEGIES, type IdStrategy } from '../../src/users';
+import { ID_STRATEGIES, type IdStrategy } from '../../src/strategies';
 import { DuplicateEmailError, IdContentionError, type User } from '../../src/users';
 import { idsOf, names, UsersTestBed } from './fixture';
 

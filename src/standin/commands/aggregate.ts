@@ -70,7 +70,8 @@ export const aggregate: CommandDefinition = {
     if (command.explain === true) {
       if (streaming) throw unsupported('explain of $changeStream');
       const { explain: _explain, ...inner } = command;
-      return explainReply(inner, 'queryPlanner', context);
+      // The command itself passed the registry's checks; `inner` is it without `explain`.
+      return explainReply(inner, 'aggregate', 'queryPlanner', context);
     }
     const cursor = optionalDocument(command, 'cursor');
     if (!cursor)

@@ -22,7 +22,6 @@ import {
   optionalDocument,
   optionalNumber,
 } from './context';
-import { definitionFor } from './registry';
 
 const VERBOSITIES = new Set(['queryPlanner', 'executionStats', 'allPlansExecution']);
 
@@ -228,12 +227,13 @@ function explainAggregate(
   return rest.length === 0 ? cursor : { stages: [{ $cursor: cursor }, ...rest] };
 }
 
+/** `kind`: the canonical name of the command `inner` is, as its definition gives it. */
 export function explainReply(
   inner: Document,
+  kind: string,
   verbosity: string,
   context: CommandContext,
 ): Document {
-  const kind = definitionFor(inner).name;
   if (!EXPLAINABLE.has(kind)) throw unsupported(`explain of ${kind}`);
   const withStats = verbosity !== 'queryPlanner';
   const common = { command: inner, serverInfo: serverInfo(context), ok: 1 };
@@ -248,7 +248,13 @@ export function explainReply(
   };
 }
 
-export const explain: CommandDefinition = {
+/**
+ * The `explain` command. It refuses the inner command as running it would, so it is given the
+ * registry's lookup (registry.ts builds it) rather than importing the registry, which lists it.
+ */
+export const explainCommand = (
+  definitionFor: (command: Document) => CommandDefinition,
+): CommandDefinition => ({
   name: 'explain',
   fields: ['verbosity'],
   run(command, context) {
@@ -259,6 +265,6 @@ export const explain: CommandDefinition = {
       throw badValue(
         `verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}`,
       );
-    return explainReply(inner, verbosity, context);
+    return explainReply(inner, definitionFor(inner).name, verbosity, context);
   },
-};
+});

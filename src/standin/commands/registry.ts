@@ -21,7 +21,7 @@ import { dropDatabase } from './drop-database';
 import { dropIndexes } from './drop-indexes';
 import { drop } from './drop';
 import { endSessions } from './end-sessions';
-import { explain } from './explain';
+import { explainCommand } from './explain';
 import { CommandError, ErrorCode, unsupported } from '../engine/errors';
 import { Document, isPlainDocument } from '../engine/values';
 import { findAndModify } from './find-and-modify';
@@ -74,7 +74,7 @@ const DEFINITIONS: CommandDefinition[] = [
   distinct,
   dbStats,
   collStats,
-  explain,
+  explainCommand(definitionFor),
   serverStatus,
   commitTransaction,
   abortTransaction,

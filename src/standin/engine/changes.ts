@@ -4,10 +4,10 @@
  * store stamps each change with the cluster time (cluster-clock.ts) and reports it to its
  * listeners after it has been applied (a refused write reports nothing): the journal
  * (state/journal.ts) records exactly what an acknowledged command did, and the change history
- * (state/change-history.ts) is what change streams read. `applyChange` replays one onto a
- * store; replaying a store's changes in order onto an empty store rebuilds it, index ownership
- * and collection options included. A committed transaction reaches the listeners as one
- * `transaction` change holding its changes (`eachChange` visits them one by one).
+ * (state/change-history.ts) is what change streams read. `applyChange` (./apply-change.ts)
+ * replays one onto a store. This file holds only the types, so the store, its collections and the
+ * journal share them without importing each other. A committed transaction reaches the
+ * listeners as one `transaction` change holding its changes (apply-change.ts `eachChange`).
  *
  * A document write also says what kind of write it was, as mongod's oplog does: `insert`,
  * `update` (with mongod's update description, update-description.ts) or `replace`; and, when
@@ -17,7 +17,6 @@
  */
 import type { Long, Timestamp } from 'bson';
 import type { IndexSpec } from './indexes';
-import type { Store } from './store';
 import type { Document } from './values';
 
 export interface UpdateDescription {
@@ -77,52 +76,3 @@ export type ChangeListener = (change: StoreChange) => void;
 
 /** What a collection reports; the store stamps it (store.ts). */
 export type ChangeRecorder = (change: Change) => void;
-
-export function applyChange(store: Store, change: Change | CommittedTransaction): void {
-  switch (change.op) {
-    case 'put': {
-      const { collection } = store.obtain(change.db, change.coll);
-      const current = collection.byId(change.doc._id);
-      if (current) collection.replace(current, change.doc);
-      else collection.insert(change.doc);
-      return;
-    }
-    case 'remove': {
-      const doc = store.get(change.db, change.coll)?.byId(change.id);
-      if (doc) store.get(change.db, change.coll)!.remove(doc);
-      return;
-    }
-    case 'createCollection':
-      store.obtain(change.db, change.coll);
-      return;
-    case 'collectionOptions':
-      store
-        .obtain(change.db, change.coll)
-        .collection.setPreAndPostImages(change.changeStreamPreAndPostImages);
-      return;
-    case 'renameCollection':
-      store.rename(change.db, change.coll, change.to, change.dropTarget === true);
-      return;
-    case 'dropCollection':
-      store.drop(change.db, change.coll);
-      return;
-    case 'dropDatabase':
-      store.dropDatabase(change.db);
-      return;
-    case 'createIndex':
-      store.obtain(change.db, change.coll).collection.addIndex(change.spec);
-      return;
-    case 'dropIndex':
-      store.get(change.db, change.coll)?.dropIndex(change.name);
-      return;
-    case 'transaction':
-      for (const inner of change.changes) applyChange(store, inner);
-      return;
-  }
-}
-
-/** Visits a change, or each change of a committed transaction, in order. */
-export function eachChange(change: StoreChange, visit: (change: LoggedChange) => void): void {
-  if (change.op === 'transaction') change.changes.forEach(visit);
-  else visit(change);
-}

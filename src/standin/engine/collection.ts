@@ -17,8 +17,7 @@ import { Concurrency } from './concurrency';
 import { CommandError, ErrorCode } from './errors';
 import { assertStorableId } from './field-names';
 import { Index, IndexSpec, sameSpec } from './indexes';
-import { withIdFirst } from './update';
-import { compareValues, Document, formatDocument, indexKeyOf } from './values';
+import { compareValues, Document, formatDocument, indexKeyOf, withIdFirst } from './values';
 import type { CollectionView } from './views';
 
 /** A document as an insert stores it: `_id` first, an ObjectId one added when absent. */

@@ -22,6 +22,7 @@ import {
   isNumeric,
   isPlainDocument,
   valuesEqual,
+  withIdFirst,
 } from './values';
 
 type FieldUpdate = (doc: Document, path: string, operand: unknown) => void;
@@ -115,13 +116,6 @@ function immutableIdError(): CommandError {
     ErrorCode.ImmutableField,
     "Performing an update on the path '_id' would modify the immutable field '_id'",
   );
-}
-
-/** `_id` first, as mongod stores it. */
-export function withIdFirst(doc: Document): Document {
-  if (Object.keys(doc)[0] === '_id' || !('_id' in doc)) return doc;
-  const { _id, ...rest } = doc;
-  return { _id, ...rest };
 }
 
 /** A field an operator update wrote or removed, as the change history describes it. */

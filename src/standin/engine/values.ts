@@ -46,6 +46,13 @@ export function setOwnField(doc: Document, key: string, value: unknown): void {
   Object.defineProperty(doc, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
+/** `_id` first, as mongod stores it. */
+export function withIdFirst(doc: Document): Document {
+  if (Object.keys(doc)[0] === '_id' || !('_id' in doc)) return doc;
+  const { _id, ...rest } = doc;
+  return { _id, ...rest };
+}
+
 export function isNumeric(value: unknown): boolean {
   return (
     typeof value === 'number' ||

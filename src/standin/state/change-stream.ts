@@ -85,7 +85,8 @@ export class ChangeStream {
     this.next = history.firstAtOrAfter(ts);
     if (start.kind === 'startAtOperationTime') {
       this.point = highWaterMark(ts);
-      this.skipThrough = null;
+      // a time not reached yet: changes made before it are not the stream's
+      this.skipThrough = this.point;
       return;
     }
     const { point } = start;

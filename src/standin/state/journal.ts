@@ -41,7 +41,8 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import path from 'node:path';
-import { applyChange, Change, eachChange, LoggedChange, StoreChange } from '../engine/changes';
+import { applyChange, eachChange } from '../engine/apply-change';
+import { Change, LoggedChange, StoreChange } from '../engine/changes';
 import { Store } from '../engine/store';
 import { Document } from '../engine/values';
 import { decodeRecords, encodeRecord } from './record-file';

@@ -1,0 +1,48 @@
+/**
+ * BLOCK: each process reserves blocks of ids with one `$inc` on the `userid` counter and hands
+ * them out locally (`BlockAllocator`, src/sequences: refills ahead, block size follows the rate).
+ * A refused id goes back to this process's allocator, which hands it out next (no command; no
+ * other process ever saw it). A taken id drops the block and repairs the counter's drift. At a
+ * clean shutdown the unused rest of the block is given back when that is safe.
+ */
+import { BlockAllocator } from '../../sequences/index.js';
+import type { Strategy } from '../strategy.js';
+import {
+  assertIssuable,
+  COUNTER_MAX_ROUNDS,
+  repairCounterDrift,
+  USER_ID_SEQUENCE,
+} from '../user-id-counter.js';
+
+export const block: Strategy = {
+  properties: { fedByCounter: true, idsInTimeOrder: false, reissuesDeletedNewest: false },
+  createSource(deps) {
+    const blocks = new BlockAllocator(deps.sequences, USER_ID_SEQUENCE, {
+      minBlockSize: deps.blockSize,
+      maxBlockSize: deps.blockSizeMax,
+    });
+    return {
+      maxRounds: COUNTER_MAX_ROUNDS,
+      async take(count, tally) {
+        const ids = await blocks.take(count, tally);
+        try {
+          assertIssuable(ids);
+        } catch (err) {
+          blocks.discardBlock();
+          throw err;
+        }
+        return {
+          ids,
+          async giveBack(unstored) {
+            blocks.giveBack(ids.filter((_, position) => unstored.has(position)));
+          },
+        };
+      },
+      async afterCollision(_round, tally) {
+        blocks.discardBlock();
+        await repairCounterDrift(deps, tally);
+      },
+      release: () => blocks.close(),
+    };
+  },
+};

@@ -1,0 +1,55 @@
+/**
+ * The id strategies: one folder each (its properties and its id source, see ./strategy.ts) and
+ * one entry each in `STRATEGIES` below. Every other module, test and bench iterates `ID_STRATEGIES`
+ * or a subset named here, so a new strategy is created, measured and tested everywhere once it is
+ * listed (docs/ARCHITECTURE.md, "Adding a strategy"; test/strategies/tables.test.ts finds the
+ * tables outside the code that must name it).
+ *
+ * This component sits below users (which inserts under the ids a source takes) and knows nothing
+ * of users, stats or the API.
+ */
+import { block } from './block/index.js';
+import { counter } from './counter/index.js';
+import { optimisticLoop } from './optimistic-loop/index.js';
+import type { IdSource, IdSourceDeps, Strategy, StrategyProperties } from './strategy.js';
+
+export const STRATEGIES = {
+  COUNTER: counter,
+  OPTIMISTIC_LOOP: optimisticLoop,
+  BLOCK: block,
+} as const satisfies Record<string, Strategy>;
+
+export type IdStrategy = keyof typeof STRATEGIES;
+
+/** Every strategy, in the order the docs, the stats and the bench list them. */
+export const ID_STRATEGIES = Object.keys(STRATEGIES) as readonly IdStrategy[];
+
+export function isIdStrategy(value: unknown): value is IdStrategy {
+  return typeof value === 'string' && Object.hasOwn(STRATEGIES, value);
+}
+
+/** The strategies with a property, in list order. */
+export function strategiesWhere(property: keyof StrategyProperties): readonly IdStrategy[] {
+  return ID_STRATEGIES.filter((strategy) => STRATEGIES[strategy].properties[property]);
+}
+
+/** The strategies fed by the `userid` counter (COUNTER, BLOCK). */
+export const COUNTER_FED_STRATEGIES = strategiesWhere('fedByCounter');
+
+/** One id source per strategy, for one `Users` (one process). */
+export function idSources(deps: IdSourceDeps): Record<IdStrategy, IdSource> {
+  const sources = {} as Record<IdStrategy, IdSource>;
+  for (const strategy of ID_STRATEGIES) sources[strategy] = STRATEGIES[strategy].createSource(deps);
+  return sources;
+}
+
+export type {
+  CreationTally,
+  IdSource,
+  IdSourceDeps,
+  Strategy,
+  StrategyProperties,
+  TakenIds,
+} from './strategy.js';
+export { newCreationTally } from './strategy.js';
+export { USER_ID_SEQUENCE } from './user-id-counter.js';

@@ -1,0 +1,34 @@
+/**
+ * OPTIMISTIC_LOOP, the tutorial's loop, fixed: read the largest `_id`, insert max + 1. It has no
+ * counter: a taken id only means a concurrent writer won, so it backs off with jitter (spreading
+ * the contenders) and reads the maximum again, at most OPTIMISTIC_MAX_ATTEMPTS rounds. It consumes
+ * nothing, so it gives nothing back, and reissues a deleted newest user's id.
+ */
+import { SequenceExhaustedError } from '../../sequences/index.js';
+import type { Strategy } from '../strategy.js';
+
+const BACKOFF_BASE_MS = 2;
+const BACKOFF_CAP_MS = 1000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export const optimisticLoop: Strategy = {
+  properties: { fedByCounter: false, idsInTimeOrder: true, reissuesDeletedNewest: true },
+  createSource: (deps) => ({
+    maxRounds: deps.optimisticMaxAttempts,
+    async take(count, tally) {
+      const max = await deps.maxId(tally);
+      if (max + count > Number.MAX_SAFE_INTEGER)
+        throw new SequenceExhaustedError(
+          'User ids have reached 2^53 - 1; no further user can be created.',
+        );
+      return {
+        ids: Array.from({ length: count }, (_, i) => max + 1 + i),
+        giveBack: async () => undefined,
+      };
+    },
+    async afterCollision(round) {
+      await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** round));
+    },
+  }),
+};

@@ -1,0 +1,73 @@
+/**
+ * What an id strategy is: its properties (what it promises; the README's strategy table states
+ * them and tests select strategies by them) and its id source (how it takes ids for one round of
+ * inserts). Each strategy lives in its own folder beside this file and is listed once in
+ * `index.ts`.
+ *
+ * Invariants every source keeps: a candidate id is only a proposal; the unique index on `_id`
+ * decides, so no strategy can store a duplicate, whatever the others do on the same collection.
+ * Every source gives up after `maxRounds`. Every command a source sends is added to the tally it
+ * was handed (see `CommandTally`, src/database).
+ */
+import type { CommandTally } from '../database/index.js';
+import type { HeldValues, Sequences } from '../sequences/index.js';
+
+/** What one call that creates users spent, reported to the stats. */
+export interface CreationTally extends CommandTally {
+  /** Counter drift repairs (`$max` of the `userid` counter to the largest stored `_id`). */
+  counterRepairs: number;
+}
+
+export function newCreationTally(): CreationTally {
+  return { commands: 0, counterRepairs: 0 };
+}
+
+export interface StrategyProperties {
+  /**
+   * Takes its ids from the `userid` counter: a taken id repairs the counter's drift, a refused
+   * insert gives its id back where that is safe, and `setSequence` on `userid` moves its ids.
+   */
+  readonly fedByCounter: boolean;
+  /** Ids come in creation order across every process (BLOCK's do not: each process has a block). */
+  readonly idsInTimeOrder: boolean;
+  /** Issues the id of a deleted newest user again (max + 1). */
+  readonly reissuesDeletedNewest: boolean;
+}
+
+/** The candidate ids of one `take`, and the way back for those stored nowhere. */
+export interface TakenIds {
+  readonly ids: number[];
+  /**
+   * `unstored`: positions in `ids` whose documents the server refused on another unique key than
+   * `_id`, so no document has them. Gives back what the source safely can; the rest stay gaps.
+   * Called at most once, after the insert; sends at most one command.
+   */
+  giveBack(unstored: ReadonlySet<number>, tally: CreationTally): Promise<void>;
+}
+
+export interface IdSource {
+  /** `count` candidate ids, all different, in ascending order. */
+  take(count: number, tally: CreationTally): Promise<TakenIds>;
+  /** Runs after candidates of round `round` (1-based) were taken by others, before taking again. */
+  afterCollision(round: number, tally: CreationTally): Promise<void>;
+  /** Insert rounds before the remaining documents fail with ID_CONTENTION. */
+  readonly maxRounds: number;
+  /** At a clean shutdown: gives back the ids this process holds where that is safe. */
+  release?(): Promise<HeldValues>;
+}
+
+/** What a source may use; one source per strategy per `Users` (one per process). */
+export interface IdSourceDeps {
+  sequences: Sequences;
+  /** The largest stored user `_id` (one command, added to the tally). */
+  maxId(tally: CreationTally): Promise<number>;
+  optimisticMaxAttempts: number;
+  /** BLOCK's first and smallest block (ID_BLOCK_SIZE) and its largest (ID_BLOCK_SIZE_MAX). */
+  blockSize: number;
+  blockSizeMax: number;
+}
+
+export interface Strategy {
+  readonly properties: StrategyProperties;
+  createSource(deps: IdSourceDeps): IdSource;
+}
