@@ -8,8 +8,10 @@
  * or when that fails, the project's wire-protocol stand-in with its data in `./.data/standin`
  * (journaled: what it acknowledged survives a crash), loaded lazily so production code never
  * loads it. `EMBEDDED_DB=mongod|standin` forces one (a forced mongod that cannot start is an
- * error, not a fallback). Either listens on 127.0.0.1:27018 when that port is free, else on a
- * free port, and the start-up line names the database with a URI to paste into mongosh.
+ * error, not a fallback). Either is a one-member replica set named rs0 (as every production
+ * MongoDB is a set: the driver retries writes, gossips cluster time) and listens on
+ * 127.0.0.1:27018 when that port is free, else on a free port; the start-up line names the
+ * database with a URI to paste into mongosh.
  */
 import { mkdir } from 'node:fs/promises';
 import net from 'node:net';
@@ -33,6 +35,8 @@ export interface EmbeddedOptions {
 
 /** The port the embedded database prefers, beside mongod's default so both can run. */
 export const EMBEDDED_PORT = 27018;
+/** Both embedded databases are a one-member replica set of this name, as production is a set. */
+const REPLICA_SET = 'rs0';
 const DATA_ROOT = path.resolve('.data');
 const DOWNLOAD_PROBE_MS = 1_500;
 
@@ -70,18 +74,19 @@ async function preferredPort(): Promise<number> {
 }
 
 async function startMongod(binary: string | undefined): Promise<EmbeddedDatabase> {
-  const { MongoMemoryServer } = await import('mongodb-memory-server');
+  const { MongoMemoryReplSet } = await import('mongodb-memory-server');
   const dbPath = path.join(DATA_ROOT, 'mongod');
   await mkdir(dbPath, { recursive: true });
-  const server = await MongoMemoryServer.create({
+  const set = await MongoMemoryReplSet.create({
     ...(binary ? { binary: { systemBinary: binary } } : {}),
-    instance: { dbPath, storageEngine: 'wiredTiger', port: await preferredPort() },
+    replSet: { name: REPLICA_SET, count: 1, storageEngine: 'wiredTiger' },
+    instanceOpts: [{ dbPath, storageEngine: 'wiredTiger', port: await preferredPort() }],
   });
   return {
-    uri: server.getUri(),
+    uri: set.getUri(),
     kind: 'mongod',
     stop: async () => {
-      await server.stop({ doCleanup: false });
+      await set.stop({ doCleanup: false });
     },
   };
 }
@@ -89,10 +94,11 @@ async function startMongod(binary: string | undefined): Promise<EmbeddedDatabase
 async function startStandinDatabase(): Promise<EmbeddedDatabase> {
   const { startStandin } = await import('../standin/index.js');
   const dataDir = path.join(DATA_ROOT, 'standin');
-  const standin = await startStandin({ port: await preferredPort(), dataDir }).catch(
+  const replSet = REPLICA_SET;
+  const standin = await startStandin({ port: await preferredPort(), dataDir, replSet }).catch(
     (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EADDRINUSE') throw error;
-      return startStandin({ port: 0, dataDir }); // the preferred port was taken since the probe
+      return startStandin({ port: 0, dataDir, replSet }); // the preferred port was taken since the probe
     },
   );
   return { uri: standin.uri, kind: 'standin', stop: () => standin.stop() };
@@ -109,6 +115,13 @@ async function pickMongod(logger: Logger): Promise<EmbeddedDatabase | undefined>
     logger.warn({ err }, 'mongodb-memory-server could not start a mongod; using the stand-in');
     return undefined;
   }
+}
+
+/** The URI naming `dbName` as its database (`mongodb://h:p/` + `?replicaSet=…` kept). */
+function withDatabase(uri: string, dbName: string): string {
+  const url = new URL(uri);
+  url.pathname = `/${dbName}`;
+  return url.toString();
 }
 
 const STANDIN_WARNING = [
@@ -135,7 +148,7 @@ export async function startEmbeddedDatabase(
       ? 'MongoDB (mongod via mongodb-memory-server)'
       : 'the MongoDB stand-in (not MongoDB)';
   logger.info(
-    `embedded database: ${what}, data in ${path.join(DATA_ROOT, database.kind)}; mongosh ${database.uri}${options.dbName}`,
+    `embedded database: ${what}, data in ${path.join(DATA_ROOT, database.kind)}; mongosh ${withDatabase(database.uri, options.dbName)}`,
   );
   if (database.kind === 'standin') logger.warn(`\n${STANDIN_WARNING}`);
   return database;

@@ -1,8 +1,10 @@
 /**
- * `npm run standin -- --port 27017 [--data-dir DIR]`: runs the stand-in until SIGINT/SIGTERM.
- * Prints exactly one line holding `mongodb://127.0.0.1:<port>/` once it accepts connections
- * (scripts wait for it), saying plainly that this is the stand-in, not MongoDB, and where its
- * data lives: in DIR (kept across restarts) or in memory.
+ * `npm run standin -- --port 27017 [--data-dir DIR] [--repl-set NAME | --standalone]`: runs the
+ * stand-in until SIGINT/SIGTERM, a one-member replica set named NAME (default rs0) unless
+ * --standalone. Prints exactly one line holding its URI (`mongodb://127.0.0.1:<port>/` and
+ * `?replicaSet=NAME`) once it accepts connections (scripts wait for it), saying plainly that
+ * this is the stand-in, not MongoDB, and where its data lives: in DIR (kept across restarts) or
+ * in memory.
  */
 import { startStandin } from './index';
 
@@ -27,12 +29,16 @@ function parsePort(argv: string[]): number {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const dataDir = optionValue(argv, '--data-dir');
-  const standin = await startStandin({ port: parsePort(argv), dataDir });
+  const replSet = argv.includes('--standalone') ? null : optionValue(argv, '--repl-set');
+  const standin = await startStandin({ port: parsePort(argv), dataDir, replSet });
   const where =
     dataDir === undefined
       ? 'data in memory, lost on exit'
       : `data kept in ${dataDir}, ${standin.recovery!.documents} documents recovered in ${standin.recovery!.milliseconds} ms (${standin.recovery!.cpuMilliseconds} ms CPU)`;
-  process.stdout.write(`MongoDB stand-in (not MongoDB; ${where}) listening at ${standin.uri}\n`);
+  const mode = standin.replSet === null ? 'standalone' : `replica set ${standin.replSet}`;
+  process.stdout.write(
+    `MongoDB stand-in (not MongoDB; ${mode}; ${where}) listening at ${standin.uri}\n`,
+  );
   const shutdown = (signal: NodeJS.Signals) => {
     process.stdout.write(`MongoDB stand-in: ${signal}, stopping\n`);
     standin.stop().then(

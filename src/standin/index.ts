@@ -5,10 +5,13 @@
  * 127.0.0.1 only. Without `dataDir` each started instance has its own, empty data in memory;
  * with it, the data is recovered from that directory and every acknowledged write is on disk
  * there before the reply (state/journal.ts). `limits` bound what clients can make it hold
- * (server.ts); the defaults suit tests and local runs.
+ * (server.ts); the defaults suit tests and local runs. By default it is a one-member replica set
+ * named `rs0` (state/replica-set.ts), so drivers take their production paths (retryable writes,
+ * cluster time); `replSet: null` makes it a standalone, which refuses txnNumber as mongod does.
  */
 import { LogLine, DEFAULT_LIMITS, ServerLimits, StandinServer } from './server';
 import { RecoveryReport } from './state/journal';
+import { DEFAULT_REPLICA_SET } from './state/replica-set';
 
 export interface StandinOptions {
   port?: number;
@@ -19,11 +22,15 @@ export interface StandinOptions {
   /** journal bytes after which a snapshot is taken (restart replays at most about this much) */
   snapshotAfterBytes?: number;
   limits?: Partial<ServerLimits>;
+  /** the replica set's name (default `rs0`); null for a standalone */
+  replSet?: string | null;
 }
 
 export interface RunningStandin {
-  /** `mongodb://127.0.0.1:<port>/` */
+  /** `mongodb://127.0.0.1:<port>/?replicaSet=<name>`, or `mongodb://127.0.0.1:<port>/` standalone */
   uri: string;
+  /** the replica set's name; null for a standalone */
+  replSet: string | null;
   port: number;
   /** what was recovered from `dataDir` (absent without one) */
   recovery?: RecoveryReport;
@@ -36,7 +43,8 @@ const HOST = '127.0.0.1';
 
 export async function startStandin(options: StandinOptions = {}): Promise<RunningStandin> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const server = new StandinServer(log, { ...DEFAULT_LIMITS, ...options.limits });
+  const replSet = options.replSet === undefined ? DEFAULT_REPLICA_SET : options.replSet;
+  const server = new StandinServer(log, { ...DEFAULT_LIMITS, ...options.limits }, replSet);
   const recovery =
     options.dataDir === undefined
       ? undefined
@@ -48,8 +56,9 @@ export async function startStandin(options: StandinOptions = {}): Promise<Runnin
     throw error;
   });
   return {
-    uri: `mongodb://${HOST}:${port}/`,
+    uri: `mongodb://${HOST}:${port}/${replSet === null ? '' : `?replicaSet=${encodeURIComponent(replSet)}`}`,
     port,
+    replSet,
     recovery,
     cursorUsage: () => server.state.cursors.usage,
     stop: () => server.close(),

@@ -36,8 +36,16 @@ import { commandNameOf, errorReply, failPointNameOf, runCommand } from './comman
 import { Journal, JournalOptions, RecoveryReport } from './state/journal';
 import { DEFAULT_TRANSACTION_LIFETIME_MS, TransactionTable } from './state/transactions';
 import { isTransactionCommand, transactionErrorLabels } from './commands/transactions';
+import { DEFAULT_REPLICA_SET, ReplicaSetIdentity } from './state/replica-set';
+import { RetryableWrites, withRetryableWriteLabel } from './state/retryable-writes';
 import { MAX_MESSAGE_SIZE, MessageFramer } from './wire/framer';
-import { CommandRequest, parseMessage, serializeReply } from './wire/messages';
+import {
+  CommandRequest,
+  MORE_TO_COME,
+  parseMessage,
+  serializeOpMsg,
+  serializeReply,
+} from './wire/messages';
 import { WireError } from './wire/wire-error';
 
 export type LogLine = (line: string) => void;
@@ -114,11 +122,15 @@ export class StandinServer {
   constructor(
     private readonly log: LogLine,
     private readonly limits: ServerLimits = DEFAULT_LIMITS,
+    /** the replica set's name; null for a standalone */
+    replSet: string | null = DEFAULT_REPLICA_SET,
   ) {
     const store = this.store;
     this.state = {
       store,
       transactions: new TransactionTable(store, limits.transactionLifetimeMs),
+      replica: replSet === null ? null : new ReplicaSetIdentity(replSet, store.clock),
+      retryableWrites: new RetryableWrites(store, replSet !== null),
       changes: new ChangeHistory(limits.changeHistoryBytes, store.clock.now()),
       cursors: new CursorRegistry(limits.cursors),
       failPoints: new FailPoints(),
@@ -163,6 +175,7 @@ export class StandinServer {
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
         this.state.port = (this.server.address() as net.AddressInfo).port;
+        if (this.state.replica) this.state.replica.member = `${host}:${this.state.port}`;
         resolve(this.state.port);
       });
     });
@@ -246,6 +259,10 @@ export class StandinServer {
       ? null
       : this.state.failPoints.take(name, connection.appName);
     const context: CommandContext = { server: this.state, database: request.database, connection };
+    this.state.replica?.receive(request.command);
+    if (!failure && this.state.replica?.isAwaitableHello(request)) {
+      return this.streamHello(request, socket, context);
+    }
     let reply: Document;
     if (failure) {
       const injected = await this.inject(failure, request.command, socket);
@@ -255,10 +272,13 @@ export class StandinServer {
         reply = { ...reply, writeConcernError: failure.writeConcernError };
       if (failure.errorLabels && (injected || failure.writeConcernError))
         reply = { ...reply, errorLabels: failure.errorLabels };
-      else if (isTransactionCommand(request.command)) reply = withTransactionLabels(name, reply);
+      this.state.replica?.noticeSimulatedStateChange(reply);
+      if (!failure.errorLabels && isTransactionCommand(request.command))
+        reply = withTransactionLabels(name, reply);
     } else {
       reply = await this.execute(request, context);
     }
+    reply = this.replicaSetFields(request.command, reply, failure);
     if (this.journal) {
       reply = await this.journal.durable().then(
         () => reply,
@@ -267,6 +287,7 @@ export class StandinServer {
       );
       if (socket.destroyed) return;
     }
+    if (context.closeConnection) return void socket.destroy();
     if (request.moreToCome) return;
     const bytes = serializeReply(request, reply, this.nextRequestId++);
     this.state.activity.bytesOut(bytes.length);
@@ -283,14 +304,12 @@ export class StandinServer {
       : 0;
     const deadline = maxTimeMS > 0 ? Date.now() + maxTimeMS : Infinity;
     for (;;) {
-      const refusal = this.refusal(failPointNameOf(request.command));
-      if (refusal) return errorReply(refusal);
       let waitFor: TransactionLockWait | null = null;
       let reply: Document | Promise<Document> | undefined;
       // only the synchronous part is one command to the store (a change stream waits after it)
       this.store.beginCommand();
       try {
-        reply = this.run(request, context);
+        reply = this.executeOnce(request, context);
       } catch (error) {
         if (!(error instanceof TransactionLockWait)) throw error;
         waitFor = error;
@@ -312,7 +331,55 @@ export class StandinServer {
     }
   }
 
-  private run(request: CommandRequest, context: CommandContext): Document | Promise<Document> {
+  /**
+   * The awaitable hello of server monitoring (the driver sends it once hello reports a
+   * topologyVersion): answered after maxAwaitTimeMS while the topology is unchanged (it never
+   * changes here) and, with exhaustAllowed, again every maxAwaitTimeMS as a stream of moreToCome
+   * replies, each answering the one before, until the connection closes.
+   */
+  private async streamHello(
+    request: CommandRequest,
+    socket: net.Socket,
+    context: CommandContext,
+  ): Promise<void> {
+    const wait = numberOf(request.command.maxAwaitTimeMS);
+    let responseTo = request.requestId;
+    let first = true;
+    do {
+      if (!first || this.state.replica!.isCurrent(request.command.topologyVersion))
+        await this.state.replica!.awaitTopologyEvent(wait, socket);
+      first = false;
+      if (socket.destroyed) return;
+      const answer = await this.execute(request, context);
+      const reply = this.replicaSetFields(request.command, answer, null);
+      const requestId = this.nextRequestId++;
+      const flags = request.exhaustAllowed ? MORE_TO_COME : 0;
+      const bytes = serializeOpMsg(reply, requestId, responseTo, flags);
+      this.state.activity.bytesOut(bytes.length);
+      socket.write(bytes);
+      responseTo = requestId;
+    } while (request.exhaustAllowed && !socket.destroyed);
+  }
+
+  /** In a replica set: $clusterTime and operationTime, and the RetryableWriteError label. */
+  private replicaSetFields(
+    command: Document,
+    reply: Document,
+    failure: FailureAction | null,
+  ): Document {
+    const replica = this.state.replica;
+    if (!replica) return reply;
+    const labelled = failure?.errorLabels ? reply : withRetryableWriteLabel(command, reply);
+    return replica.gossip(labelled);
+  }
+
+  private executeOnce(
+    request: CommandRequest,
+    context: CommandContext,
+  ): Document | Promise<Document> {
+    const name = failPointNameOf(request.command);
+    const refusal = this.refusal(name);
+    if (refusal) return errorReply(refusal);
     const internalError = (error: unknown) => {
       if (error instanceof TransactionLockWait) throw error;
       this.log(
@@ -326,10 +393,39 @@ export class StandinServer {
       );
     };
     try {
-      const reply = runCommand(request.command, context);
+      const reply = this.runOnce(request.command, name, context);
       return reply instanceof Promise ? reply.catch(internalError) : reply;
     } catch (error) {
       return internalError(error);
+    }
+  }
+
+  /**
+   * Runs the command, a retryable write at most once per lsid and txnNumber
+   * (state/retryable-writes.ts), with the onPrimaryTransactionalWrite fail point inside it.
+   */
+  private runOnce(
+    command: Document,
+    name: string,
+    context: CommandContext,
+  ): Document | Promise<Document> {
+    const writes = this.state.retryableWrites;
+    try {
+      if (!writes.applies(command, name)) return runCommand(command, context);
+      return writes.run(command, name, () => {
+        // only a write that runs fires it, never a retry answered from its record
+        const fault = this.state.failPoints.takeTransactionalWrite();
+        if (fault?.closeConnection) context.closeConnection = true;
+        const code = fault?.failBeforeCommitExceptionCode;
+        if (code !== undefined)
+          throw new CommandError(code, 'Failing write for test due to failPoint');
+        const reply = runCommand(command, context);
+        if (reply instanceof Promise) throw new Error(`${name} must run synchronously`);
+        return reply;
+      });
+    } catch (error) {
+      if (error instanceof CommandError) return errorReply(error);
+      throw error;
     }
   }
 

@@ -3,10 +3,8 @@
  * a duplicate, failCommand fail points scoped by appName, refusal of unknown commands, and the
  * query/update operators the service uses.
  */
-import { randomUUID } from 'node:crypto';
-import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerError } from 'mongodb';
-import { connectTestClient } from '../support/db';
-import { useConformanceDb } from './fixture';
+import { MongoBulkWriteError, MongoNetworkError, MongoServerError } from 'mongodb';
+import { useConformanceDb, useScopedFaults } from './fixture';
 
 const shared = useConformanceDb('conformance_commands');
 
@@ -41,26 +39,11 @@ test('an unknown command is refused with CommandNotFound', async () => {
 });
 
 describe('failCommand fail points, scoped to one client by appName', () => {
-  let faulty: MongoClient;
-  const appName = `conformance-${randomUUID()}`;
-
-  beforeAll(async () => {
-    faulty = await connectTestClient({ appName, retryReads: false, retryWrites: false });
-  });
-
-  afterEach(async () => {
-    // Scoped: on the stand-in this clears only this client's setting (see src/standin/README.md).
-    await shared.client
-      .db('admin')
-      .command({ configureFailPoint: 'failCommand', mode: 'off', data: { appName } });
-  });
-
-  afterAll(async () => {
-    await faulty.close();
-  });
+  const scoped = useScopedFaults(shared, 'conformance', { retryReads: false, retryWrites: false });
+  const { appName } = scoped;
 
   test('closeConnection is seen by the driver as a network error, then clears', async () => {
-    const coll = faulty.db(shared.db.databaseName).collection('fp_close');
+    const coll = scoped.client.db(shared.db.databaseName).collection('fp_close');
     await shared.client.db('admin').command({
       configureFailPoint: 'failCommand',
       mode: { times: 1 },
@@ -82,7 +65,7 @@ describe('failCommand fail points, scoped to one client by appName', () => {
         appName,
       },
     });
-    const error = await faulty
+    const error = await scoped.client
       .db(shared.db.databaseName)
       .collection('fp_error')
       .insertOne({ a: 1 })
@@ -102,7 +85,7 @@ describe('failCommand fail points, scoped to one client by appName', () => {
       data: { failCommands: ['ping'], blockConnection: true, blockTimeMS: 1_000, appName },
     });
     let blockedDone = false;
-    const blockedPing = faulty
+    const blockedPing = scoped.client
       .db(shared.db.databaseName)
       .command({ ping: 1 })
       .then((reply) => {
@@ -124,7 +107,7 @@ describe('failCommand fail points, scoped to one client by appName', () => {
         appName,
       },
     });
-    const coll = faulty.db(shared.db.databaseName).collection('fp_wce');
+    const coll = scoped.client.db(shared.db.databaseName).collection('fp_wce');
     const error = await coll.insertOne({ _id: 'w' as never }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MongoServerError);
     expect((error as MongoServerError).code).toBe(64);

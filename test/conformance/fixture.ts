@@ -2,6 +2,7 @@
  * One client and one private database per conformance file, opened before its tests and
  * dropped after, so files run in parallel on one server (real MongoDB or the stand-in).
  */
+import { randomUUID } from 'node:crypto';
 import { Db, MongoClient, MongoClientOptions } from 'mongodb';
 import { connectTestClient, uniqueDbName } from '../support/db';
 
@@ -26,6 +27,44 @@ export function useConformanceDb(prefix: string, options?: MongoClientOptions): 
     },
     get db() {
       return opened.db!;
+    },
+  };
+}
+
+export interface ScopedFaults {
+  /** the faulty client's appName, for `data.appName` of failCommand */
+  readonly appName: string;
+  /** a client whose handshake carries `appName` */
+  readonly client: MongoClient;
+}
+
+/**
+ * A second client with its own appName for a describe block, its failCommand fail points
+ * cleared (only its own slot, on the stand-in) after each test.
+ */
+export function useScopedFaults(
+  shared: ConformanceDb,
+  prefix: string,
+  options: MongoClientOptions,
+): ScopedFaults {
+  const appName = `${prefix}-${randomUUID()}`;
+  let faulty: MongoClient | undefined;
+  beforeAll(async () => {
+    faulty = await connectTestClient({ appName, ...options });
+  });
+  afterEach(async () => {
+    // Scoped: on the stand-in this clears only this client's setting (see src/standin/README.md).
+    await shared.client
+      .db('admin')
+      .command({ configureFailPoint: 'failCommand', mode: 'off', data: { appName } });
+  });
+  afterAll(async () => {
+    await faulty?.close();
+  });
+  return {
+    appName,
+    get client() {
+      return faulty!;
     },
   };
 }

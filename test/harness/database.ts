@@ -1,8 +1,9 @@
 /**
  * Starts "the database the tests run against", picked once in this order: `MONGODB_URI` (a real
- * MongoDB the caller provides); mongodb-memory-server when a `mongod` is at hand
+ * MongoDB the caller provides); mongodb-memory-server's one-member replica set when a `mongod` is at hand
  * (MONGOMS_SYSTEM_BINARY or memory-server's cache) or its download host answers within a short
- * probe; otherwise the project's MongoDB stand-in. `TEST_MONGO=uri|memory-server|standin`
+ * probe; otherwise the project's MongoDB stand-in, a one-member replica set too. Either way the
+ * driver takes its production paths (retryable writes with txnNumber, cluster time). `TEST_MONGO=uri|memory-server|standin`
  * forces one (and fails loudly if it cannot be had). Offline, the memory-server route costs one
  * short probe and no retries. Used by jest's global setup and by `npm run bench`.
  */
@@ -35,13 +36,16 @@ function fromUri(): TestDatabase {
 }
 
 async function startMemoryServer(binary: string | undefined): Promise<TestDatabase> {
-  const { MongoMemoryServer } = await import('mongodb-memory-server');
-  const server = await MongoMemoryServer.create(binary ? { binary: { systemBinary: binary } } : {});
+  const { MongoMemoryReplSet } = await import('mongodb-memory-server');
+  const set = await MongoMemoryReplSet.create({
+    replSet: { count: 1, storageEngine: 'wiredTiger' },
+    ...(binary ? { binary: { systemBinary: binary } } : {}),
+  });
   return {
-    uri: server.getUri(),
+    uri: set.getUri(),
     backend: 'memory-server',
     stop: async () => {
-      await server.stop();
+      await set.stop();
     },
   };
 }
@@ -70,8 +74,8 @@ export async function startTestDatabase(): Promise<TestDatabase> {
 export function describeTestDatabase(database: TestDatabase): string {
   const names: Record<TestDatabaseBackend, string> = {
     uri: 'MongoDB from MONGODB_URI',
-    'memory-server': 'mongodb-memory-server (real mongod)',
-    standin: 'the MongoDB wire-protocol stand-in (in-memory, not MongoDB)',
+    'memory-server': 'mongodb-memory-server (real mongod, one-member replica set)',
+    standin: 'the MongoDB wire-protocol stand-in (in-memory one-member replica set, not MongoDB)',
   };
   const uri = database.uri.replace(/\/\/[^@/]*@/, '//***@');
   return `test database: ${names[database.backend]} at ${uri} (TEST_MONGO=${database.backend})`;

@@ -7,6 +7,8 @@ import { Store } from '../../src/standin/engine/store';
 import { ChangeHistory } from '../../src/standin/state/change-history';
 import { FailPoints } from '../../src/standin/state/fail-points';
 import { TransactionTable } from '../../src/standin/state/transactions';
+import { ReplicaSetIdentity } from '../../src/standin/state/replica-set';
+import { RetryableWrites } from '../../src/standin/state/retryable-writes';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
 
 function freshContext(database = 'db', appName?: string): CommandContext {
@@ -15,6 +17,8 @@ function freshContext(database = 'db', appName?: string): CommandContext {
     server: {
       store,
       transactions: new TransactionTable(store),
+      replica: null,
+      retryableWrites: new RetryableWrites(store, false),
       changes: new ChangeHistory(1024 * 1024, store.clock.now()),
       cursors: new CursorRegistry(),
       failPoints: new FailPoints(),
@@ -50,14 +54,19 @@ test('a field a command does not implement is BadValue (2) naming the field', ()
   });
 });
 
-test('a transaction without a session is refused as InvalidOptions, and nothing is written', () => {
-  const context = freshContext();
-  const reply = runCommand(
-    { insert: 'c', documents: [{}], startTransaction: true, autocommit: false },
-    context,
-  );
-  expect(reply).toMatchObject({ ok: 0, code: 72, errmsg: expect.stringContaining('lsid') });
-  expect(context.server.store.get('db', 'c')).toBeUndefined();
+test('a transaction is IllegalOperation on a standalone, InvalidOptions without a session', () => {
+  const standalone = freshContext();
+  const command = { insert: 'c', documents: [{}], startTransaction: true, autocommit: false };
+  expect(runCommand(command, standalone)).toMatchObject({ ok: 0, code: 20 });
+  const member = freshContext();
+  member.server.replica = new ReplicaSetIdentity('rs0', new Store().clock);
+  expect(runCommand(command, member)).toMatchObject({
+    ok: 0,
+    code: 72,
+    errmsg: expect.stringContaining('lsid'),
+  });
+  expect(standalone.server.store.get('db', 'c')).toBeUndefined();
+  expect(member.server.store.get('db', 'c')).toBeUndefined();
 });
 
 test('hello announces a writable standalone with sessions and the wire versions drivers 6 and 7 accept', () => {
@@ -121,7 +130,9 @@ describe('fail point slots', () => {
         { ...context, database: 'admin' },
       ),
     ).toMatchObject({ code: 2 });
-    expect(configure(context, { skip: 1 }, { failCommands: ['find'] })).toMatchObject({ code: 2 });
+    expect(
+      configure(context, { activationProbability: 0.5 }, { failCommands: ['find'] }),
+    ).toMatchObject({ code: 2 });
     expect(
       configure(context, 'alwaysOn', { failCommands: ['find'], threadName: 'x' }),
     ).toMatchObject({ code: 2 });

@@ -87,6 +87,8 @@ export const crudOperations: OperationTable = {
   'database.modifyCollection': database((d, { collection: name, ...modifications }) =>
     d.command({ collMod: name, ...modifications }).then(() => undefined),
   ),
+  'client.dropDatabase': async ({ database: name, ...o }, target) =>
+    (target as MongoClient).db(name).dropDatabase(o),
   'client.listDatabases': async (args, target) =>
     (target as MongoClient).db('admin').admin().listDatabases(args),
   'client.clientBulkWrite': async ({ models, ...o }, target) =>

@@ -15,6 +15,8 @@ import { Activity } from '../state/activity';
 import { ChangeHistory } from '../state/change-history';
 import { FailPoints } from '../state/fail-points';
 import { TransactionTable } from '../state/transactions';
+import { ReplicaSetIdentity } from '../state/replica-set';
+import { RetryableWrites } from '../state/retryable-writes';
 
 export interface ConnectionInfo {
   id: number;
@@ -25,6 +27,9 @@ export interface ServerState {
   /** the live store, or inside a transaction its view (engine/views.ts) */
   store: StoreView;
   transactions: TransactionTable;
+  /** null on a standalone */
+  replica: ReplicaSetIdentity | null;
+  retryableWrites: RetryableWrites;
   /** what change streams read (the oplog) */
   changes: ChangeHistory;
   cursors: CursorRegistry;
@@ -38,6 +43,8 @@ export interface CommandContext {
   server: ServerState;
   database: string;
   connection: ConnectionInfo;
+  /** set when a fail point closes the connection instead of replying (after the command ran) */
+  closeConnection?: boolean;
 }
 
 export interface CommandDefinition {

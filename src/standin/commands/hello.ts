@@ -1,11 +1,13 @@
 /**
- * `hello` / `isMaster`: presents a writable standalone with wire versions 0–21 (MongoDB up to
- * 7.0, which drivers 6 and 7 accept), no compression, and logical sessions (so the driver sends
+ * `hello` / `isMaster`: presents the primary of a one-member replica set (state/replica-set.ts),
+ * or a writable standalone in standalone mode, with wire versions 0–21 (MongoDB up to 7.0,
+ * which drivers 6 and 7 accept), no compression, and logical sessions (so the driver sends
  * lsid). The first handshake's `client.application.name` becomes the connection's appName, which
  * fail points use to target one client.
  */
 import { CommandDefinition } from './context';
 import { isPlainDocument } from '../engine/values';
+import { LOGICAL_SESSION_TIMEOUT_MINUTES } from '../state/replica-set';
 
 export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
 
@@ -26,11 +28,12 @@ export const hello: CommandDefinition = {
     return {
       helloOk: true,
       ...(legacy ? { ismaster: true } : { isWritablePrimary: true }),
+      ...context.server.replica?.helloFields(),
       maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
       maxMessageSizeBytes: 48_000_000,
       maxWriteBatchSize: 100_000,
       localTime: new Date(),
-      logicalSessionTimeoutMinutes: 30,
+      logicalSessionTimeoutMinutes: LOGICAL_SESSION_TIMEOUT_MINUTES,
       connectionId: context.connection.id,
       minWireVersion: 0,
       maxWireVersion: 21,

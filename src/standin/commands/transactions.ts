@@ -19,7 +19,12 @@
  *   is the driver's label, never the server's.
  */
 import { CommandContext, CommandDefinition } from './context';
-import { CommandError, ErrorCode, TRANSIENT_TRANSACTION_ERROR } from '../engine/errors';
+import {
+  CommandError,
+  ErrorCode,
+  RETRIABLE_CODES,
+  TRANSIENT_TRANSACTION_ERROR,
+} from '../engine/errors';
 import { Document, isPlainDocument } from '../engine/values';
 import { sessionKeyOf, txnNumberOf } from '../state/transactions';
 
@@ -53,16 +58,11 @@ const SYSTEM_DATABASES = new Set(['admin', 'config', 'local']);
 
 const READ_CONCERN_LEVELS = new Set(['local', 'majority', 'snapshot']);
 
-/** ErrorCategory RetriableError (error_codes.yml): the server may accept the command again. */
-const RETRIABLE_CODES = new Set([
-  6, 7, 89, 91, 134, 189, 202, 262, 9001, 10107, 11600, 11602, 13435, 13436, 10058,
-]);
-
 /** TransientTransactionError whatever the command: conflicts, lock waits, snapshot errors. */
 const TRANSIENT_CODES = new Set([
   ErrorCode.WriteConflict,
-  24, // LockTimeout
-  267, // PreparedTransactionInProgress
+  ErrorCode.LockTimeout,
+  ErrorCode.PreparedTransactionInProgress,
   239, // SnapshotTooOld
   ErrorCode.SnapshotUnavailable,
 ]);
@@ -174,6 +174,12 @@ export function runInTransaction(
 ): Document | Promise<Document> {
   const name = definition.name;
   const { transactions } = context.server;
+  if (!context.server.replica) {
+    throw new CommandError(
+      ErrorCode.IllegalOperation,
+      'Transaction numbers are only allowed on a replica set member or mongos',
+    );
+  }
   const session = sessionKeyOf(command.lsid);
   try {
     if (command.autocommit !== false) {

@@ -31,13 +31,12 @@ export const ErrorCode = {
   MaxTimeMSExpired: 50,
   DollarPrefixedFieldName: 52,
   CommandNotFound: 59,
+  WriteConcernFailed: 64,
   ImmutableField: 66,
   CannotCreateIndex: 67,
   InvalidOptions: 72,
   InvalidNamespace: 73,
-  WriteConflict: 112,
   ConflictingOperationInProgress: 117,
-  TransactionTooOld: 225,
   SnapshotUnavailable: 246,
   NoSuchTransaction: 251,
   TransactionCommitted: 256,
@@ -47,10 +46,13 @@ export const ErrorCode = {
   IndexKeySpecsConflict: 86,
   NetworkTimeout: 89,
   ShutdownInProgress: 91,
+  WriteConflict: 112,
   FailedToSatisfyReadPreference: 133,
   StaleEpoch: 150,
   PrimarySteppedDown: 189,
+  IncompleteTransactionHistory: 217,
   QueryFeatureNotAllowed: 224,
+  TransactionTooOld: 225,
   RetryChangeStream: 234,
   CursorKilled: 237,
   InvalidResumeToken: 260,
@@ -60,10 +62,10 @@ export const ErrorCode = {
   ExceededTimeLimit: 262,
   PreparedTransactionInProgress: 267,
   SocketException: 9001,
-  Interrupted: 11601,
   NotWritablePrimary: 10107,
   DuplicateKey: 11000,
   InterruptedAtShutdown: 11600,
+  Interrupted: 11601,
   InterruptedDueToReplStateChange: 11602,
   NotPrimaryNoSecondaryOk: 13435,
   StaleConfig: 13388,
@@ -99,6 +101,8 @@ export const LocationCode = {
   ExclusionInInclusionProjection: 31254,
   /** $unset with something other than field names */
   UnsetNotFieldNames: 31002,
+  /** txnNumber on a command that is neither a retryable write nor in a transaction */
+  TxnNumberNotRetryable: 50768,
   /** $changeStream on a standalone server */
   ChangeStreamNeedsReplicaSet: 40573,
   /** a pipeline stage name mongod does not know */
@@ -110,6 +114,45 @@ export const LocationCode = {
   /** $changeStream anywhere but first */
   ChangeStreamNotFirst: 40602,
 } as const;
+
+/**
+ * mongod's NotPrimaryError category: in a replica set, a reply failing with one of these (or
+ * with a writeConcernError of one) carries the server's topologyVersion, which tells the driver
+ * whether the error is news (a newer topology) or stale (the one it knows).
+ */
+export const NOT_PRIMARY_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.NotWritablePrimary,
+  ErrorCode.NotPrimaryNoSecondaryOk,
+  ErrorCode.NotPrimaryOrSecondary,
+  ErrorCode.PrimarySteppedDown,
+  ErrorCode.InterruptedDueToReplStateChange,
+]);
+
+/** NotPrimaryError and ShutdownError together: what drivers take for a change of topology. */
+export const STATE_CHANGE_CODES: ReadonlySet<number> = new Set([
+  ...NOT_PRIMARY_CODES,
+  ErrorCode.ShutdownInProgress,
+  ErrorCode.InterruptedAtShutdown,
+]);
+
+/**
+ * mongod's RetriableError category (error_codes.yml): a retryable write failing with one of
+ * these, or with a writeConcernError of one, is labelled RetryableWriteError.
+ */
+export const RETRIABLE_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.HostUnreachable,
+  ErrorCode.HostNotFound,
+  ErrorCode.NetworkTimeout,
+  ErrorCode.ShutdownInProgress,
+  ErrorCode.PrimarySteppedDown,
+  ErrorCode.ExceededTimeLimit,
+  ErrorCode.SocketException,
+  ErrorCode.NotWritablePrimary,
+  ErrorCode.InterruptedAtShutdown,
+  ErrorCode.InterruptedDueToReplStateChange,
+  ErrorCode.NotPrimaryNoSecondaryOk,
+  ErrorCode.NotPrimaryOrSecondary,
+]);
 
 const CODE_NAMES = new Map<number, string>(
   Object.entries(ErrorCode).map(([name, code]) => [code, name]),

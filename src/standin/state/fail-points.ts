@@ -10,6 +10,11 @@
  * points can run at the same time on one server. Used one at a time, the behaviour is mongod's.
  * `mode: 'off'` clears every slot, or only the slot named by `data.appName` when given.
  *
+ * Also `onPrimaryTransactionalWrite`, which fires inside a retryable write (one with lsid and
+ * txnNumber): with `data.failBeforeCommitExceptionCode` the write fails with that code before
+ * anything is applied or recorded; with `closeConnection` (the default) the connection closes
+ * instead of replying, after the write and its record are applied unless it failed.
+ *
  * Also `failGetMoreAfterCursorCheckout` (data: `errorCode`): a getMore fails with that code once
  * it holds its cursor, as a real failure would (the cursor is closed, and a change stream's
  * resumable code gets the ResumableChangeStreamError label, commands/get-more.ts), where
@@ -28,8 +33,7 @@ export interface FailureAction {
 
 interface ActiveFailPoint {
   commands: Set<string>;
-  /** remaining activations; Infinity for alwaysOn */
-  remaining: number;
+  activations: Activations;
   action: FailureAction;
 }
 
@@ -45,23 +49,49 @@ const DATA_FIELDS = new Set([
   'failInternalCommands',
 ]);
 
-function parseTimes(mode: unknown): number {
-  if (mode === 'alwaysOn') return Infinity;
-  if (mode === 'off') return 0;
-  if (isPlainDocument(mode) && isNumeric(mode.times) && Object.keys(mode).length === 1) {
-    return numberOf(mode.times);
+/** How often a fail point fires: after `skip` passes, `remaining` times (Infinity: always). */
+interface Activations {
+  skip: number;
+  remaining: number;
+}
+
+function parseMode(mode: unknown): Activations {
+  if (mode === 'alwaysOn') return { skip: 0, remaining: Infinity };
+  if (mode === 'off') return { skip: 0, remaining: 0 };
+  if (isPlainDocument(mode) && Object.keys(mode).length === 1) {
+    if (isNumeric(mode.times)) return { skip: 0, remaining: numberOf(mode.times) };
+    if (isNumeric(mode.skip)) return { skip: numberOf(mode.skip), remaining: Infinity };
   }
   throw unsupported(
-    `the fail point mode ${JSON.stringify(mode)} (supported: alwaysOn, off, {times: n})`,
+    `the fail point mode ${JSON.stringify(mode)} (supported: alwaysOn, off, {times: n}, {skip: n})`,
   );
+}
+
+/** Consumes one pass of a fail point: true when it fires this time. */
+function fires(activations: Activations): boolean {
+  if (activations.skip > 0) {
+    activations.skip--;
+    return false;
+  }
+  activations.remaining--;
+  return true;
 }
 
 const UNSCOPED = '';
 
+/** What onPrimaryTransactionalWrite does to the retryable write it fires in. */
+export interface TransactionalWriteFault {
+  closeConnection: boolean;
+  failBeforeCommitExceptionCode?: number;
+}
+
+const TRANSACTIONAL_WRITE_FIELDS = new Set(['closeConnection', 'failBeforeCommitExceptionCode']);
 const GET_MORE_FIELDS = new Set(['errorCode', 'closeConnection']);
 
 export class FailPoints {
-  private getMoreAfterCheckout: { remaining: number; errorCode: number } | null = null;
+  private transactionalWrite: { activations: Activations; fault: TransactionalWriteFault } | null =
+    null;
+  private getMoreAfterCheckout: { activations: Activations; errorCode: number } | null = null;
 
   /** by appName; UNSCOPED for fail points that hit every client */
   private readonly active = new Map<string, ActiveFailPoint>();
@@ -77,16 +107,18 @@ export class FailPoints {
 
   /** Applies a configureFailPoint command; returns how often the replaced setting fired. */
   configure(command: Document): number {
+    if (command.configureFailPoint === 'onPrimaryTransactionalWrite')
+      return this.configureTransactionalWrite(command);
     if (command.configureFailPoint === 'failGetMoreAfterCursorCheckout')
       return this.configureGetMore(command);
     if (command.configureFailPoint !== 'failCommand') {
       throw unsupported(
-        `the fail point ${String(command.configureFailPoint)} (only failCommand and failGetMoreAfterCursorCheckout)`,
+        `the fail point ${String(command.configureFailPoint)} (only failCommand, onPrimaryTransactionalWrite and failGetMoreAfterCursorCheckout)`,
       );
     }
-    const remaining = parseTimes(command.mode);
+    const activations = parseMode(command.mode);
     const data = command.data;
-    if (remaining === 0) {
+    if (activations.remaining === 0) {
       if (isPlainDocument(data) && typeof data.appName === 'string')
         return this.clear(data.appName);
       const slots = [...new Set([...this.active.keys(), ...this.activations.keys()])];
@@ -112,12 +144,17 @@ export class FailPoints {
     if (isPlainDocument(data.writeConcernError)) action.writeConcernError = data.writeConcernError;
     const slot = (data.appName as string | undefined) ?? UNSCOPED;
     const previous = this.clear(slot);
-    this.active.set(slot, { commands: new Set(data.failCommands as string[]), remaining, action });
+    this.active.set(slot, {
+      commands: new Set(data.failCommands as string[]),
+      activations,
+      action,
+    });
     return previous;
   }
 
   private configureGetMore(command: Document): number {
-    const remaining = parseTimes(command.mode);
+    const activations = parseMode(command.mode);
+    const remaining = activations.remaining;
     const data = isPlainDocument(command.data) ? command.data : {};
     for (const field of Object.keys(data))
       if (!GET_MORE_FIELDS.has(field))
@@ -127,15 +164,15 @@ export class FailPoints {
     if (remaining > 0 && !isNumeric(data.errorCode))
       throw badValue('failGetMoreAfterCursorCheckout requires data.errorCode');
     this.getMoreAfterCheckout =
-      remaining === 0 ? null : { remaining, errorCode: numberOf(data.errorCode) };
+      remaining === 0 ? null : { activations, errorCode: numberOf(data.errorCode) };
     return 0;
   }
 
   /** The error code a getMore fails with now (consuming one activation), or null. */
   takeGetMoreFailure(): number | null {
     const point = this.getMoreAfterCheckout;
-    if (!point) return null;
-    if (--point.remaining <= 0) this.getMoreAfterCheckout = null;
+    if (!point || !fires(point.activations)) return null;
+    if (point.activations.remaining <= 0) this.getMoreAfterCheckout = null;
     return point.errorCode;
   }
 
@@ -144,11 +181,32 @@ export class FailPoints {
     for (const slot of appName ? [appName, UNSCOPED] : [UNSCOPED]) {
       const point = this.active.get(slot);
       if (!point || !point.commands.has(commandName)) continue;
-      point.remaining--;
+      if (!fires(point.activations)) return null;
       this.activations.set(slot, (this.activations.get(slot) ?? 0) + 1);
-      if (point.remaining <= 0) this.active.delete(slot);
+      if (point.activations.remaining <= 0) this.active.delete(slot);
       return point.action;
     }
     return null;
+  }
+
+  private configureTransactionalWrite(command: Document): number {
+    const activations = parseMode(command.mode);
+    const data = isPlainDocument(command.data) ? command.data : {};
+    for (const field of Object.keys(data))
+      if (!TRANSACTIONAL_WRITE_FIELDS.has(field))
+        throw unsupported(`onPrimaryTransactionalWrite data.${field}`);
+    const fault: TransactionalWriteFault = { closeConnection: data.closeConnection !== false };
+    if (data.failBeforeCommitExceptionCode !== undefined)
+      fault.failBeforeCommitExceptionCode = numberOf(data.failBeforeCommitExceptionCode);
+    this.transactionalWrite = activations.remaining === 0 ? null : { activations, fault };
+    return 0;
+  }
+
+  /** The onPrimaryTransactionalWrite fault for this retryable write, consuming one activation. */
+  takeTransactionalWrite(): TransactionalWriteFault | null {
+    const point = this.transactionalWrite;
+    if (!point || !fires(point.activations)) return null;
+    if (point.activations.remaining <= 0) this.transactionalWrite = null;
+    return point.fault;
   }
 }

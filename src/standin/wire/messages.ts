@@ -16,7 +16,8 @@ export const OP_MSG = 2013;
 
 const CHECKSUM_PRESENT = 1 << 0;
 export const MORE_TO_COME = 1 << 1;
-const KNOWN_MSG_FLAGS = CHECKSUM_PRESENT | MORE_TO_COME | (1 << 16);
+const EXHAUST_ALLOWED = 1 << 16;
+const KNOWN_MSG_FLAGS = CHECKSUM_PRESENT | MORE_TO_COME | EXHAUST_ALLOWED;
 
 export type Document = Record<string, unknown>;
 
@@ -29,6 +30,8 @@ export interface CommandRequest {
   database: string;
   /** OP_MSG moreToCome: the client expects no reply */
   moreToCome: boolean;
+  /** OP_MSG exhaustAllowed: the client takes a stream of replies (moreToCome) to this one */
+  exhaustAllowed: boolean;
 }
 
 /** How the stand-in decodes BSON everywhere (the wire, the journal, the snapshot). */
@@ -107,6 +110,7 @@ function parseOpMsg(message: Buffer, requestId: number): CommandRequest {
     command: body,
     database: body.$db,
     moreToCome: (flags & MORE_TO_COME) !== 0,
+    exhaustAllowed: (flags & EXHAUST_ALLOWED) !== 0,
   };
 }
 
@@ -120,7 +124,14 @@ function parseOpQuery(message: Buffer, requestId: number): CommandRequest {
     throw new WireError(`OP_QUERY on ${namespace.value}: only commands ($cmd) are supported`);
   const query = readDocument(message, namespace.next + 8, message.length).document;
   const command = (query.$query as Document | undefined) ?? query;
-  return { opCode: OP_QUERY, requestId, command, database, moreToCome: false };
+  return {
+    opCode: OP_QUERY,
+    requestId,
+    command,
+    database,
+    moreToCome: false,
+    exhaustAllowed: false,
+  };
 }
 
 /** Parses one complete message (as delimited by MessageFramer). */
@@ -143,10 +154,17 @@ function header(length: number, requestId: number, responseTo: number, opCode: n
   return buffer;
 }
 
-export function serializeOpMsg(reply: Document, requestId: number, responseTo: number): Buffer {
+/** An OP_MSG reply; `flags` MORE_TO_COME when more replies to the same request follow. */
+export function serializeOpMsg(
+  reply: Document,
+  requestId: number,
+  responseTo: number,
+  flags = 0,
+): Buffer {
   const body = BSON.serialize(reply);
   const length = HEADER_LENGTH + 4 + 1 + body.length;
   const prefix = Buffer.alloc(5);
+  prefix.writeUInt32LE(flags, 0);
   return Buffer.concat([header(length, requestId, responseTo, OP_MSG), prefix, body], length);
 }
 
