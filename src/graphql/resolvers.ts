@@ -16,6 +16,7 @@ import type { SequenceKey } from '../sequences/index.js';
 import { requireUserId, type UserOrder as DomainUserOrder } from '../users/index.js';
 import { sequenceConnection, sequenceEdge, userConnection, userEdge } from './connections.js';
 import type { GraphQLContext } from './context.js';
+import { PAGE_SIZE } from '../limits.js';
 import { mutationErrorOf, orMutationError } from './errors.js';
 import type { Resolvers, Role, UserOrder } from './generated/resolvers-types.js';
 import { nodeById, nodesByIds, nodeType } from './nodes.js';
@@ -68,7 +69,7 @@ type RootResolver = (
  * the authorization table and the request's deadline before it runs.
  */
 function authorized<Fields extends object>(
-  type: 'Query' | 'Mutation' | 'User' | 'CreateUserPayload' | 'DeleteUserPayload',
+  type: 'Query' | 'Mutation' | 'User' | 'Sequence' | 'CreateUserPayload' | 'DeleteUserPayload',
   fields: Fields,
 ): Fields {
   return Object.fromEntries(
@@ -81,6 +82,25 @@ function authorized<Fields extends object>(
       }) satisfies RootResolver,
     ]),
   ) as Fields;
+}
+
+/** `confirmReservation` and `releaseReservation`: the same payload, one catalog call each. */
+async function settleReservation(
+  action: 'confirmReservation' | 'releaseReservation',
+  id: string,
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+) {
+  const settled = await orMutationError(
+    () =>
+      context.sequences[action](id, sequenceAccess(context.caller), {
+        signal: context.budget.signal,
+      }),
+    info.schema,
+  );
+  return settled.error !== undefined
+    ? { value: null, sequence: null, error: settled.error, query }
+    : { ...settled.value, error: null, query };
 }
 
 export const resolvers: Resolvers = {
@@ -218,6 +238,10 @@ export const resolvers: Resolvers = {
               ...(input.start === null || input.start === undefined ? {} : { start: input.start }),
               ...(input.step === null || input.step === undefined ? {} : { step: input.step }),
               ...(input.max === null || input.max === undefined ? {} : { max: input.max }),
+              ...(input.gapless === true ? { gapless: true } : {}),
+              ...(input.holdSeconds === null || input.holdSeconds === undefined
+                ? {}
+                : { holdSeconds: input.holdSeconds }),
             },
             sequenceAccess(caller),
             { signal: budget.signal },
@@ -246,9 +270,15 @@ export const resolvers: Resolvers = {
         info.schema,
       );
       return allocated.error !== undefined
-        ? { range: null, sequence: null, error: allocated.error, query }
+        ? { range: null, sequence: null, reservation: null, error: allocated.error, query }
         : { ...allocated.value, error: null, query };
     },
+
+    confirmReservation: (_parent, { id }, context, info) =>
+      settleReservation('confirmReservation', id, context, info),
+
+    releaseReservation: (_parent, { id }, context, info) =>
+      settleReservation('releaseReservation', id, context, info),
 
     setSequence: async (_parent, { name, value, scope }, context, info) => {
       const set = await orMutationError(
@@ -299,6 +329,11 @@ export const resolvers: Resolvers = {
         payload.user?.invitedById == null ? null : userLoader.load(payload.user.invitedById),
     } satisfies Resolvers['DeleteUserPayload']),
   },
+
+  Sequence: authorized('Sequence', {
+    gaps: (sequence, { after, first }, { sequences }) =>
+      sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default }),
+  } satisfies Resolvers['Sequence']),
 
   User: authorized('User', {
     invitedBy: (user, _args, { userLoader }) =>

@@ -42,7 +42,7 @@ import {
   type UsersCollection,
 } from './model.js';
 import { pageOfUsers, type InviteesRequest, type UserPage, type UserPageRequest } from './pages.js';
-import { findUserById, maxUserId } from './reads.js';
+import { findUserById, maxUserId, missingIds } from './reads.js';
 import { normalizeEmail, parseUserId, validateUserUpdate } from './validation.js';
 
 export interface UsersDeps {
@@ -70,6 +70,7 @@ export class Users {
     name: USER_ID_SEQUENCE.name,
     feeds: 'user ids',
     largestStored: () => this.maxId(),
+    gaps: (request) => missingIds(this.collection, request),
   };
 
   constructor(deps: UsersDeps) {
