@@ -9,6 +9,7 @@ import { FailPoints } from '../../src/standin/state/fail-points';
 import { TransactionTable } from '../../src/standin/state/transactions';
 import { ReplicaSetIdentity } from '../../src/standin/state/replica-set';
 import { RetryableWrites } from '../../src/standin/state/retryable-writes';
+import { SnapshotReads } from '../../src/standin/state/snapshot-reads';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
 
 function freshContext(database = 'db', appName?: string): CommandContext {
@@ -19,6 +20,7 @@ function freshContext(database = 'db', appName?: string): CommandContext {
       transactions: new TransactionTable(store),
       replica: null,
       retryableWrites: new RetryableWrites(store, false),
+      snapshotReads: new SnapshotReads(store, store.clock),
       changes: new ChangeHistory(1024 * 1024, store.clock.now()),
       cursors: new CursorRegistry(),
       failPoints: new FailPoints(),

@@ -57,8 +57,10 @@ test('SIGKILL under 16 clients committing transactions keeps each one whole or n
               { session, returnDocument: 'after' },
             );
           id = Number(counter!.seq);
-          await db.collection('users').insertOne({ _id: id, name: `user ${id}` }, { session });
-          await db.collection('orders').insertMany(
+          await db
+            .collection<{ _id: number; name: string }>('users')
+            .insertOne({ _id: id, name: `user ${id}` }, { session });
+          await db.collection<{ _id: string; user: number }>('orders').insertMany(
             Array.from({ length: ORDERS_PER_USER }, (_, i) => ({ _id: `${id}-${i}`, user: id })),
             { session },
           );

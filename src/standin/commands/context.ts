@@ -17,6 +17,7 @@ import { FailPoints } from '../state/fail-points';
 import { TransactionTable } from '../state/transactions';
 import { ReplicaSetIdentity } from '../state/replica-set';
 import { RetryableWrites } from '../state/retryable-writes';
+import { SnapshotReads } from '../state/snapshot-reads';
 
 export interface ConnectionInfo {
   id: number;
@@ -30,6 +31,7 @@ export interface ServerState {
   /** null on a standalone */
   replica: ReplicaSetIdentity | null;
   retryableWrites: RetryableWrites;
+  snapshotReads: SnapshotReads;
   /** what change streams read (the oplog) */
   changes: ChangeHistory;
   cursors: CursorRegistry;
