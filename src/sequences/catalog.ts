@@ -1,6 +1,14 @@
 /**
  * `SequenceCatalog`: the sequences as callers see them; the API's only way to the counters.
  *
+ * Why a class beside `Sequences` rather than methods of it: the two have different callers and
+ * different rules. `Sequences` is the counters engine that components allocate their own ids with
+ * (users' COUNTER, BLOCK's allocator), with no caller to check and the implicit `userid`
+ * definition; this catalog is what the API holds (ServiceComponents, src/components.ts), and every
+ * method takes the caller's access. Kept apart, the API cannot reach an unchecked allocation (it
+ * is never given the engine), and the users component never goes through access checks meant for
+ * tenants.
+ *
  * Invariants:
  * - Ownership. A sequence a client creates stores that client as `owner`. A client sees, reads,
  *   allocates from and sets only its own sequences; any other answers exactly like one that does
