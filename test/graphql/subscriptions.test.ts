@@ -14,6 +14,7 @@ import { Client as UrqlClient, subscriptionExchange } from '@urql/core';
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { SUBSCRIPTIONS } from '../../src/limits';
+import { startStandin } from '../../src/standin';
 import { startTestService, TEST_CLIENT, type TestService } from '../support/service';
 
 const CLIENT = { authorization: `Bearer ${TEST_CLIENT.token}` };
@@ -226,4 +227,39 @@ test('only subscriptions go over WebSocket, and a connection holds a bounded num
 test('a sequence of another owner is not found, as over HTTP', async () => {
   const open = collect(wsClient(service, ''), SEQUENCE_CHANGED, { name: 'watched' }, () => true);
   await expect(open.done).rejects.toThrow(/SEQUENCE_NOT_FOUND/);
+});
+
+test('a subscription that ends, or whose connection closes, closes its change stream on the server', async () => {
+  // A private database, so no other test's cursors are counted.
+  const standin = await startStandin({ log: () => {} });
+  const own = await startTestService({ mongodbUri: standin.uri });
+  try {
+    await own.graphql(
+      'mutation { createSequence(input: { name: "watched" }) { error { code } } }',
+      {},
+      CLIENT,
+    );
+    const openCursors = async (): Promise<number> =>
+      (await own.client.db('admin').command({ serverStatus: 1 })).metrics.cursor.open.total;
+    const settled = async (expected: number) => {
+      for (let i = 0; i < 50 && (await openCursors()) !== expected; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return openCursors();
+    };
+    const before = await openCursors();
+    const ws = wsClient(own);
+    const watching = [1, 2, 3].map(() =>
+      collect(ws, SEQUENCE_CHANGED, { name: 'watched' }, (events) => events.length >= 1),
+    );
+    await Promise.all(watching.map((subscription) => subscription.done));
+    expect(await openCursors()).toBe(before + 3);
+    watching[0].stop();
+    expect(await settled(before + 2)).toBe(before + 2);
+    await ws.dispose();
+    expect(await settled(before)).toBe(before);
+  } finally {
+    await own.stop();
+    await standin.stop();
+  }
 });
