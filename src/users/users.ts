@@ -30,7 +30,7 @@ import {
 import type { ChangeFeed } from '../database/change-feed.js';
 import { BatchAdmission } from './batch-admission.js';
 import { watchCreatedUsers } from './changes.js';
-import { createUsersWith, type CreationDeps } from './creation.js';
+import { createUsersWith, type CreationDeps, type CreationOptions } from './creation.js';
 import { UserIndexes } from './indexes.js';
 import { DuplicateEmailError, UniqueIndexesUnavailableError, UserNotFoundError } from './errors.js';
 import { createInviteesLoader, createUserLoader } from './loader.js';
@@ -112,7 +112,7 @@ export class Users {
   async createUser(
     input: CreateUserInput,
     strategy: IdStrategy,
-    options?: WriteOptions,
+    options?: CreationOptions,
   ): Promise<{ user: User; attempts: number; replayed: boolean }> {
     const [outcome] = await createUsersWith(this.creation, [input], strategy, options);
     if ('error' in outcome) throw outcome.error;
@@ -128,7 +128,7 @@ export class Users {
   async createUsers(
     inputs: CreateUserInput[],
     strategy: IdStrategy,
-    options?: WriteOptions,
+    options?: CreationOptions,
   ): Promise<Array<{ user: User; replayed: boolean } | { error: DomainError }>> {
     if (inputs.length > USERS_PER_BATCH) {
       throw new BadUserInputError(`At most ${USERS_PER_BATCH} users can be created at once.`, {
