@@ -27,8 +27,10 @@ import {
   type IdSource,
   type IdStrategy,
 } from '../strategies/index.js';
+import type { ChangeFeed } from '../database/change-feed.js';
 import { BatchAdmission } from './batch-admission.js';
-import { createUsersWith, type CreationDeps } from './creation.js';
+import { watchCreatedUsers } from './changes.js';
+import { createUsersWith, type CreationDeps, type CreationOptions } from './creation.js';
 import { UserIndexes } from './indexes.js';
 import { DuplicateEmailError, UniqueIndexesUnavailableError, UserNotFoundError } from './errors.js';
 import { createInviteesLoader, createUserLoader } from './loader.js';
@@ -110,7 +112,7 @@ export class Users {
   async createUser(
     input: CreateUserInput,
     strategy: IdStrategy,
-    options?: WriteOptions,
+    options?: CreationOptions,
   ): Promise<{ user: User; attempts: number; replayed: boolean }> {
     const [outcome] = await createUsersWith(this.creation, [input], strategy, options);
     if ('error' in outcome) throw outcome.error;
@@ -126,7 +128,7 @@ export class Users {
   async createUsers(
     inputs: CreateUserInput[],
     strategy: IdStrategy,
-    options?: WriteOptions,
+    options?: CreationOptions,
   ): Promise<Array<{ user: User; replayed: boolean } | { error: DomainError }>> {
     if (inputs.length > USERS_PER_BATCH) {
       throw new BadUserInputError(`At most ${USERS_PER_BATCH} users can be created at once.`, {
@@ -221,6 +223,11 @@ export class Users {
     );
     if (deleted === null) throw new UserNotFoundError();
     return readable(deleted);
+  }
+
+  /** Users as they are created by any instance, the filter's only (changes.ts); after a cursor. */
+  watchCreated(filter: UserPageRequest['filter'], after: string | null): Promise<ChangeFeed<User>> {
+    return watchCreatedUsers(this.collection, filter, after);
   }
 
   /** The largest stored `_id`, 0 when there is none. */
