@@ -46,6 +46,7 @@ export const ErrorCode = {
   IncompleteTransactionHistory: 217,
   QueryFeatureNotAllowed: 224,
   TransactionTooOld: 225,
+  SnapshotTooOld: 239,
   RetryChangeStream: 234,
   CursorKilled: 237,
   InvalidResumeToken: 260,
@@ -62,6 +63,7 @@ export const ErrorCode = {
   NotPrimaryNoSecondaryOk: 13435,
   StaleConfig: 13388,
   NotPrimaryOrSecondary: 13436,
+  OutOfDiskSpace: 14031,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
