@@ -147,6 +147,8 @@ export default tseslint.config(
               'SequenceRange',
               'SequenceGap',
               'SequenceGaps',
+              'SequenceChange',
+              'UserCreated',
               'StrategyStats',
               'Viewer',
               'RequestLimits',
