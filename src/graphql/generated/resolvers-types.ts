@@ -613,8 +613,11 @@ export type Sequence = Node & {
   max?: Maybe<Scalars['Long']['output']>;
   /** The sequence's name. */
   name: Scalars['String']['output'];
-  /** The value the next allocation will return. */
-  next: Scalars['Long']['output'];
+  /**
+   * The value the next allocation will return; null once the sequence is exhausted (its `max`, or
+   * 2^53 - 1, was issued).
+   */
+  next?: Maybe<Scalars['Long']['output']>;
   /** The client that created it; null for one the admin created, `userid`, or a 0.1 counter. */
   owner?: Maybe<Scalars['String']['output']>;
   /** Null for the unscoped sequence of this name. */
@@ -1211,7 +1214,7 @@ export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends R
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   max?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  next?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  next?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   owner?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   scope?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   start?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
