@@ -360,3 +360,16 @@ test('startAtOperationTime in the future delivers only changes from that time on
   const { batch } = stream.read(10);
   expect(batch.map((event) => (event.documentKey as Document)._id)).toEqual([3, 4]);
 });
+
+test('a standalone refuses change streams with 40573, as mongod does', async () => {
+  const standin = await startStandin({ replSet: null });
+  const client = await MongoClient.connect(standin.uri);
+  try {
+    const stream = client.db('t').collection('c').watch();
+    await expect(stream.tryNext()).rejects.toMatchObject({ code: 40573 });
+    await stream.close();
+  } finally {
+    await client.close();
+    await standin.stop();
+  }
+});
