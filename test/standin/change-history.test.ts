@@ -373,3 +373,25 @@ test('a standalone refuses change streams with 40573, as mongod does', async () 
     await standin.stop();
   }
 });
+
+test('killing a change stream cursor ends the getMore waiting on it at once (CursorKilled)', async () => {
+  const standin = await startStandin();
+  const client = await MongoClient.connect(standin.uri);
+  try {
+    const db = client.db('t');
+    const opened = await db.command(
+      { aggregate: 'c', pipeline: [{ $changeStream: {} }], cursor: {} },
+      { promoteLongs: false },
+    );
+    const id = opened.cursor.id as Long;
+    const waiting = db
+      .command({ getMore: id, collection: 'c', maxTimeMS: 600_000 })
+      .catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await db.command({ killCursors: 'c', cursors: [id] });
+    expect(await waiting).toMatchObject({ code: 237 }); // 600 s would outlast the test's timeout
+  } finally {
+    await client.close();
+    await standin.stop();
+  }
+}, 20_000);

@@ -98,15 +98,21 @@ export class ChangeHistory {
         this.waiters.delete(wake);
         resolve(!this.closed);
       };
-      const timer = setTimeout(wake, Math.min(ms, MAX_TIMER_MS));
+      // unref: a waiting getMore never keeps the process alive (the server's socket does)
+      const timer = setTimeout(wake, Math.min(ms, MAX_TIMER_MS)).unref();
       this.waiters.add(wake);
     });
+  }
+
+  /** Wakes every waiting getMore to look again (a cursor was killed: its getMore ends). */
+  wakeAll(): void {
+    for (const wake of [...this.waiters]) wake();
   }
 
   /** Wakes every waiting getMore for good (the server is stopping). */
   close(): void {
     this.closed = true;
-    for (const wake of [...this.waiters]) wake();
+    this.wakeAll();
   }
 
   private keep(change: LoggedChange): void {
