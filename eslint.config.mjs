@@ -140,7 +140,15 @@ export default tseslint.config(
         'error',
         {
           exceptions: {
-            types: ['PageInfo', 'MutationError', 'SequenceRange', 'StrategyStats', 'Viewer'],
+            types: [
+              'PageInfo',
+              'MutationError',
+              'SequenceRange',
+              'SequenceGap',
+              'SequenceGaps',
+              'StrategyStats',
+              'Viewer',
+            ],
             suffixes: ['Payload', 'Connection', 'Edge', 'Result'],
           },
         },

@@ -1,6 +1,7 @@
 /**
  * What a frontend developer meets when they open the service's URL in a browser: Apollo Sandbox
- * with an example `createUser` operation ready to run, outside production; nothing in production.
+ * with an example `createUser` operation ready to run, outside production (or the local explorer
+ * when Apollo's CDN cannot be reached: e2e/explorer.e2e.test.ts); nothing in production.
  *
  * The Sandbox itself loads from Apollo's CDN, which this machine cannot reach, so the test reads the
  * configuration the landing page hands to it (`embeddedSandboxConfig`), in real Chromium.
@@ -37,9 +38,10 @@ async function withServiceAndPage(
   }
 }
 
-test('outside production, GET / opens Apollo Sandbox on /graphql with the example createUser operation pre-filled', async () => {
+test('outside production, a browser GET of /graphql opens Apollo Sandbox with the example createUser operation pre-filled', async () => {
   await withServiceAndPage({}, async (service, page) => {
-    const response = await page.goto(`${service.url}/`, { waitUntil: 'domcontentloaded' });
+    // GET / leads here when Apollo's CDN answers (e2e/explorer.e2e.test.ts: to /explorer when not).
+    const response = await page.goto(`${service.url}/graphql`, { waitUntil: 'domcontentloaded' });
 
     expect(response?.status()).toBe(200);
     expect(page.url()).toBe(`${service.url}/graphql`);

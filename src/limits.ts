@@ -60,6 +60,27 @@ export const PAGE_SIZE = {
   max: 100,
 } as const;
 
+/**
+ * Gapless sequences (src/sequences/reservations.ts). Every unconfirmed value lives in its counter
+ * document, which MongoDB caps at 16 MB and every change of the sequence rewrites: 1,000 pending
+ * values are about 60 kB. A hold is at least a second (the client must have time to write its
+ * document) and at most an hour (an abandoned value must come back the same day).
+ */
+export const GAPLESS = {
+  pendingValues: 1_000,
+  holdSeconds: { min: 1, max: 3_600, default: 60 },
+} as const;
+
+/**
+ * `Sequence.gaps`: runs per page (a page of them is listed like a page of items, so they count
+ * against LISTED_ITEMS_PER_REQUEST), and stored user ids read per call to find `userid`'s holes
+ * (one batch of `_id`s only, about 200 kB; a larger table is audited page by page).
+ */
+export const GAPS = {
+  perPage: PAGE_SIZE.max,
+  idsScanned: 10_000,
+} as const;
+
 /** Operations in one batched (array) request: each runs concurrently with the others. */
 export const BATCHED_OPERATIONS = 10;
 
@@ -90,7 +111,7 @@ export const DEFAULT_BODY_LIMIT = '1mb';
  * number against what the schema needs.
  */
 export const INPUT = {
-  /** Keys of one input object: the widest input type (CreateSequenceInput) has 5 fields. */
+  /** Keys of one input object: the widest input type (CreateSequenceInput) has 7 fields. */
   keysPerObject: 16,
   /** Items of one list: the longest list argument is `createUsers(inputs:)`. */
   itemsPerList: USERS_PER_BATCH,
@@ -148,9 +169,14 @@ export const FIELD_LIMITS: Readonly<Record<string, Readonly<Record<string, Field
     deleteUser: { bounded: 'deletes one existing user' },
     createSequence: { bounded: 'defines one counter and consumes no value' },
     allocateSequence: { allocates: true },
+    confirmReservation: { bounded: 'settles one held value of one counter' },
+    releaseReservation: { bounded: 'settles one held value of one counter' },
     setSequence: { bounded: 'admin only; moves one counter' },
   },
   User: {
     invitees: { lists: 'page' },
+  },
+  Sequence: {
+    gaps: { lists: 'page' },
   },
 };

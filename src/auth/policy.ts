@@ -10,7 +10,8 @@
  * - batches (`createUsers`), strategy statistics and `/metrics` need a client token: they are for
  *   back-end services, imports and operators, and each costs far more than a sign-up;
  * - clients define, allocate, peek at and list only the sequences they own (the sequences component
- *   enforces ownership from `sequenceAccess`), and read `userid`, the counter `createUser` advances
+ *   enforces ownership from `sequenceAccess`), confirm and release only their own reservations,
+ *   list the holes of what they can read, and read `userid`, the counter `createUser` advances
  *   (so does the open-access client outside production); moving a counter is admin only;
  * - clients create and read users (a sign-up back end, an import); changing or deleting a user is
  *   admin only, since users belong to no client.
@@ -47,6 +48,8 @@ export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>
     deleteUser: 'admin',
     createSequence: 'client',
     allocateSequence: 'client',
+    confirmReservation: 'client',
+    releaseReservation: 'client',
     setSequence: 'admin',
   },
   // Fields that lead from a user to other users: a sign-up page without a token may read the user
@@ -61,6 +64,11 @@ export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>
   },
   DeleteUserPayload: {
     inviter: 'client',
+  },
+  // An audit read that scans up to 10,000 stored ids (of `userid`): never for a sign-up page. Only
+  // the sequences a caller can read lead here.
+  Sequence: {
+    gaps: 'client',
   },
 };
 

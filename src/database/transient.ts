@@ -13,7 +13,10 @@
  *   selection, a pool or client closed under the request, waiting for a connection;
  * - a write concern that was not satisfied (the write may or may not be durable);
  * - the server codes named in `TRANSIENT_SERVER_CODES`, each named once: shutdown, stepdown, time
- *   limits, lock and write conflicts, replica-set states that pass.
+ *   limits, lock and write conflicts, replica-set states that pass, and a disk that cannot take
+ *   writes now (OutOfDiskSpace; a failing or read-only journal answers NotWritablePrimary, as a
+ *   member that cannot write): the database refuses the write before acknowledging it, and
+ *   takes it again once the disk has room.
  */
 import {
   MongoBulkWriteError,
@@ -49,6 +52,7 @@ export const TRANSIENT_SERVER_CODES = Object.freeze({
   InterruptedDueToReplStateChange: 11602,
   NotPrimaryNoSecondaryOk: 13435,
   NotPrimaryOrSecondary: 13436,
+  OutOfDiskSpace: 14031,
 });
 
 const TRANSIENT_CODES: ReadonlySet<number> = new Set(Object.values(TRANSIENT_SERVER_CODES));

@@ -13,9 +13,14 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { authorize, type Caller, requiredRole, sequenceAccess } from '../auth/index.js';
 import type { SequenceKey } from '../sequences/index.js';
-import { requireUserId, type UserOrder as DomainUserOrder } from '../users/index.js';
+import {
+  requireUserId,
+  type CreationOptions,
+  type UserOrder as DomainUserOrder,
+} from '../users/index.js';
 import { sequenceConnection, sequenceEdge, userConnection, userEdge } from './connections.js';
 import type { GraphQLContext } from './context.js';
+import { PAGE_SIZE } from '../limits.js';
 import { mutationErrorOf, orMutationError } from './errors.js';
 import type { Resolvers, Role, UserOrder } from './generated/resolvers-types.js';
 import { nodeById, nodesByIds, nodeType } from './nodes.js';
@@ -26,6 +31,18 @@ const sequenceKey = (name: string, scope: string | null | undefined): SequenceKe
 });
 
 const ORDER: Record<UserOrder, DomainUserOrder> = { ID_ASC: 'ASC', ID_DESC: 'DESC' };
+
+/**
+ * A creation's deadline and the owner of its idempotency keys (src/users/key-owners.ts): a client
+ * by name, the admin, or anyone without a token, who can never reach a named owner's keys.
+ */
+function creationOptions({ caller, budget }: GraphQLContext): CreationOptions {
+  const keyOwner =
+    caller.role === 'anonymous'
+      ? ('anonymous' as const)
+      : { name: caller.role === 'client' ? `client:${caller.client}` : 'admin' };
+  return { signal: budget.signal, keyOwner };
+}
 
 const ROLE: Record<Caller['role'], Role> = {
   anonymous: 'ANONYMOUS',
@@ -68,7 +85,7 @@ type RootResolver = (
  * the authorization table and the request's deadline before it runs.
  */
 function authorized<Fields extends object>(
-  type: 'Query' | 'Mutation' | 'User' | 'CreateUserPayload' | 'DeleteUserPayload',
+  type: 'Query' | 'Mutation' | 'User' | 'Sequence' | 'CreateUserPayload' | 'DeleteUserPayload',
   fields: Fields,
 ): Fields {
   return Object.fromEntries(
@@ -81,6 +98,25 @@ function authorized<Fields extends object>(
       }) satisfies RootResolver,
     ]),
   ) as Fields;
+}
+
+/** `confirmReservation` and `releaseReservation`: the same payload, one catalog call each. */
+async function settleReservation(
+  action: 'confirmReservation' | 'releaseReservation',
+  id: string,
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+) {
+  const settled = await orMutationError(
+    () =>
+      context.sequences[action](id, sequenceAccess(context.caller), {
+        signal: context.budget.signal,
+      }),
+    info.schema,
+  );
+  return settled.error !== undefined
+    ? { value: null, sequence: null, error: settled.error, query }
+    : { ...settled.value, error: null, query };
 }
 
 export const resolvers: Resolvers = {
@@ -125,9 +161,10 @@ export const resolvers: Resolvers = {
   } satisfies Resolvers['Query']),
 
   Mutation: authorized('Mutation', {
-    createUser: async (_parent, { input, strategy }, { users, budget }, info) => {
+    createUser: async (_parent, { input, strategy }, context, info) => {
+      const { users } = context;
       const created = await orMutationError(
-        () => users.createUser(input, strategy, { signal: budget.signal }),
+        () => users.createUser(input, strategy, creationOptions(context)),
         info.schema,
       );
       if (created.error !== undefined) return { strategy, error: created.error, query };
@@ -135,9 +172,10 @@ export const resolvers: Resolvers = {
       return { strategy, user, userEdge: userEdge(user), attempts, replayed, error: null, query };
     },
 
-    createUsers: async (_parent, { inputs, strategy }, { users, budget }, info) => {
+    createUsers: async (_parent, { inputs, strategy }, context, info) => {
+      const { users } = context;
       const batch = await orMutationError(
-        () => users.createUsers(inputs, strategy, { signal: budget.signal }),
+        () => users.createUsers(inputs, strategy, creationOptions(context)),
         info.schema,
       );
       if (batch.error !== undefined) {
@@ -218,6 +256,10 @@ export const resolvers: Resolvers = {
               ...(input.start === null || input.start === undefined ? {} : { start: input.start }),
               ...(input.step === null || input.step === undefined ? {} : { step: input.step }),
               ...(input.max === null || input.max === undefined ? {} : { max: input.max }),
+              ...(input.gapless === true ? { gapless: true } : {}),
+              ...(input.holdSeconds === null || input.holdSeconds === undefined
+                ? {}
+                : { holdSeconds: input.holdSeconds }),
             },
             sequenceAccess(caller),
             { signal: budget.signal },
@@ -246,9 +288,15 @@ export const resolvers: Resolvers = {
         info.schema,
       );
       return allocated.error !== undefined
-        ? { range: null, sequence: null, error: allocated.error, query }
+        ? { range: null, sequence: null, reservation: null, error: allocated.error, query }
         : { ...allocated.value, error: null, query };
     },
+
+    confirmReservation: (_parent, { id }, context, info) =>
+      settleReservation('confirmReservation', id, context, info),
+
+    releaseReservation: (_parent, { id }, context, info) =>
+      settleReservation('releaseReservation', id, context, info),
 
     setSequence: async (_parent, { name, value, scope }, context, info) => {
       const set = await orMutationError(
@@ -299,6 +347,11 @@ export const resolvers: Resolvers = {
         payload.user?.invitedById == null ? null : userLoader.load(payload.user.invitedById),
     } satisfies Resolvers['DeleteUserPayload']),
   },
+
+  Sequence: authorized('Sequence', {
+    gaps: (sequence, { after, first }, { sequences }) =>
+      sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default }),
+  } satisfies Resolvers['Sequence']),
 
   User: authorized('User', {
     invitedBy: (user, _args, { userLoader }) =>

@@ -43,10 +43,10 @@ import { scalarResolvers } from './scalars.js';
 import { loadTypeDefs } from './schema.js';
 
 /**
- * The operation the Sandbox opens with, so a first visit can create a user with one click (and sees
- * where an expected failure comes back: the payload's `error`).
+ * The operation the Sandbox and the local explorer open with, so a first visit can create a user
+ * with one click (and sees where an expected failure comes back: the payload's `error`).
  */
-const EXAMPLE_OPERATION = `# Create a user; its id comes from the chosen strategy (COUNTER, OPTIMISTIC_LOOP or BLOCK).
+export const EXAMPLE_OPERATION = `# Create a user; its id comes from the chosen strategy (COUNTER, OPTIMISTIC_LOOP or BLOCK).
 mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {
   createUser(input: $input, strategy: $strategy) {
     user {
@@ -66,6 +66,12 @@ mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {
   }
 }
 `;
+
+/** The variables of `EXAMPLE_OPERATION`. */
+export const EXAMPLE_VARIABLES = {
+  input: { name: 'Ada Lovelace', email: 'ada@example.com' },
+  strategy: 'COUNTER',
+};
 
 export type ApolloConfig = Pick<Config, 'NODE_ENV'>;
 
@@ -106,10 +112,7 @@ export function createApolloServer(
     : ApolloServerPluginLandingPageLocalDefault({
         embed: true,
         document: EXAMPLE_OPERATION,
-        variables: {
-          input: { name: 'Ada Lovelace', email: 'ada@example.com' },
-          strategy: 'COUNTER',
-        },
+        variables: EXAMPLE_VARIABLES,
         includeCookies: false,
       });
   return new ApolloServer<GraphQLContext>({

@@ -14,8 +14,9 @@
  * not restart a healthy process during a database outage), before authentication; `/ready` pings
  * the database with a short timeout and answers 503 while it cannot be reached or while the users'
  * unique indexes are missing (a database swapped for an empty one, a dropped collection) and being
- * rebuilt. Outside production
- * `GET /` leads to the Apollo Sandbox landing page served at `/graphql`. Anything else is 404.
+ * rebuilt. Outside production `GET /` opens Apollo Sandbox (served at `/graphql`) or, when Apollo's
+ * CDN cannot be reached, the local explorer at `/explorer`, and `GET /schema.graphql` answers the
+ * SDL (./explorer.ts). Anything else is 404.
  */
 import { HeaderMap, type ApolloServer, type HTTPGraphQLResponse } from '@apollo/server';
 import { json } from 'body-parser';
@@ -35,6 +36,8 @@ import type { ServiceComponents } from '../components.js';
 import { createContextFactory, type GraphQLContext } from '../graphql/context.js';
 import type { Logger } from '../logger.js';
 import { corsOptions } from './cors.js';
+import { servedExplorer } from './explorer.js';
+import { graphqlStatus } from './status.js';
 import {
   bodyErrorAnswer,
   refusedBatch,
@@ -132,7 +135,11 @@ function readinessHandler(client: MongoClient, components: ServiceComponents) {
 }
 
 /** Writes Apollo's answer, unless the deadline answered 503 meanwhile. */
-async function sendAnswer(res: ServerResponse, answer: HTTPGraphQLResponse): Promise<void> {
+async function sendAnswer(
+  res: ServerResponse,
+  answer: HTTPGraphQLResponse,
+  accept: string | undefined,
+): Promise<void> {
   // The deadline answered 503 meanwhile: the late answer has no one to go to.
   if (res.headersSent) return;
   // No answer of this API may be stored by a browser or a proxy (ids, users, counters change).
@@ -140,6 +147,7 @@ async function sendAnswer(res: ServerResponse, answer: HTTPGraphQLResponse): Pro
   for (const [key, value] of answer.headers) res.setHeader(key, value);
   res.statusCode = answer.status ?? 200;
   if (answer.body.kind === 'complete') {
+    res.statusCode = graphqlStatus(res.statusCode, answer.body.string, accept);
     res.end(answer.body.string);
     return;
   }
@@ -197,7 +205,7 @@ function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Midd
       req.bounds.close();
     }
     if (res.headersSent || sentRefusal(req, res)) return;
-    await sendAnswer(res, answer);
+    await sendAnswer(res, answer, req.headers.accept);
   };
 }
 
@@ -240,11 +248,7 @@ export function createApp(deps: AppDeps): RequestListener {
     req.caller = caller;
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, search);
     if (read && path === '/metrics') return metrics(req, res);
-    if (read && path === '/' && config.NODE_ENV !== 'production') {
-      res.writeHead(302, { location: '/graphql' });
-      res.end();
-      return;
-    }
+    if (read && config.NODE_ENV !== 'production' && (await servedExplorer(path, res))) return;
     sendJson(res, 404, { error: `No ${req.method ?? ''} ${path} here` });
   };
 

@@ -1,6 +1,14 @@
 /**
  * `SequenceCatalog`: the sequences as callers see them; the API's only way to the counters.
  *
+ * Why a class beside `Sequences` rather than methods of it: the two have different callers and
+ * different rules. `Sequences` is the counters engine that components allocate their own ids with
+ * (users' COUNTER, BLOCK's allocator), with no caller to check and the implicit `userid`
+ * definition; this catalog is what the API holds (ServiceComponents, src/components.ts), and every
+ * method takes the caller's access. Kept apart, the API cannot reach an unchecked allocation (it
+ * is never given the engine), and the users component never goes through access checks meant for
+ * tenants.
+ *
  * Invariants:
  * - Ownership. A sequence a client creates stores that client as `owner`. A client sees, reads,
  *   allocates from and sets only its own sequences; any other answers exactly like one that does
@@ -20,14 +28,16 @@
 import type { WriteOptions } from '../database/write-options.js';
 import { type SequenceState, unusedState } from './counter-document.js';
 import {
+  type DefinitionInput,
   IMPLICIT_DEFINITION,
-  type SequenceDefinition,
   differingField,
   validateDefinition,
 } from './definition.js';
 import { BadUserInputError, ForbiddenError } from './errors.js';
+import { type GapPage, type GapRequest, assertGapRequest } from './gaps.js';
 import { type SequenceKey, describeKey, parseSequenceId, resolveKey } from './keys.js';
 import type { SequencePage, SequencePageRequest } from './pages.js';
+import type { Reservation } from './reservations.js';
 import type { AllocatedRange, Sequences } from './sequences.js';
 
 /** Who is calling: admin, or a client known by name (from its token). */
@@ -41,6 +51,8 @@ export interface ReservedSequence {
   feeds: string;
   /** The largest id stored by the owning component, for `drift`. */
   largestStored(): Promise<number>;
+  /** The issued ids the owning component does not hold (below its largest), a page of runs. */
+  gaps(request: GapRequest): Promise<GapPage>;
 }
 
 /** The owner filter of a caller: a client's own name; none for admin. */
@@ -101,7 +113,7 @@ export class SequenceCatalog {
 
   /** Defines a sequence owned by the calling client (by nobody for admin); idempotent. */
   async create(
-    input: SequenceKey & Partial<SequenceDefinition>,
+    input: SequenceKey & DefinitionInput,
     access: SequenceAccess,
     options?: WriteOptions,
   ): Promise<SequenceState> {
@@ -126,7 +138,7 @@ export class SequenceCatalog {
     count: number,
     access: SequenceAccess,
     options?: WriteOptions,
-  ): Promise<{ range: AllocatedRange; sequence: SequenceState }> {
+  ): Promise<{ range: AllocatedRange; sequence: SequenceState; reservation: Reservation | null }> {
     const reserved = this.reservedOf(key);
     if (reserved !== undefined) {
       throw new ForbiddenError(
@@ -157,6 +169,35 @@ export class SequenceCatalog {
       owner: ownerOf(access),
       mayCreate: false,
     });
+  }
+
+  /** Confirms a value of a gapless sequence (the caller's own): it is used for good. */
+  confirmReservation(
+    id: string,
+    access: SequenceAccess,
+    options?: WriteOptions,
+  ): Promise<{ value: number; sequence: SequenceState }> {
+    return this.counters.reservations.confirm(id, { ...options, owner: ownerOf(access) });
+  }
+
+  /** Releases a value of a gapless sequence unused: the next allocation hands it out again. */
+  releaseReservation(
+    id: string,
+    access: SequenceAccess,
+    options?: WriteOptions,
+  ): Promise<{ value: number; sequence: SequenceState }> {
+    return this.counters.reservations.release(id, { ...options, owner: ownerOf(access) });
+  }
+
+  /**
+   * The holes of a sequence the caller has read: ids not stored for a reserved one (`userid`),
+   * unconfirmed values for a gapless one; null for any other, whose use the service cannot see.
+   */
+  async gaps(state: SequenceState, request: GapRequest): Promise<GapPage | null> {
+    assertGapRequest(request);
+    const reserved = this.reservedOf(state);
+    if (reserved !== undefined) return reserved.gaps(request);
+    return state.gapless ? this.counters.reservations.gaps(state, request) : null;
   }
 
   /** The value the next allocation of an existing sequence will return; nothing is written. */

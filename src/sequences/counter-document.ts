@@ -3,7 +3,8 @@
  *
  * Storage (docs/ARCHITECTURE.md): `{ _id, name, scope?, owner?, seq: Int64, start: Int64, step:
  * Int32, max?: Int64, updatedAt }`, where `seq` is the last value issued (`start - step` before the
- * first). The collection is read with `promoteLongs: false`, so Int64 fields arrive as `Long`.
+ * first). A gapless sequence adds `holdSeconds: Int32`, `pending` (its values not confirmed yet)
+ * and `rev` (./reservations.ts owns those two). The collection is read with `promoteLongs: false`, so Int64 fields arrive as `Long`.
  * A counter written by the tutorial's own shell commands (`{ _id, seq: 0 }`, a double, no
  * definition) reads as the implicit definition.
  *
@@ -13,6 +14,7 @@
  * `SequenceCorruptError` naming the document, the field and the repair, never a value.
  */
 import { Long } from 'mongodb';
+import { GAPLESS } from '../limits.js';
 import { IMPLICIT_DEFINITION, MAX_STEP, type SequenceDefinition } from './definition.js';
 import { SequenceCorruptError } from './errors.js';
 import type { ResolvedKey } from './keys.js';
@@ -27,7 +29,22 @@ export interface CounterDocument {
   start?: Long | number;
   step?: number;
   max?: Long | number | null;
+  /** Gapless sequences only (./reservations.ts). */
+  holdSeconds?: number;
+  pending?: PendingValue[];
+  rev?: Long | number;
   updatedAt?: Date;
+}
+
+/**
+ * A value of a gapless sequence that is issued but not confirmed: held by the client with `token`
+ * until `expiresAt`; once that has passed (or the client released it, `token: null`) it is handed
+ * out again before any new value.
+ */
+export interface PendingValue {
+  value: Long;
+  token: string | null;
+  expiresAt: Date;
 }
 
 export interface SequenceState extends SequenceDefinition {
@@ -39,8 +56,13 @@ export interface SequenceState extends SequenceDefinition {
   owner: string | null;
   /** The last value issued; `start - step` when none has been issued yet. */
   value: number;
-  /** The value the next allocation will return (past `max` once the sequence is exhausted). */
+  /**
+   * The value the next allocation will return (past `max` once the sequence is exhausted); for a
+   * gapless sequence the lowest released or expired value, when there is one.
+   */
   next: number;
+  /** True when every value must be confirmed and unconfirmed ones are issued again. */
+  gapless: boolean;
   updatedAt: Date | null;
   /**
    * For a sequence that feeds stored ids (`userid`): its value minus the largest stored id
@@ -71,7 +93,7 @@ function corrupt(doc: CounterDocument, field: string, value: unknown, what: stri
 }
 
 /** A stored whole number within ±(2^53 - 1), or SEQUENCE_CORRUPT naming the document. */
-function storedInteger(doc: CounterDocument, field: 'seq' | 'start' | 'max', value: unknown) {
+export function storedInteger(doc: CounterDocument, field: string, value: unknown) {
   const number =
     value instanceof Long &&
     value.lessThanOrEqual(Number.MAX_SAFE_INTEGER) &&
@@ -100,7 +122,46 @@ export function definitionOf(doc: CounterDocument): SequenceDefinition {
       doc.start === undefined ? IMPLICIT_DEFINITION.start : storedInteger(doc, 'start', doc.start),
     step,
     max: doc.max === undefined || doc.max === null ? null : storedInteger(doc, 'max', doc.max),
+    holdSeconds: storedHold(doc),
   };
+}
+
+function storedHold(doc: CounterDocument): number | null {
+  const hold: unknown = doc.holdSeconds;
+  if (hold === undefined) return null;
+  const { min, max } = GAPLESS.holdSeconds;
+  if (typeof hold === 'number' && Number.isInteger(hold) && hold >= min && hold <= max) return hold;
+  throw corrupt(doc, 'holdSeconds', hold, `a whole number of seconds from ${min} to ${max}`);
+}
+
+/**
+ * The pending values of a gapless counter, sorted by value; SEQUENCE_CORRUPT when an entry is not a
+ * whole-number value with a token (or null) and an expiry date.
+ */
+export function storedPending(doc: CounterDocument): PendingValue[] {
+  const stored: unknown = doc.pending ?? [];
+  if (!Array.isArray(stored)) throw corrupt(doc, 'pending', stored, 'an array');
+  return stored
+    .map((entry: Partial<PendingValue> | null) => {
+      const value = toLong(storedInteger(doc, 'pending.value', entry?.value));
+      if (
+        !(entry?.expiresAt instanceof Date) ||
+        (entry.token !== null && typeof entry.token !== 'string')
+      ) {
+        throw corrupt(doc, 'pending', entry, 'a list of { value, token, expiresAt }');
+      }
+      return { value, token: entry.token, expiresAt: entry.expiresAt };
+    })
+    .sort((a, b) => a.value.compare(b.value));
+}
+
+/**
+ * The lowest value of a gapless sequence that the next allocation hands out again (released, or
+ * its hold expired by `now`), or null when every pending value is still held.
+ */
+export function lowestReclaimable(doc: CounterDocument, now: number): number | null {
+  const free = storedPending(doc).find((entry) => entry.expiresAt.getTime() <= now);
+  return free === undefined ? null : free.value.toNumber();
 }
 
 /**
@@ -128,7 +189,10 @@ export function toState(key: ResolvedKey, doc: CounterDocument): SequenceState {
     owner: typeof doc.owner === 'string' ? doc.owner : null,
     ...definition,
     value,
-    next: value + definition.step,
+    next:
+      (definition.holdSeconds === null ? null : lowestReclaimable(doc, Date.now())) ??
+      value + definition.step,
+    gapless: definition.holdSeconds !== null,
     updatedAt: doc.updatedAt instanceof Date ? doc.updatedAt : null,
     drift: null,
   };
@@ -145,6 +209,7 @@ export function unusedState(key: ResolvedKey, definition: SequenceDefinition): S
     ...definition,
     value,
     next: definition.start,
+    gapless: definition.holdSeconds !== null,
     updatedAt: null,
     drift: null,
   };
@@ -163,5 +228,6 @@ export function definitionFields(
     start: toLong(definition.start),
     step: definition.step,
     ...(definition.max === null ? {} : { max: toLong(definition.max) }),
+    ...(definition.holdSeconds === null ? {} : { holdSeconds: definition.holdSeconds }),
   };
 }

@@ -11,17 +11,27 @@
  *   the ids this service issues must increase, and a decreasing sequence would make the
  *   `userid` counter reissue ids already stored;
  * - `max >= start`, and `start - step` (the stored "last issued" value of a fresh sequence) is
- *   within range too.
+ *   within range too;
+ * - `holdSeconds` is set exactly when the sequence is gapless (./reservations.ts): each value is
+ *   held that long for its client to confirm, from 1 s to 1 hour.
  * A definition never changes once its counter exists, which is what lets each process cache it.
  */
-import { VALUES_PER_ALLOCATION } from '../limits.js';
+import { GAPLESS, VALUES_PER_ALLOCATION } from '../limits.js';
 import { BadUserInputError } from './errors.js';
 
 export interface SequenceDefinition {
   start: number;
   step: number;
   max: number | null;
+  /** Gapless only: how long an allocated value waits for its confirmation; null: not gapless. */
+  holdSeconds: number | null;
 }
+
+/** What `createSequence` may say about a definition; absent fields take the defaults. */
+export type DefinitionInput = Partial<Omit<SequenceDefinition, 'holdSeconds'>> & {
+  gapless?: boolean;
+  holdSeconds?: number;
+};
 
 /** The largest integer a JSON (IEEE double) client holds exactly: 2^53 - 1. */
 export const MAX_SEQUENCE_VALUE = Number.MAX_SAFE_INTEGER;
@@ -32,6 +42,7 @@ export const IMPLICIT_DEFINITION: Readonly<SequenceDefinition> = Object.freeze({
   start: 1,
   step: 1,
   max: null,
+  holdSeconds: null,
 });
 
 /** The largest value the sequence may issue (see the invariants above). */
@@ -65,11 +76,15 @@ export function assertAllocationCount(count: number): void {
   }
 }
 
-/** A complete, valid definition from optional input fields (defaults: start 1, step 1, no max). */
-export function validateDefinition(input: Partial<SequenceDefinition>): SequenceDefinition {
+/**
+ * A complete, valid definition from optional input fields (defaults: start 1, step 1, no max, not
+ * gapless; a gapless one holds each value 60 s unless `holdSeconds` says otherwise).
+ */
+export function validateDefinition(input: DefinitionInput): SequenceDefinition {
   const start = input.start ?? IMPLICIT_DEFINITION.start;
   const step = input.step ?? IMPLICIT_DEFINITION.step;
   const max = input.max ?? null;
+  const holdSeconds = validateHold(input);
   assertSequenceValue(start, 'start');
   if (!Number.isInteger(step) || step < 1 || step > MAX_STEP) {
     throw new BadUserInputError(
@@ -94,7 +109,25 @@ export function validateDefinition(input: Partial<SequenceDefinition>): Sequence
       );
     }
   }
-  return { start, step, max };
+  return { start, step, max, holdSeconds };
+}
+
+function validateHold(input: DefinitionInput): number | null {
+  if (input.holdSeconds === undefined || input.holdSeconds === null) {
+    return input.gapless === true ? GAPLESS.holdSeconds.default : null;
+  }
+  if (input.gapless !== true) {
+    throw new BadUserInputError('holdSeconds is for gapless sequences: add gapless: true.', {
+      field: 'holdSeconds',
+    });
+  }
+  const { min, max } = GAPLESS.holdSeconds;
+  if (!Number.isInteger(input.holdSeconds) || input.holdSeconds < min || input.holdSeconds > max) {
+    throw new BadUserInputError(`holdSeconds must be a whole number from ${min} to ${max}.`, {
+      field: 'holdSeconds',
+    });
+  }
+  return input.holdSeconds;
 }
 
 /** The first field in which two definitions differ, or null when they are the same. */
@@ -105,5 +138,6 @@ export function differingField(
   if (a.start !== b.start) return 'start';
   if (a.step !== b.step) return 'step';
   if (a.max !== b.max) return 'max';
+  if (a.holdSeconds !== b.holdSeconds) return 'holdSeconds';
   return null;
 }

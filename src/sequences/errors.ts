@@ -38,3 +38,23 @@ export class SequenceNotFoundError extends DomainError {
 export class SequenceCorruptError extends DomainError {
   readonly code = 'SEQUENCE_CORRUPT';
 }
+
+/**
+ * No value of a gapless sequence is held by this reservation now: it was confirmed or released
+ * already, or its hold expired and the value was handed out again. Nothing changed.
+ */
+export class ReservationNotFoundError extends DomainError {
+  readonly code = 'RESERVATION_NOT_FOUND';
+}
+
+/**
+ * A gapless sequence has as many unconfirmed values as it may hold; nothing was issued. Retryable:
+ * confirmations, releases and expiries free places.
+ */
+export class TooManyReservationsError extends DomainError {
+  readonly code = 'TOO_MANY_RESERVATIONS';
+
+  constructor(message: string) {
+    super(message, { retryable: true });
+  }
+}

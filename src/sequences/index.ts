@@ -1,19 +1,31 @@
 /**
  * The sequences component: named counters in the `counters` collection (definitions with start,
  * step, max, scope and owner; atomic allocation; peek; pages; set; drift repair), the catalog that
- * callers go through (ownership, reserved sequences) and the per-process BLOCK allocator. Other
+ * callers go through (ownership, reserved sequences), gapless sequences' reservations, the holes of
+ * a sequence (gaps) and the per-process BLOCK allocator. Other
  * components import from here only.
  */
 export { BlockAllocator, type BlockSizing, type HeldValues } from './block-allocator.js';
 export { SequenceCatalog, type ReservedSequence, type SequenceAccess } from './catalog.js';
 export type { SequenceState } from './counter-document.js';
-export { MAX_SEQUENCE_VALUE, type SequenceDefinition } from './definition.js';
+export { MAX_SEQUENCE_VALUE, type DefinitionInput, type SequenceDefinition } from './definition.js';
 export {
   SequenceContentionError,
   SequenceCorruptError,
   SequenceExhaustedError,
   SequenceNotFoundError,
+  ReservationNotFoundError,
+  TooManyReservationsError,
 } from './errors.js';
+export {
+  type GapKind,
+  type GapPage,
+  type GapRequest,
+  type SequenceGap,
+  assertGapRequest,
+  gapPage,
+} from './gaps.js';
+export type { Reservation } from './reservations.js';
 export { type SequenceKey, validateSequenceName } from './keys.js';
 export { type ListedSequence, type SequencePage, type SequencePageRequest } from './pages.js';
 export { type AllocatedRange, Sequences, type SequencesOptions, valuesOf } from './sequences.js';

@@ -20,6 +20,9 @@
  * - Definitions never change once a counter exists, so each process caches them; a counter
  *   deleted and re-created elsewhere with another step or max is caught by the filter, which names
  *   both (values always come from the stored `seq`, so a different `start` needs no catching).
+ * - A gapless sequence (`holdSeconds` stored) is never `$inc`ed here: the allocation filter
+ *   excludes it, and allocations of one go to `reservations` (./reservations.ts), which owns its
+ *   `seq` and `pending`; `setValue` refuses it (any set would open a hole or reissue a value).
  * - `releaseUnused` is the one write that moves `seq` down without an admin: only a range that is
  *   still the newest of its sequence (`seq` equals its `last`), which nobody else can hold.
  * - Every write uses the configured write concern (WRITE_CONCERN), so a failover cannot roll
@@ -42,6 +45,7 @@ import {
   toState,
 } from './counter-document.js';
 import {
+  type DefinitionInput,
   IMPLICIT_DEFINITION,
   MAX_SEQUENCE_VALUE,
   type SequenceDefinition,
@@ -59,6 +63,7 @@ import {
   SequenceNotFoundError,
 } from './errors.js';
 import { pageOfSequences, type SequencePage, type SequencePageRequest } from './pages.js';
+import { type Reservation, Reservations } from './reservations.js';
 import { type ResolvedKey, type SequenceKey, describeKey, resolveKey } from './keys.js';
 
 export interface AllocatedRange {
@@ -125,6 +130,8 @@ function contention(key: ResolvedKey, what: string): SequenceContentionError {
 }
 
 export class Sequences {
+  /** The values of gapless sequences, from allocation to confirmation. */
+  readonly reservations: Reservations;
   private readonly counters: BoundedCollection<CounterDocument>;
   private readonly definitions = new Map<string, SequenceDefinition>();
   private readonly onCounterWrite?: (key: SequenceKey) => void;
@@ -138,6 +145,7 @@ export class Sequences {
       options.maxTimeMS,
     );
     this.onCounterWrite = options.onCounterWrite;
+    this.reservations = new Reservations(this.counters, (key, doc) => this.wrote(key, doc));
   }
 
   /**
@@ -152,34 +160,44 @@ export class Sequences {
   /**
    * Like `allocate`, for a sequence that must already exist (and belong to `guard.owner` when
    * given): anything else is SEQUENCE_NOT_FOUND and nothing is created. Also answers the counter's
-   * state after the allocation.
+   * state after the allocation, and for a gapless sequence the reservation to confirm.
    */
   async allocateExisting(
     key: SequenceKey,
     count: number,
     guard: OwnerGuard = {},
-  ): Promise<{ range: AllocatedRange; sequence: SequenceState }> {
+  ): Promise<{ range: AllocatedRange; sequence: SequenceState; reservation: Reservation | null }> {
     const resolved = resolveKey(key);
-    const { range, doc } = await this.allocateFrom(resolved, count, { ...guard, mayCreate: false });
-    return { range, sequence: toState(resolved, doc) };
+    const allocated = await this.allocateFrom(resolved, count, { ...guard, mayCreate: false });
+    return { ...allocated, sequence: toState(resolved, allocated.doc) };
   }
 
   private async allocateFrom(
     resolved: ResolvedKey,
     count: number,
     guard: AllocationGuard,
-  ): Promise<{ range: AllocatedRange; doc: CounterDocument }> {
+  ): Promise<{ range: AllocatedRange; doc: CounterDocument; reservation: Reservation | null }> {
     assertAllocationCount(count);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       beforeWrite(guard);
       const definition = this.definitions.get(resolved.id) ?? IMPLICIT_DEFINITION;
+      if (definition.holdSeconds !== null && !guard.mayCreate) {
+        const reserved = await this.reservations.reserve(resolved, count, guard);
+        if (reserved !== null) {
+          const { value } = reserved.reservation;
+          const range = { first: value, last: value, step: definition.step, count };
+          return { range, doc: reserved.doc, reservation: reserved.reservation };
+        }
+        this.definitions.delete(resolved.id); // no longer gapless: re-read by the next attempt
+        continue;
+      }
       const delta = definition.step * count;
       const doc = await this.increment(resolved, definition, delta, guard);
       if (doc !== null) {
         const last = storedSeq(doc);
         this.wrote(resolved, doc);
         const range = { first: last - delta + definition.step, last, step: definition.step, count };
-        return { range, doc };
+        return { range, doc, reservation: null };
       }
       await this.explainRefusal(resolved, definition, delta, guard);
     }
@@ -223,7 +241,7 @@ export class Sequences {
    * first differing field, since definitions never change.
    */
   async create(
-    input: SequenceKey & Partial<SequenceDefinition>,
+    input: SequenceKey & DefinitionInput,
     options: WriteOptions & { owner?: string | null } = {},
   ): Promise<SequenceState> {
     const resolved = resolveKey(input);
@@ -282,6 +300,12 @@ export class Sequences {
         throw new SequenceNotFoundError(describeKey(resolved));
       }
       const definition = current === null ? IMPLICIT_DEFINITION : definitionOf(current);
+      if (definition.holdSeconds !== null) {
+        throw new BadUserInputError(
+          `Sequence ${describeKey(resolved)} is gapless: setting it would open a hole or issue a confirmed value again.`,
+          { field: 'name' },
+        );
+      }
       const lowest = definition.start - definition.step;
       const highest = limitOf(definition);
       if (value < lowest || value > highest) {
@@ -402,6 +426,7 @@ export class Sequences {
           ...(guard.owner === undefined ? {} : { owner: guard.owner }),
           step: definition.step,
           max: definition.max === null ? { $exists: false } : toLong(definition.max),
+          holdSeconds: { $exists: false },
           // Only Int64s within range, so the counter reads as a sequence after the `$inc`; any
           // other (a string, NaN, a fraction, a double typed in mongosh) goes to `explainRefusal`,
           // which rewrites or refuses it before it moves. NaN sorts first, below the lower bound.

@@ -7,7 +7,10 @@
  * logged and answered with InternalError instead of taking the process down.
  *
  * With a journal (a data directory), no reply leaves before every change made so far is on
- * disk (state/journal.ts), so nothing acknowledged or read can be lost by a crash.
+ * disk (state/journal.ts), so nothing acknowledged or read can be lost by a crash. After the
+ * journal failed a write, each command first asks it for admission (a write may be refused
+ * with OutOfDiskSpace; nothing runs while memory is read back from the disk), and runs in the
+ * same synchronous step as the answer.
  *
  * No client can exhaust it: connections beyond `maxConnections` are closed at once (as mongod
  * does past maxIncomingConnections); a message above `maxMessageBytes` closes its connection;
@@ -44,7 +47,7 @@ export type LogLine = (line: string) => void;
 
 const NEVER_FAILED = new Set(['configureFailPoint']);
 
-/** Commands that change the store (refused when the journal failed). */
+/** Commands that change the store (refused while the journal cannot write). */
 const WRITE_COMMANDS = new Set([
   'insert',
   'update',
@@ -136,6 +139,11 @@ export class StandinServer {
           this.state.store.clock.advanceTo(change.ts);
           this.state.changes.restore(change);
         },
+      },
+      // a failed write dropped the changes after `written`: no cursor or stream may show them
+      onRestored: (written) => {
+        this.state.cursors.closeAll();
+        this.state.changes.forgetAfter(written);
       },
     });
     this.journal = journal;
@@ -240,21 +248,22 @@ export class StandinServer {
     if (failure) {
       const injected = await this.inject(failure, request.command, socket);
       if (socket.destroyed) return;
-      reply = injected ?? (await this.execute(request, context));
+      reply = injected ?? (await this.admitAndExecute(request, context));
       if (!injected && failure.writeConcernError)
         reply = { ...reply, writeConcernError: failure.writeConcernError };
       if (failure.errorLabels && (injected || failure.writeConcernError))
         reply = { ...reply, errorLabels: failure.errorLabels };
       this.state.replica?.noticeSimulatedStateChange(reply);
     } else {
-      reply = await this.execute(request, context);
+      reply = this.journal?.troubled
+        ? await this.admitAndExecute(request, context)
+        : await this.execute(request, context);
     }
     reply = this.replicaSetFields(request.command, reply, failure);
     if (this.journal) {
       reply = await this.journal.durable().then(
         () => reply,
-        (error: unknown) =>
-          errorReply(new CommandError(ErrorCode.InternalError, (error as Error).message)),
+        (error: CommandError) => errorReply(error),
       );
       if (socket.destroyed) return;
     }
@@ -263,6 +272,21 @@ export class StandinServer {
     const bytes = serializeReply(request, reply, this.nextRequestId++);
     this.state.activity.bytesOut(bytes.length);
     socket.write(bytes);
+  }
+
+  /** Starts the command once the journal admits it (synchronously after its answer). */
+  private async admitAndExecute(
+    request: CommandRequest,
+    context: CommandContext,
+  ): Promise<Document> {
+    const journal = this.journal;
+    if (!journal) return this.execute(request, context);
+    const isWrite = WRITE_COMMANDS.has(failPointNameOf(request.command));
+    let refusal: CommandError | null;
+    // a restore may begin between admit's answer and this continuation: ask until none runs
+    do refusal = await journal.admit(isWrite);
+    while (journal.restoring);
+    return refusal ? errorReply(refusal) : this.execute(request, context);
   }
 
   /**
@@ -359,12 +383,8 @@ export class StandinServer {
     }
   }
 
-  /** Why a command may not run now: a failed journal refuses writes, a full heap growth. */
+  /** Why a command may not run now: a full heap refuses growth. */
   private refusal(name: string): CommandError | null {
-    const journalFailure = this.journal?.failed;
-    if (journalFailure && WRITE_COMMANDS.has(name)) {
-      return new CommandError(ErrorCode.InternalError, journalFailure.message);
-    }
     if (!GROWING_COMMANDS.has(name)) return null;
     const heap = getHeapStatistics().used_heap_size;
     if (heap > this.limits.memoryLimitBytes) {

@@ -9,6 +9,8 @@
 import { Long } from 'bson';
 import type { Filter } from 'mongodb';
 import { countCommand, type CommandTally } from '../database/index.js';
+import { GAPS } from '../limits.js';
+import { assertGapRequest, type GapPage, type GapRequest } from '../sequences/index.js';
 import {
   fromStored,
   ISSUABLE_ID_RANGE,
@@ -84,4 +86,38 @@ export async function findUserById(
   const value = parseUserId(id);
   if (value === null) return null;
   return (await usersByIds(users, [value])).get(value) ?? null;
+}
+
+/**
+ * The ids below the largest stored one that no user holds (a failed insert, a crash between
+ * taking an id and storing it, a BLOCK stopped without giving its ids back, a deletion), as runs
+ * above `request.after`: one `find` of at most `GAPS.idsScanned` `_id`s (src/limits.ts), so a page may end
+ * (`complete: false`) before it holds `request.first` runs; pass `scannedThrough` as `after`.
+ * Ids issued but above every stored one are not holes yet: the next user may take them.
+ */
+export async function missingIds(users: UsersCollection, request: GapRequest): Promise<GapPage> {
+  assertGapRequest(request);
+  const after = Math.max(0, request.after ?? 0);
+  const docs = await users.collection
+    .find(
+      { _id: { ...ISSUABLE_ID_RANGE, $gt: Long.fromNumber(after) } },
+      users.options({ projection: { _id: 1 } }),
+    )
+    .sort({ _id: 1 })
+    .limit(GAPS.idsScanned)
+    .batchSize(GAPS.idsScanned)
+    .toArray();
+  const runs: GapPage['runs'] = [];
+  let expected = after + 1;
+  for (const doc of docs) {
+    const id = Math.floor(numericId(doc._id));
+    if (id < expected) continue;
+    if (id > expected) {
+      if (runs.length === request.first)
+        return { runs, scannedThrough: expected - 1, complete: false };
+      runs.push({ first: expected, last: id - 1, count: id - expected, kind: 'MISSING' });
+    }
+    expected = id + 1;
+  }
+  return { runs, scannedThrough: expected - 1, complete: docs.length < GAPS.idsScanned };
 }

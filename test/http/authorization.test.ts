@@ -54,14 +54,26 @@ const OPERATIONS: Record<string, (role: Role) => string> = {
     `mutation { createSequence(input: { name: "${own(role)}" }) { sequence { id } error { code } } }`,
   'Mutation.allocateSequence': (role) =>
     `mutation { allocateSequence(name: "${own(role)}") { range { first } error { code } } }`,
+  'Mutation.confirmReservation': (role) =>
+    `mutation { confirmReservation(id: "${heldBy(role).confirm}") { value error { code } } }`,
+  'Mutation.releaseReservation': (role) =>
+    `mutation { releaseReservation(id: "${heldBy(role).release}") { value error { code } } }`,
   'Mutation.setSequence': (role) =>
     `mutation { setSequence(name: "${own(role)}", value: 50) { sequence { id } error { code } } }`,
 };
 
-/** The fields that lead from a user or a payload to other users, guarded like root fields. */
-const USER_FIELDS = Object.entries(FIELD_ACCESS)
+/**
+ * The fields guarded like root fields: those that lead from a user or a payload to other users,
+ * and a sequence's holes.
+ */
+const GUARDED_FIELDS = Object.entries(FIELD_ACCESS)
   .filter(([type]) => type !== 'Query' && type !== 'Mutation')
   .flatMap(([type, fields]) => Object.keys(fields).map((field) => `${type}.${field}`));
+
+/** Two values of a gapless sequence the role owns, held for it: one to confirm, one to release. */
+const reservations = new Map<Role, { confirm: string; release: string }>();
+/** The caller's own reservations; anonymous (refused before anything runs) names the client's. */
+const heldBy = (role: Role) => reservations.get(role === 'anonymous' ? 'client' : role)!;
 
 const allowed = (role: Role, needed: Role) => RANK[role] >= RANK[needed];
 const refusalFor = (role: Role) => (role === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN');
@@ -115,6 +127,23 @@ beforeAll(async () => {
       HEADERS[role],
     );
     expect(created.body.errors).toBeUndefined();
+    const gapless = await production.graphql(
+      `mutation { createSequence(input: { name: "gapless_${role}", gapless: true }) { error { code } } }`,
+      {},
+      HEADERS[role],
+    );
+    expect(gapless.body.data.createSequence.error).toBeNull();
+    const [confirm, release] = await Promise.all(
+      [1, 2].map(async () => {
+        const allocated = await production.graphql(
+          `mutation { allocateSequence(name: "gapless_${role}") { reservation { id } } }`,
+          {},
+          HEADERS[role],
+        );
+        return allocated.body.data.allocateSequence.reservation.id as string;
+      }),
+    );
+    reservations.set(role, { confirm, release });
   }
 });
 
@@ -126,13 +155,13 @@ describe('the table in docs/operations.md', () => {
   test('has a row for every Query and Mutation field of the schema, the guarded User fields, and /metrics', () => {
     const table = documentedTable();
     expect([...table.keys()].sort()).toEqual(
-      [...rootFields, ...USER_FIELDS, 'GET /metrics'].sort(),
+      [...rootFields, ...GUARDED_FIELDS, 'GET /metrics'].sort(),
     );
   });
 
   test('says what src/auth decides, row by row', () => {
     const table = documentedTable();
-    for (const subject of [...rootFields, ...USER_FIELDS]) {
+    for (const subject of [...rootFields, ...GUARDED_FIELDS]) {
       const [type, field] = subject.split('.');
       const needed = requiredRole(type, field);
       expect({ subject, roles: table.get(subject) }).toEqual({

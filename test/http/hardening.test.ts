@@ -206,7 +206,10 @@ describe('production', () => {
   test('the landing page is served outside production only', async () => {
     const page = (s: TestService, path: string) =>
       fetch(`${s.url}${path}`, { headers: { accept: 'text/html' }, redirect: 'follow' });
-    const dev = await page(service, '/');
+    // GET / opens the Sandbox, or the local explorer when Apollo's CDN cannot be reached.
+    const door = await (await page(service, '/')).text();
+    expect(door).toMatch(/href="\/graphql"[\s\S]*href="\/explorer"/);
+    const dev = await page(service, '/graphql');
     expect(dev.status).toBe(200);
     const html = await dev.text();
     expect(html).toMatch(/embeddable-sandbox|EmbeddedSandbox/);

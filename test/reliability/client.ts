@@ -165,7 +165,7 @@ export async function createUsers(
   serviceUrl: string,
   inputs: UserInput[],
   strategy: Strategy,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; headers?: Record<string, string> } = {},
 ): Promise<CreationResult> {
   const http = await postGraphQL(serviceUrl, CREATE_USERS, { inputs, strategy }, options);
   const payload = (http.body as GraphQLResultLike | null)?.data?.createUsers as

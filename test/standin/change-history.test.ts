@@ -7,7 +7,7 @@
  * txnNumber; update descriptions are mongod's.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Long, MongoClient, ResumeToken, Timestamp } from 'mongodb';
@@ -266,8 +266,9 @@ test('an update that changes nothing makes no event, a pipeline rewriting most o
 });
 
 test('a rename and changeStreamPreAndPostImages survive a restart, from the journal and from a snapshot', async () => {
-  // left running, the first server is as if it crashed: the second replays its journal (an
-  // in-process server may reopen its own directory); stopped, it snapshots and the journal is empty
+  // a copy of the directory taken while the first server runs is what a crash leaves (every
+  // reply waited for its fsync): the second replays its journal; stopped, the first snapshots
+  // and the journal is empty. (One process cannot open a directory twice: state/data-lock.ts.)
   for (const crashed of [true, false]) {
     const sub = await mkdtemp(path.join(dir, 'run-'));
     const first = await startStandin({ dataDir: sub, log: () => undefined });
@@ -277,8 +278,10 @@ test('a rename and changeStreamPreAndPostImages survive a restart, from the jour
     await db.collection('before').insertOne({ _id: 1 as never, v: 1 });
     await db.collection('before').rename('after');
     await client.close();
-    if (!crashed) await first.stop();
-    const second = await startStandin({ dataDir: sub, log: () => undefined });
+    const reopened = crashed ? `${sub}-crashed` : sub;
+    if (crashed) await cp(sub, reopened, { recursive: true });
+    else await first.stop();
+    const second = await startStandin({ dataDir: reopened, log: () => undefined });
     expect(second.recovery!.journalRecords > 0).toBe(crashed);
     const reader = await MongoClient.connect(second.uri);
     try {

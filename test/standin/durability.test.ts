@@ -3,15 +3,15 @@
  * `npm run standin -- --data-dir` starts it) is SIGKILLed under 32 concurrent clients of the real
  * driver, and restarted on the same directory; torn and corrupt journal records, snapshot
  * rotation, a crash while a snapshot is written, and a journal that cannot write are covered
- * in-process.
+ * in-process. A full filesystem is full-disk.test.ts; simultaneous starts, data-lock.test.ts.
  */
-import { ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { appendFile, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Long, MongoClient } from 'mongodb';
 import { startStandin } from '../../src/standin';
+import { killed, startCli } from './cli-process';
 
 const CLIENTS = 32;
 
@@ -24,31 +24,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-function startCli(dataDir: string): Promise<{ child: ChildProcess; uri: string; line: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/standin/cli.ts', '--port', '0', '--data-dir', dataDir],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`stand-in exited with ${code}: ${output}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const uri = /mongodb:\/\/127\.0\.0\.1:\d+\/\S*(?=\n)/.exec(output)?.[0];
-      if (uri) resolve({ child, uri, line: output.split('\n')[0] });
-    });
-  });
-}
-
-function killed(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 /** the driver reads an Int64 that fits as a number */
 interface Counter {
@@ -237,7 +212,7 @@ test('a second live process cannot open the same data directory', async () => {
   const standin = await startStandin({ dataDir: dir, log: () => undefined });
   const other = await startCli(dir).catch((error: Error) => error);
   expect(other).toBeInstanceOf(Error);
-  expect((other as Error).message).toMatch(/in use by process/);
+  expect((other as Error).message).toMatch(new RegExp(`in use by process ${process.pid}`));
   await standin.stop();
 });
 
@@ -250,25 +225,26 @@ async function descriptorOf(file: string): Promise<number> {
   throw new Error(`${file} is not open`);
 }
 
-test('a journal that cannot write (disk full) fails the write it holds and every command after it; a restart has what was acknowledged', async () => {
+test('a journal that cannot write and cannot be cut back (a device, not a file) refuses every command until restart; a restart has what was acknowledged', async () => {
   const logged: string[] = [];
   const standin = await startStandin({ dataDir: dir, log: (line) => logged.push(line) });
   const client = await MongoClient.connect(standin.uri);
   const users = client.db('t').collection<User>('users');
   await users.insertOne({ _id: 1, email: '1@x' });
-  // The journal's descriptor now points at /dev/full: the next write fails with ENOSPC.
+  // The journal's descriptor now points at /dev/full: the next write fails with ENOSPC, and
+  // truncating back to the last good length fails too (a character device has no length).
   const fd = await descriptorOf(path.join(dir, (await journalFiles()).pop()!));
   closeSync(fd);
   expect(openSync('/dev/full', 'w')).toBe(fd);
 
   await expect(users.insertOne({ _id: 2, email: '2@x' })).rejects.toMatchObject({
-    code: 1,
-    message: expect.stringMatching(/journal failed/),
+    code: 14031,
+    codeName: 'OutOfDiskSpace',
   });
-  await expect(users.insertOne({ _id: 3, email: '3@x' })).rejects.toMatchObject({ code: 1 });
-  // document 2 is in memory but not on disk: no reply may show it
-  await expect(users.findOne({ _id: 2 })).rejects.toMatchObject({ code: 1 });
-  expect(logged.join('\n')).toMatch(/every command fails until restart/);
+  await expect(users.insertOne({ _id: 3, email: '3@x' })).rejects.toMatchObject({ code: 14031 });
+  // memory may hold document 2, the disk does not: no reply may show it
+  await expect(users.findOne({ _id: 2 })).rejects.toMatchObject({ code: 14031 });
+  expect(logged.join('\n')).toMatch(/every command fails until the stand-in is restarted/);
   await client.close();
   await standin.stop();
 

@@ -43,6 +43,11 @@ export type ErrorCode =
   /** No user has the id given as `invitedById`. `field` is `invitedById`. */
   | 'INVITER_NOT_FOUND'
   /**
+   * The reservation holds no value now: it was confirmed or released already, or its hold expired
+   * and its value was handed out again. Nothing changed; allocate a new value.
+   */
+  | 'RESERVATION_NOT_FOUND'
+  /**
    * The stored counter document was written by something else and cannot be trusted; `message` names
    * it and says how to repair it.
    */
@@ -51,6 +56,11 @@ export type ErrorCode =
   | 'SEQUENCE_EXHAUSTED'
   /** No sequence of this name and scope exists for the caller (only `createSequence` creates one). */
   | 'SEQUENCE_NOT_FOUND'
+  /**
+   * A gapless sequence has 1,000 values waiting for confirmation; nothing was issued. `retryable` is
+   * true: confirmations, releases and expiries free places.
+   */
+  | 'TOO_MANY_RESERVATIONS'
   /** No user has this id (`updateUser`, `deleteUser`). */
   | 'USER_NOT_FOUND';
 

@@ -37,12 +37,25 @@ export type AllocateSequencePayload = {
   query: Query;
   /** The values consumed; null when `error` is set. */
   range?: Maybe<SequenceRange>;
+  /** For a gapless sequence: the value held for the caller, to confirm or release; null otherwise. */
+  reservation?: Maybe<SequenceReservation>;
   /** The sequence after the allocation, for client caches; null when `error` is set. */
   sequence?: Maybe<Sequence>;
 };
 
 /** A new sequence. */
 export type CreateSequenceInput = {
+  /**
+   * Every value must be confirmed (`confirmReservation`) or released; unconfirmed values are handed
+   * out again before new ones, so the confirmed values form start, start + step, ... with no hole.
+   * Values are then not issued in time order. Default false.
+   */
+  gapless?: InputMaybe<Scalars['Boolean']['input']>;
+  /**
+   * For a gapless sequence: how long each allocated value is held for its confirmation, 1 to 3,600
+   * seconds. Default 60.
+   */
+  holdSeconds?: InputMaybe<Scalars['Int']['input']>;
   /** Allocation beyond this fails with `SEQUENCE_EXHAUSTED`, and nothing is consumed. */
   max?: InputMaybe<Scalars['Long']['input']>;
   /** Starts with a letter; letters, digits, `_`, `.`, `-`; at most 64 characters. */
@@ -203,6 +216,11 @@ export type ErrorCode =
   /** No user has the id given as `invitedById`. `field` is `invitedById`. */
   | 'INVITER_NOT_FOUND'
   /**
+   * The reservation holds no value now: it was confirmed or released already, or its hold expired
+   * and its value was handed out again. Nothing changed; allocate a new value.
+   */
+  | 'RESERVATION_NOT_FOUND'
+  /**
    * The stored counter document was written by something else and cannot be trusted; `message` names
    * it and says how to repair it.
    */
@@ -211,8 +229,22 @@ export type ErrorCode =
   | 'SEQUENCE_EXHAUSTED'
   /** No sequence of this name and scope exists for the caller (only `createSequence` creates one). */
   | 'SEQUENCE_NOT_FOUND'
+  /**
+   * A gapless sequence has 1,000 values waiting for confirmation; nothing was issued. `retryable` is
+   * true: confirmations, releases and expiries free places.
+   */
+  | 'TOO_MANY_RESERVATIONS'
   /** No user has this id (`updateUser`, `deleteUser`). */
   | 'USER_NOT_FOUND';
+
+/** Why a run of values is a hole. */
+export type GapKind =
+  /** Issued as a user id, but no user holds it (a failed insert, a crash, a stopped BLOCK, a deletion). */
+  | 'MISSING'
+  /** Released, or its hold expired: the next allocation hands it out again. */
+  | 'RELEASED'
+  /** Handed out to a client that has not confirmed or released it yet; its hold is still running. */
+  | 'RESERVED';
 
 /** How a user's `_id` is chosen. */
 export type IdStrategy =
@@ -243,8 +275,19 @@ export type IdStrategy =
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type Mutation = {
   __typename?: 'Mutation';
-  /** Consume `count` values of an existing sequence in one atomic step: the generic `nextval`. */
+  /**
+   * Consume `count` values of an existing sequence in one atomic step: the generic `nextval`. From a
+   * gapless sequence: one value (`count` 1), held for the caller as `reservation` until it confirms
+   * or releases it, or its hold expires.
+   */
   allocateSequence?: Maybe<AllocateSequencePayload>;
+  /**
+   * Confirm a value of a gapless sequence once the document numbered with it is written: it is used
+   * for good and never handed out again. Only the reservation that holds the value now confirms it
+   * (also after its hold expired, as long as nobody took the value); otherwise
+   * `RESERVATION_NOT_FOUND` and nothing changes.
+   */
+  confirmReservation?: Maybe<ReservationPayload>;
   /**
    * Define a sequence, owned by the calling client. Idempotent: creating it again with the same
    * options returns it; different options are refused. Only this creates a sequence.
@@ -267,7 +310,15 @@ export type Mutation = {
    * `invitedBy` becomes null.
    */
   deleteUser?: Maybe<DeleteUserPayload>;
-  /** Admin: set the last issued value of a sequence. `userid` only moves forward. */
+  /**
+   * Give back a value of a gapless sequence that will not be used: the next allocation hands it out
+   * again, before any new value.
+   */
+  releaseReservation?: Maybe<ReservationPayload>;
+  /**
+   * Admin: set the last issued value of a sequence. `userid` only moves forward; a gapless sequence
+   * cannot be set.
+   */
   setSequence?: Maybe<SetSequencePayload>;
   /** Change a user's name or email, with the same validation and uniqueness as at creation. */
   updateUser?: Maybe<UpdateUserPayload>;
@@ -279,6 +330,12 @@ export type MutationAllocateSequenceArgs = {
   count?: InputMaybe<Scalars['Int']['input']>;
   name: Scalars['String']['input'];
   scope?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationConfirmReservationArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -304,6 +361,12 @@ export type MutationCreateUsersArgs = {
 
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationDeleteUserArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationReleaseReservationArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -469,6 +532,19 @@ export type QueryUsersArgs = {
   order?: InputMaybe<UserOrder>;
 };
 
+/** The answer of `confirmReservation` and `releaseReservation`. */
+export type ReservationPayload = {
+  __typename?: 'ReservationPayload';
+  /** Why nothing changed (`RESERVATION_NOT_FOUND`), or null. */
+  error?: Maybe<MutationError>;
+  /** The whole query root, to read any list afresh in the same response. */
+  query: Query;
+  /** The sequence after the change; null when `error` is set. */
+  sequence?: Maybe<Sequence>;
+  /** The value confirmed or released; null when `error` is set. */
+  value?: Maybe<Scalars['Long']['output']>;
+};
+
 /** What a caller may do (the table "Who may call what" in the docs). */
 export type Role =
   /** The admin token: everything. */
@@ -486,6 +562,19 @@ export type Sequence = Node & {
    * the next COUNTER insert will find its id taken and repair the counter first.
    */
   drift?: Maybe<Scalars['Long']['output']>;
+  /**
+   * True when every value must be confirmed: values not confirmed (released, or held past their
+   * hold) are handed out again before new ones, so the confirmed values have no hole.
+   */
+  gapless: Scalars['Boolean']['output'];
+  /**
+   * The holes, lowest first, a page at a time, for an auditor: of a gapless sequence its values not
+   * confirmed (yet), of `userid` the ids below the largest stored one that no user holds. Null for
+   * any other sequence: the service cannot see which of its values clients used.
+   */
+  gaps?: Maybe<SequenceGaps>;
+  /** For a gapless sequence: how long an allocated value is held for its confirmation, in seconds. */
+  holdSeconds?: Maybe<Scalars['Int']['output']>;
   /**
    * Stable, from name and scope (`invoice` or `invoice/acme`), so client caches normalise it; starts
    * with a letter, so it never equals a user's id.
@@ -509,6 +598,13 @@ export type Sequence = Node & {
   updatedAt?: Maybe<Scalars['DateTime']['output']>;
   /** The last value issued; `start - step` when none has been issued yet. */
   value: Scalars['Long']['output'];
+};
+
+
+/** A counter document and the definition stored on it. */
+export type SequenceGapsArgs = {
+  after?: InputMaybe<Scalars['Long']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A page of sequences. */
@@ -537,6 +633,30 @@ export type SequenceEdge = {
   node?: Maybe<Sequence>;
 };
 
+/** Consecutive values (`step` apart) missing for one reason: `first`, `first + step`, ..., `last`. */
+export type SequenceGap = {
+  __typename?: 'SequenceGap';
+  /** How many values. */
+  count: Scalars['Int']['output'];
+  /** The first missing value. */
+  first: Scalars['Long']['output'];
+  /** Why they are missing. */
+  kind: GapKind;
+  /** The last missing value. */
+  last: Scalars['Long']['output'];
+};
+
+/** A page of a sequence's holes. */
+export type SequenceGaps = {
+  __typename?: 'SequenceGaps';
+  /** True when nothing above `scannedThrough` is left to examine. */
+  complete: Scalars['Boolean']['output'];
+  /** The holes of this page, lowest first, each a run of consecutive values. */
+  runs: Array<SequenceGap>;
+  /** Every value up to this one was examined; pass it as `after` for the next page. */
+  scannedThrough: Scalars['Long']['output'];
+};
+
 /** Values consumed by one `allocateSequence`: `first`, `first + step`, ..., `last`. */
 export type SequenceRange = {
   __typename?: 'SequenceRange';
@@ -548,6 +668,17 @@ export type SequenceRange = {
   last: Scalars['Long']['output'];
   /** The distance between consecutive values. */
   step: Scalars['Int']['output'];
+};
+
+/** A value of a gapless sequence held for the caller until it confirms or releases it. */
+export type SequenceReservation = {
+  __typename?: 'SequenceReservation';
+  /** When the hold ends: after that, the value may be handed out again unless confirmed first. */
+  expiresAt: Scalars['DateTime']['output'];
+  /** Pass it to `confirmReservation` or `releaseReservation`. */
+  id: Scalars['ID']['output'];
+  /** The value held. */
+  value: Scalars['Long']['output'];
 };
 
 /** The answer of `setSequence`. */
@@ -777,6 +908,7 @@ export type ResolversTypes = ResolversObject<{
   DeleteUserPayload: ResolverTypeWrapper<Omit<DeleteUserPayload, 'inviter' | 'query' | 'user'> & { inviter?: Maybe<ResolversTypes['User']>, query: ResolversTypes['Query'], user?: Maybe<ResolversTypes['User']> }>;
   ErrorCode: ErrorCode;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  GapKind: GapKind;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   IdStrategy: IdStrategy;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
@@ -786,11 +918,15 @@ export type ResolversTypes = ResolversObject<{
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ReservationPayload: ResolverTypeWrapper<Omit<ReservationPayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']> }>;
   Role: Role;
   Sequence: ResolverTypeWrapper<SequenceState>;
   SequenceConnection: ResolverTypeWrapper<SequenceConnectionSource>;
   SequenceEdge: ResolverTypeWrapper<Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversTypes['Sequence']> }>;
+  SequenceGap: ResolverTypeWrapper<SequenceGap>;
+  SequenceGaps: ResolverTypeWrapper<SequenceGaps>;
   SequenceRange: ResolverTypeWrapper<SequenceRange>;
+  SequenceReservation: ResolverTypeWrapper<SequenceReservation>;
   SetSequencePayload: ResolverTypeWrapper<Omit<SetSequencePayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']> }>;
   StrategyStats: ResolverTypeWrapper<StrategyStats>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
@@ -825,10 +961,14 @@ export type ResolversParentTypes = ResolversObject<{
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
+  ReservationPayload: Omit<ReservationPayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']> };
   Sequence: SequenceState;
   SequenceConnection: SequenceConnectionSource;
   SequenceEdge: Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversParentTypes['Sequence']> };
+  SequenceGap: SequenceGap;
+  SequenceGaps: SequenceGaps;
   SequenceRange: SequenceRange;
+  SequenceReservation: SequenceReservation;
   SetSequencePayload: Omit<SetSequencePayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']> };
   StrategyStats: StrategyStats;
   String: Scalars['String']['output'];
@@ -845,6 +985,7 @@ export type AllocateSequencePayloadResolvers<ContextType = GraphQLContext, Paren
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
   range?: Resolver<Maybe<ResolversTypes['SequenceRange']>, ParentType, ContextType>;
+  reservation?: Resolver<Maybe<ResolversTypes['SequenceReservation']>, ParentType, ContextType>;
   sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
@@ -902,10 +1043,12 @@ export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   allocateSequence?: Resolver<Maybe<ResolversTypes['AllocateSequencePayload']>, ParentType, ContextType, RequireFields<MutationAllocateSequenceArgs, 'count' | 'name'>>;
+  confirmReservation?: Resolver<Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<MutationConfirmReservationArgs, 'id'>>;
   createSequence?: Resolver<Maybe<ResolversTypes['CreateSequencePayload']>, ParentType, ContextType, RequireFields<MutationCreateSequenceArgs, 'input'>>;
   createUser?: Resolver<Maybe<ResolversTypes['CreateUserPayload']>, ParentType, ContextType, RequireFields<MutationCreateUserArgs, 'input' | 'strategy'>>;
   createUsers?: Resolver<Maybe<ResolversTypes['CreateUsersPayload']>, ParentType, ContextType, RequireFields<MutationCreateUsersArgs, 'inputs' | 'strategy'>>;
   deleteUser?: Resolver<Maybe<ResolversTypes['DeleteUserPayload']>, ParentType, ContextType, RequireFields<MutationDeleteUserArgs, 'id'>>;
+  releaseReservation?: Resolver<Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<MutationReleaseReservationArgs, 'id'>>;
   setSequence?: Resolver<Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<MutationSetSequenceArgs, 'name' | 'value'>>;
   updateUser?: Resolver<Maybe<ResolversTypes['UpdateUserPayload']>, ParentType, ContextType, RequireFields<MutationUpdateUserArgs, 'id' | 'input'>>;
 }>;
@@ -941,8 +1084,18 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   viewer?: Resolver<Maybe<ResolversTypes['Viewer']>, ParentType, ContextType>;
 }>;
 
+export type ReservationPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReservationPayload'] = ResolversParentTypes['ReservationPayload']> = ResolversObject<{
+  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
+  sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+}>;
+
 export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Sequence'] = ResolversParentTypes['Sequence']> = ResolversObject<{
   drift?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  gapless?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  gaps?: Resolver<Maybe<ResolversTypes['SequenceGaps']>, ParentType, ContextType, RequireFields<SequenceGapsArgs, 'first'>>;
+  holdSeconds?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   max?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -968,11 +1121,30 @@ export type SequenceEdgeResolvers<ContextType = GraphQLContext, ParentType exten
   node?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
+export type SequenceGapResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceGap'] = ResolversParentTypes['SequenceGap']> = ResolversObject<{
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  first?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['GapKind'], ParentType, ContextType>;
+  last?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+}>;
+
+export type SequenceGapsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceGaps'] = ResolversParentTypes['SequenceGaps']> = ResolversObject<{
+  complete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  runs?: Resolver<Array<ResolversTypes['SequenceGap']>, ParentType, ContextType>;
+  scannedThrough?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+}>;
+
 export type SequenceRangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceRange'] = ResolversParentTypes['SequenceRange']> = ResolversObject<{
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   first?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   last?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   step?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type SequenceReservationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceReservation'] = ResolversParentTypes['SequenceReservation']> = ResolversObject<{
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
 }>;
 
 export type SetSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SetSequencePayload'] = ResolversParentTypes['SetSequencePayload']> = ResolversObject<{
@@ -1041,10 +1213,14 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Node?: NodeResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  ReservationPayload?: ReservationPayloadResolvers<ContextType>;
   Sequence?: SequenceResolvers<ContextType>;
   SequenceConnection?: SequenceConnectionResolvers<ContextType>;
   SequenceEdge?: SequenceEdgeResolvers<ContextType>;
+  SequenceGap?: SequenceGapResolvers<ContextType>;
+  SequenceGaps?: SequenceGapsResolvers<ContextType>;
   SequenceRange?: SequenceRangeResolvers<ContextType>;
+  SequenceReservation?: SequenceReservationResolvers<ContextType>;
   SetSequencePayload?: SetSequencePayloadResolvers<ContextType>;
   StrategyStats?: StrategyStatsResolvers<ContextType>;
   UpdateUserPayload?: UpdateUserPayloadResolvers<ContextType>;

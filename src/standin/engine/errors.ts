@@ -62,6 +62,7 @@ export const ErrorCode = {
   NotPrimaryNoSecondaryOk: 13435,
   StaleConfig: 13388,
   NotPrimaryOrSecondary: 13436,
+  OutOfDiskSpace: 14031,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

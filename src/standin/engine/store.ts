@@ -29,7 +29,10 @@ export class Store {
   private readonly databases = new Map<string, Map<string, Collection>>();
   private listeners: ChangeListener[] = [];
   private commit: OpenCommit | null = null;
+  /** while the store is refilled from disk (reload), changes are neither stamped nor reported */
+  private reloading = false;
   private readonly record: ChangeRecorder = (change) => {
+    if (this.reloading) return;
     const commit = this.commit;
     const logged = commit
       ? {
@@ -59,6 +62,21 @@ export class Store {
       return apply();
     } finally {
       this.commit = null;
+    }
+  }
+
+  /**
+   * Empties the store and refills it with `refill`, reporting nothing meanwhile: the journal
+   * reads the disk back after a failed write (state/journal.ts), and what it replays happened
+   * before.
+   */
+  async reload(refill: () => Promise<void>): Promise<void> {
+    this.databases.clear();
+    this.reloading = true;
+    try {
+      await refill();
+    } finally {
+      this.reloading = false;
     }
   }
 

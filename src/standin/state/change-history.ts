@@ -87,6 +87,17 @@ export class ChangeHistory {
   }
 
   /**
+   * Forgets every change after `ts`: the journal failed to write them and memory was read back
+   * from the disk (state/journal.ts), so no stream may report them.
+   */
+  forgetAfter(ts: Timestamp): void {
+    let keep = this.entries.length;
+    while (keep > 0 && this.entries[keep - 1].ts.greaterThan(ts)) this.bytes -= this.sizes[--keep];
+    this.entries.length = keep;
+    this.sizes.length = keep;
+  }
+
+  /**
    * Resolves at the next change or after `ms`, whichever comes first: true, or false once the
    * server is closing (waiting getMores then answer at once).
    */

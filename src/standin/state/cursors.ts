@@ -160,6 +160,12 @@ export class CursorRegistry {
     return { killed, notFound };
   }
 
+  /** Closes every cursor (their results may hold what the store no longer does). */
+  closeAll(): void {
+    this.open.clear();
+    this.held = 0;
+  }
+
   /** Closes one cursor (a change stream's after an error or an invalidate). */
   closeCursor(id: Long): void {
     this.close(id.toString());

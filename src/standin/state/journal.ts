@@ -1,63 +1,84 @@
 /**
  * The stand-in's durability: a data directory holding a snapshot and the journal written since.
  *
- * Every change the engine applies (engine/changes.ts) is appended, as one checksummed record,
- * to an in-memory tail at once; `durable()` resolves when everything appended so far is
- * written and fsynced. The server awaits it before sending any reply, so no reply (a write's
- * acknowledgement or a read of it) reveals state that a crash could lose. Group commit: while
- * one write+fsync is in flight, further records gather and go in the next single write+fsync,
- * so concurrent clients share fsyncs instead of queueing one each.
+ * Every change the engine applies (engine/changes.ts), and every record a journal extension
+ * appends (durable-state.ts), goes as one checksummed record to an in-memory tail at once;
+ * `durable()` resolves when everything appended so far is written and fsynced. The server
+ * awaits it before sending any reply, so no reply (a write's acknowledgement or a read of it)
+ * reveals state that a crash could lose. Group commit: while one write+fsync is in flight,
+ * further records gather and go in the next single write+fsync, so concurrent clients share
+ * fsyncs instead of queueing one each. `group(fn)` makes the records of `fn` one record, applied
+ * all or none after a crash.
+ *
+ * Nothing counts as written on the word of one write call: `writeFully` (record-file.ts) writes
+ * what a short write left, and the file's length of whole, fsynced records is tracked. When a
+ * write or fsync fails (ENOSPC, EIO, a read-only filesystem, ...), nothing of the failed batch or
+ * of what came after it is acknowledged, and the journal, synchronously, (1) refuses every
+ * write command with the reason: OutOfDiskSpace (14031) for ENOSPC and EDQUOT, NotWritablePrimary
+ * (10107) for any other failure (as a member that cannot write; mongod itself would stop);
+ * (2) holds every command until (3) the file is truncated back to its last good length and
+ * fsynced and, when memory held changes the disk does not, memory is emptied and read back from
+ * the directory, exactly as at a restart: memory equals the disk again, so reads go on and no
+ * reply shows a change that was not written. While refusing, a write command at most every
+ * PROBE_INTERVAL_MS first tries a probe (writing and fsyncing PROBE_FILE of at least the failed
+ * batch's size, then deleting it); once that succeeds writes are taken again, with no restart.
+ * Only when the truncation or the reading back fails is the journal broken: every command is
+ * refused until a restart, which recovers what was acknowledged.
  *
  * Journal files are `journal.<generation>`. When the journal written since the last snapshot
- * passes `snapshotAfterBytes`, the store is captured (synchronously, so the capture holds
+ * passes `snapshotAfterBytes`, the state is captured (synchronously, so the capture holds
  * exactly the records of the generations so far), new records go to the next generation, and
  * the snapshot is written in the background (snapshot.ts: temp, fsync, rename); only then are
  * the older generations deleted. A crash anywhere in between leaves a snapshot plus every
- * journal generation it does not contain. Recovery loads the snapshot, replays those
- * generations in order, truncates a torn last record (record-file.ts), starts a new
- * generation and, when it replayed anything, snapshots in the background at once: a restart
- * reads one snapshot and at most about `snapshotAfterBytes` of journal (none after a clean
- * stop, which snapshots what the journal holds). A write or fsync that fails (a full disk) leaves
- * the journal failed: from then on every command is answered with that error (InternalError),
- * writes without running, since memory may hold changes the disk does not and no reply may show
- * them; a restart recovers what was acknowledged. `standin.lock` (the owner's pid) keeps a second live
- * process off the directory; a lock left by a dead process is taken over.
- *
- * The change history (change-history.ts) outlives snapshots: generations a snapshot contains are
- * kept, newest first, while they total at most the history's byte bound, and a restart restores
- * their stamped changes (and the replayed ones) into the history without applying them, so a
- * change stream can resume across a restart from anywhere in that window. Records written
- * before changes were stamped (0.3) carry no cluster time and are not restored.
+ * journal generation it does not contain. Recovery (durable-state.ts) loads the snapshot,
+ * replays those generations in order, truncates a torn last record, starts a new generation
+ * and, when it replayed anything, snapshots in the background at once: a restart reads one
+ * snapshot and at most about `snapshotAfterBytes` of journal (none after a clean stop, which
+ * snapshots what the journal holds). Generations a snapshot contains are kept while the
+ * change history needs them (durable-state.ts). The directory's owner is settled by an OS lock
+ * (data-lock.ts).
  */
-import {
-  FileHandle,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rm,
-  stat,
-  truncate,
-  writeFile,
-} from 'node:fs/promises';
+import { FileHandle, mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { applyChange } from '../engine/apply-change';
-import { Change, LoggedChange } from '../engine/changes';
+import type { Timestamp } from 'bson';
+import { LoggedChange } from '../engine/changes';
+import { CommandError, ErrorCode } from '../engine/errors';
 import { Store } from '../engine/store';
 import { Document } from '../engine/values';
-import { decodeRecords, encodeRecord } from './record-file';
-import { captureStore, loadSnapshot, syncDirectory, writeSnapshot } from './snapshot';
+import { DataDirectoryLock } from './data-lock';
+import {
+  DurableState,
+  generationsForHistory,
+  GROUP_OP,
+  HistoryRestore,
+  JournalExtension,
+  journalGenerations,
+  journalName,
+} from './durable-state';
+import { encodeRecord, writeFully } from './record-file';
+import { captureStore, syncDirectory, writeSnapshot } from './snapshot';
 
 export const DEFAULT_SNAPSHOT_AFTER_BYTES = 8 * 1024 * 1024;
-const LOCK_FILE = 'standin.lock';
-const JOURNAL_PATTERN = /^journal\.(\d+)$/;
+export const PROBE_FILE = 'standin.probe';
+/** how often a refusing journal tries whether the disk has room again */
+export const PROBE_INTERVAL_MS = 250;
+const MIN_PROBE_BYTES = 64 * 1024;
+const MAX_PROBE_BYTES = 8 * 1024 * 1024;
+const OUT_OF_SPACE = new Set(['ENOSPC', 'EDQUOT']);
 
 export interface JournalOptions {
   /** journal bytes since the last snapshot that trigger a new snapshot */
   snapshotAfterBytes?: number;
   log: (line: string) => void;
-  /** where changes kept for change streams go at a restart, and how many bytes of them to keep */
-  history?: { maxBytes: number; restore: (change: LoggedChange) => void };
+  /** state besides the store kept in the directory, in record kinds of its own */
+  extensions?: readonly JournalExtension[];
+  /** where changes kept for change streams go at a start, and how many bytes of them to keep */
+  history?: HistoryRestore;
+  /**
+   * called when memory was read back from the disk after a failed write dropped changes: every
+   * change stamped after `written` is gone
+   */
+  onRestored?: (written: Timestamp) => void;
 }
 
 export interface RecoveryReport {
@@ -69,85 +90,65 @@ export interface RecoveryReport {
   cpuMilliseconds: number;
 }
 
-function journalName(generation: number): string {
-  return `journal.${String(generation).padStart(6, '0')}`;
+interface TakenTail {
+  buffers: Buffer[];
+  upTo: number;
+  ts: Timestamp;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function takeLock(dir: string): Promise<string> {
-  const lock = path.join(dir, LOCK_FILE);
-  const owner = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-  if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
-    throw new Error(`the data directory ${dir} is in use by process ${owner} (${lock})`);
-  }
-  await writeFile(lock, `${process.pid}\n`);
-  return lock;
-}
-
-async function journalGenerations(dir: string): Promise<number[]> {
-  const generations: number[] = [];
-  for (const name of await readdir(dir)) {
-    const match = JOURNAL_PATTERN.exec(name);
-    if (match) generations.push(Number(match[1]));
-  }
-  return generations.sort((a, b) => a - b);
-}
-
-const NO_HISTORY = { maxBytes: 0, restore: () => undefined };
-
-/**
- * Of the generations a snapshot contains, the newest ones that together hold at most
- * `maxBytes`: kept for the change history.
- */
-async function generationsForHistory(
-  dir: string,
-  contained: number[],
-  maxBytes: number,
-): Promise<Set<number>> {
-  const kept = new Set<number>();
-  let bytes = 0;
-  for (const generation of [...contained].sort((a, b) => b - a)) {
-    bytes += (await stat(path.join(dir, journalName(generation)))).size;
-    if (bytes > maxBytes) break;
-    kept.add(generation);
-  }
-  return kept;
+interface Waiter {
+  upTo: number;
+  resolve: () => void;
+  reject: (error: CommandError) => void;
 }
 
 export class Journal {
   private tail: Buffer[] = [];
+  private tailBytes = 0;
   private appended = 0;
   private written = 0;
-  private waiters: Array<{ upTo: number; resolve: () => void; reject: (e: Error) => void }> = [];
+  private waiters: Waiter[] = [];
   private flushing: Promise<void> | null = null;
   private snapshotting: Promise<void> | null = null;
-  private failure: Error | null = null;
   private bytesSinceSnapshot: number;
   private snapshotRequested = false;
+  /** records of the `group` in progress */
+  private grouping: Document[] | null = null;
+  /** bytes of whole, fsynced records in the current file */
+  private fileLength = 0;
+  /** why writes are refused (the disk failed a write), or null */
+  private refusal: CommandError | null = null;
+  /** why every command is refused until a restart, or null */
+  private broken: CommandError | null = null;
+  /** memory being brought back to what the disk holds: no command may run */
+  private restoration: Promise<void> | null = null;
+  private probing: Promise<void> | null = null;
+  private lastProbeAt = 0;
+  private probeBytes = MIN_PROBE_BYTES;
+  /** the cluster time of the newest change appended, and of the newest one written */
+  private appendedTs: Timestamp;
+  private writtenTs: Timestamp;
   private readonly stopObserving: () => void;
 
   private constructor(
     private readonly dir: string,
-    private readonly store: Store,
-    private readonly lock: string,
+    private readonly state: DurableState,
+    private readonly lock: DataDirectoryLock,
     private file: FileHandle,
     private generation: number,
     journalBytes: number,
-    private readonly options: Required<JournalOptions>,
+    private readonly options: Required<Omit<JournalOptions, 'onRestored' | 'history'>> &
+      Pick<JournalOptions, 'onRestored'>,
   ) {
     this.bytesSinceSnapshot = journalBytes;
-    this.stopObserving = store.observe((change) => this.append(change));
+    this.appendedTs = this.writtenTs = state.store.clock.now();
+    this.stopObserving = state.store.observe((change: LoggedChange) => {
+      this.appendedTs = change.ts;
+      this.append(change as unknown as Document);
+    });
   }
 
-  /** Recovers `dir` into the empty `store`, then journals every later change of it. */
+  /** Recovers `dir` into the empty `store` (and extensions), then journals every later change. */
   static async open(
     dir: string,
     store: Store,
@@ -156,79 +157,99 @@ export class Journal {
     const started = performance.now();
     const cpuBefore = process.cpuUsage();
     await mkdir(dir, { recursive: true });
-    const lock = await takeLock(dir);
-    const journalFrom = await loadSnapshot(dir, store);
-    const generations = await journalGenerations(dir);
-    let journalRecords = 0;
-    let journalBytes = 0;
-    let tornBytes = 0;
-    const history = options.history ?? NO_HISTORY;
-    const kept = await generationsForHistory(
-      dir,
-      generations.filter((generation) => generation < journalFrom),
-      history.maxBytes,
-    );
-    const restore = (records: Document[]) => {
-      for (const record of records) if (record.ts) history.restore(record as LoggedChange);
-    };
-    for (const generation of generations) {
-      const file = path.join(dir, journalName(generation));
-      if (generation < journalFrom) {
-        if (kept.has(generation)) restore(decodeRecords(await readFile(file), file).records);
-        else await rm(file);
-        continue;
-      }
-      const buffer = await readFile(file);
-      const decoded = decodeRecords(buffer, file);
-      if (decoded.torn) {
-        if (generation !== generations[generations.length - 1]) {
-          throw new Error(`${file} ends in a torn record but is not the newest journal`);
-        }
-        tornBytes = buffer.length - decoded.validLength;
-        await truncate(file, decoded.validLength);
-        options.log(
-          `MongoDB stand-in: dropped a torn last journal record (${tornBytes} bytes) of ${file}`,
-        );
-      }
-      for (const record of decoded.records) applyChange(store, record as Change);
-      restore(decoded.records);
-      journalRecords += decoded.records.length;
-      journalBytes += decoded.validLength;
+    const lock = await DataDirectoryLock.take(dir);
+    try {
+      const state = new DurableState(store, options.extensions, options.history);
+      const contents = await state.readDirectory(dir, options.log);
+      await rm(path.join(dir, PROBE_FILE), { force: true });
+      const generation = Math.max(contents.journalFrom, contents.newestGeneration + 1);
+      const file = await open(path.join(dir, journalName(generation)), 'a');
+      await syncDirectory(dir);
+      const cpu = process.cpuUsage(cpuBefore);
+      let documents = 0;
+      for (const db of store.databaseNames())
+        for (const collection of store.collections(db)) documents += collection.size;
+      const journal = new Journal(dir, state, lock, file, generation, contents.journalBytes, {
+        snapshotAfterBytes: options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES,
+        log: options.log,
+        extensions: options.extensions ?? [],
+        onRestored: options.onRestored,
+      });
+      // what was replayed goes into a snapshot now, in the background: the next start reads it
+      if (contents.journalRecords > 0) journal.requestSnapshot();
+      return {
+        journal,
+        recovery: {
+          documents,
+          journalRecords: contents.journalRecords,
+          tornBytes: contents.tornBytes,
+          milliseconds: Math.round(performance.now() - started),
+          cpuMilliseconds: Math.round((cpu.user + cpu.system) / 1000),
+        },
+      };
+    } catch (error) {
+      await lock.release();
+      throw error;
     }
-    const generation = Math.max(journalFrom, (generations[generations.length - 1] ?? 0) + 1);
-    const file = await open(path.join(dir, journalName(generation)), 'a');
-    await syncDirectory(dir);
-    const cpu = process.cpuUsage(cpuBefore);
-    let documents = 0;
-    for (const db of store.databaseNames())
-      for (const collection of store.collections(db)) documents += collection.size;
-    const journal = new Journal(dir, store, lock, file, generation, journalBytes, {
-      snapshotAfterBytes: options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES,
-      log: options.log,
-      history,
-    });
-    // what was replayed goes into a snapshot now, in the background: the next start reads it
-    if (journalRecords > 0) journal.requestSnapshot();
-    return {
-      journal,
-      recovery: {
-        documents,
-        journalRecords,
-        tornBytes,
-        milliseconds: Math.round(performance.now() - started),
-        cpuMilliseconds: Math.round((cpu.user + cpu.system) / 1000),
-      },
-    };
   }
 
-  /** The error that stopped the journal, or null while it works. */
-  get failed(): Error | null {
-    return this.failure;
+  /** True while commands must ask `admit` before running (a write failed). */
+  get troubled(): boolean {
+    return this.restoration !== null || this.refusal !== null || this.broken !== null;
   }
 
-  /** Resolves once every change appended so far is on disk (rejects if the journal failed). */
+  /** True while memory is being read back from the disk: no command may run. */
+  get restoring(): boolean {
+    return this.restoration !== null;
+  }
+
+  /**
+   * Waits until memory matches the disk; returns why the command may not run (every command of
+   * a broken journal, a write of a refusing one), or null. The caller checks `restoring` and
+   * runs the command in the same synchronous step.
+   */
+  async admit(isWrite: boolean): Promise<CommandError | null> {
+    while (this.restoration) await this.restoration;
+    if (this.broken) return this.broken;
+    if (!isWrite || !this.refusal) return null;
+    if (!this.probing && Date.now() - this.lastProbeAt >= PROBE_INTERVAL_MS) {
+      this.probing = this.probe().finally(() => (this.probing = null));
+    }
+    await this.probing;
+    while (this.restoration) await this.restoration;
+    return this.broken ?? this.refusal;
+  }
+
+  /** Appends a record of an extension's kind (durable-state.ts); `durable()` covers it. */
+  append(record: Document): void {
+    if (this.grouping) {
+      this.grouping.push(record);
+      return;
+    }
+    const encoded = encodeRecord(record);
+    this.tail.push(encoded);
+    this.tailBytes += encoded.length;
+    this.appended++;
+  }
+
+  /** Runs `fn`; every record it appends (store changes included) is written as one record. */
+  group<T>(fn: () => T): T {
+    if (this.grouping) return fn();
+    this.grouping = [];
+    try {
+      return fn();
+    } finally {
+      const records = this.grouping;
+      this.grouping = null;
+      // appended even when fn threw: memory holds those changes, so the disk must too
+      if (records.length === 1) this.append(records[0]);
+      else if (records.length > 1) this.append({ op: GROUP_OP, records });
+    }
+  }
+
+  /** Resolves once every record appended so far is on disk; rejects with the refusal if not. */
   durable(): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
+    if (this.broken) return Promise.reject(this.broken);
     const upTo = this.appended;
     if (this.written >= upTo) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -240,30 +261,26 @@ export class Journal {
   /**
    * Writes what is pending and, when the journal holds anything since the last snapshot, a
    * snapshot (as mongod checkpoints at shutdown), so the next start replays no journal; then
-   * closes the file and the lock.
+   * closes the file and releases the directory.
    */
   async close(): Promise<void> {
     this.stopObserving();
-    if (!this.failure) {
+    while (this.restoration) await this.restoration;
+    if (!this.broken && !this.refusal) {
       await this.durable().catch(() => undefined);
       await this.snapshotting;
-      if (this.bytesSinceSnapshot > 0) this.requestSnapshot();
+      if (this.bytesSinceSnapshot > 0 && !this.refusal) this.requestSnapshot();
     }
     await this.flushing;
     await this.snapshotting;
     await this.file.close();
-    await rm(this.lock, { force: true });
+    await this.lock.release();
   }
 
   /** Takes a snapshot as soon as the journal is idle (between group commits). */
   requestSnapshot(): void {
     this.snapshotRequested = true;
     this.flushing ??= this.flush();
-  }
-
-  private append(change: LoggedChange): void {
-    this.tail.push(encodeRecord(change as unknown as Document));
-    this.appended++;
   }
 
   private async flush(): Promise<void> {
@@ -274,59 +291,83 @@ export class Journal {
           continue;
         }
         if (this.written >= this.appended) break;
-        const records = this.tail;
-        const upTo = this.appended;
-        this.tail = [];
-        await this.writeAndSync(records);
-        this.written = upTo;
-        this.settle();
+        const records = this.takeTail();
+        await this.writeAndSync(records.buffers);
+        this.markWritten(records);
       }
     } catch (error) {
-      this.fail(error as Error);
+      this.failWrite(error);
     } finally {
       this.flushing = null;
     }
   }
 
+  private takeTail(): TakenTail {
+    const taken = { buffers: this.tail, upTo: this.appended, ts: this.appendedTs };
+    this.probeBytes = Math.min(MAX_PROBE_BYTES, Math.max(MIN_PROBE_BYTES, this.tailBytes));
+    this.tail = [];
+    this.tailBytes = 0;
+    return taken;
+  }
+
+  private markWritten(taken: TakenTail): void {
+    this.written = taken.upTo;
+    this.writtenTs = taken.ts;
+    this.settle();
+  }
+
   private snapshotDue(): boolean {
     return (
       !this.snapshotting &&
+      !this.refusal &&
       (this.snapshotRequested || this.bytesSinceSnapshot >= this.options.snapshotAfterBytes)
     );
   }
 
+  /** Appends `records` to the current file and fsyncs it; on success they count as written. */
   private async writeAndSync(records: Buffer[]): Promise<void> {
     if (records.length === 0) return;
-    await this.file.writev(records);
+    const bytes = await writeFully(this.file, records);
     await this.file.datasync();
-    for (const record of records) this.bytesSinceSnapshot += record.length;
+    this.fileLength += bytes;
+    this.bytesSinceSnapshot += bytes;
   }
 
   /**
-   * Captures the store and switches generations in one synchronous step; the records appended
-   * before it go to the old generation, which the snapshot then contains.
+   * Captures the state and takes the tail in one synchronous step (the records appended before
+   * it go to the old generation, which the snapshot then contains), writes them, and only once
+   * the next generation's file exists switches to it; a failure before that leaves the journal
+   * on the old generation.
    */
   private async rotate(): Promise<void> {
-    const captured = captureStore(this.store, this.generation + 1);
-    const oldRecords = this.tail;
-    const oldUpTo = this.appended;
-    const oldFile = this.file;
-    this.tail = [];
+    const captured = captureStore(
+      this.state.store,
+      this.generation + 1,
+      this.state.captureExtensions(),
+    );
+    const old = this.takeTail();
+    await this.writeAndSync(old.buffers);
+    this.markWritten(old);
+    const next = path.join(this.dir, journalName(this.generation + 1));
+    const file = await open(next, 'a');
+    try {
+      await syncDirectory(this.dir);
+    } catch (error) {
+      await file.close();
+      await rm(next, { force: true });
+      throw error;
+    }
+    await this.file.close().catch(() => undefined);
+    this.file = file;
+    this.fileLength = 0;
     this.generation++;
     this.bytesSinceSnapshot = 0;
     this.snapshotRequested = false;
-    await oldFile.writev(oldRecords);
-    await oldFile.datasync();
-    await oldFile.close();
-    this.written = oldUpTo;
-    this.settle();
-    this.file = await open(path.join(this.dir, journalName(this.generation)), 'a');
-    await syncDirectory(this.dir);
     const newest = this.generation;
     this.snapshotting = writeSnapshot(this.dir, captured)
       .then(async () => {
         const older = (await journalGenerations(this.dir)).filter((g) => g < newest);
-        const kept = await generationsForHistory(this.dir, older, this.options.history.maxBytes);
+        const kept = await generationsForHistory(this.dir, older, this.state.history.maxBytes);
         for (const generation of older) {
           if (!kept.has(generation)) await rm(path.join(this.dir, journalName(generation)));
         }
@@ -342,7 +383,7 @@ export class Journal {
   }
 
   private settle(): void {
-    const still: typeof this.waiters = [];
+    const still: Waiter[] = [];
     for (const waiter of this.waiters) {
       if (waiter.upTo <= this.written) waiter.resolve();
       else still.push(waiter);
@@ -350,12 +391,73 @@ export class Journal {
     this.waiters = still;
   }
 
-  private fail(error: Error): void {
-    this.failure = new Error(`the stand-in's journal failed: ${error.message}`);
-    this.options.log(
-      `MongoDB stand-in: ${this.failure.message}; every command fails until restart`,
+  private refusalFor(error: unknown): CommandError {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (OUT_OF_SPACE.has(code ?? '')) {
+      return new CommandError(
+        ErrorCode.OutOfDiskSpace,
+        `the MongoDB stand-in's data directory ${this.dir} is out of disk space (${message}); writes are refused until it has room again`,
+      );
+    }
+    return new CommandError(
+      ErrorCode.NotWritablePrimary,
+      `not writable: the MongoDB stand-in's journal in ${this.dir} cannot write (${message}); writes are refused until it can`,
     );
-    for (const waiter of this.waiters) waiter.reject(this.failure);
+  }
+
+  /** A write or fsync failed: refuse, fail what waits, and bring memory back to the disk. */
+  private failWrite(error: unknown): void {
+    const refusal = this.refusalFor(error);
+    this.refusal = refusal;
+    const lost = this.appended > this.written;
+    this.tail = [];
+    this.tailBytes = 0;
+    this.appended = this.written;
+    for (const waiter of this.waiters) waiter.reject(refusal);
     this.waiters = [];
+    this.options.log(`MongoDB stand-in: ${refusal.message}`);
+    this.restoration = this.restore(lost)
+      .catch((cause: unknown) => {
+        this.broken = new CommandError(
+          refusal.code,
+          `${refusal.message}; then the journal could not be restored (${(cause as Error).message}): every command fails until the stand-in is restarted`,
+        );
+        this.options.log(`MongoDB stand-in: ${this.broken.message}`);
+      })
+      .finally(() => (this.restoration = null));
+  }
+
+  /** Cuts the file back to its whole, fsynced records and, if needed, memory back to the disk. */
+  private async restore(lost: boolean): Promise<void> {
+    await this.file.truncate(this.fileLength);
+    await this.file.datasync();
+    await this.snapshotting;
+    if (!lost) return;
+    await this.state.reload(this.dir, this.options.log);
+    this.options.onRestored?.(this.writtenTs);
+    this.options.log(
+      'MongoDB stand-in: memory read back from the data directory; changes that were not written are gone, and none was acknowledged',
+    );
+  }
+
+  /** Writes and fsyncs a file as large as the failed batch; on success writes are taken again. */
+  private async probe(): Promise<void> {
+    this.lastProbeAt = Date.now();
+    const file = path.join(this.dir, PROBE_FILE);
+    try {
+      const handle = await open(file, 'w');
+      try {
+        await writeFully(handle, [Buffer.alloc(this.probeBytes)]);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+      this.refusal = null;
+      this.options.log('MongoDB stand-in: the data directory takes writes again');
+    } catch (error) {
+      this.refusal = this.refusalFor(error);
+    } finally {
+      await rm(file, { force: true }).catch(() => undefined);
+    }
   }
 }

@@ -6,7 +6,13 @@
  * it and reports where the valid part ends, so the caller can truncate it away. A bad record
  * followed by more bytes is corruption, not a torn tail, and is an error naming the offset:
  * records after it were acknowledged and must not be dropped silently.
+ *
+ * `writeFully` is the one way records reach a file: a write may store fewer bytes than asked
+ * (a filesystem filling up stores what fits and says how much), so it writes the rest until all
+ * is written or the system refuses with an error (ENOSPC, EIO, ...), which it throws. Callers
+ * never count a record as written on the word of a single write call.
  */
+import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { BSON } from 'bson';
 import { Document } from '../engine/values';
@@ -52,4 +58,28 @@ export function decodeRecords(buffer: Buffer, file: string): DecodedRecords {
     offset = end;
   }
   return { records, validLength: offset, torn: offset < buffer.length };
+}
+
+/** Writes every byte of `buffers` at the file's current position (its end, in append mode). */
+export async function writeFully(file: FileHandle, buffers: readonly Buffer[]): Promise<number> {
+  let pending = buffers.filter((buffer) => buffer.length > 0);
+  let total = 0;
+  while (pending.length > 0) {
+    const { bytesWritten } = await file.writev(pending);
+    if (bytesWritten === 0) {
+      throw Object.assign(new Error('a write stored no bytes'), { code: 'EIO' });
+    }
+    total += bytesWritten;
+    let skip = bytesWritten;
+    const rest: Buffer[] = [];
+    for (const buffer of pending) {
+      if (skip >= buffer.length) skip -= buffer.length;
+      else {
+        rest.push(skip > 0 ? buffer.subarray(skip) : buffer);
+        skip = 0;
+      }
+    }
+    pending = rest;
+  }
+  return total;
 }

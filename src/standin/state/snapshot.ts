@@ -4,18 +4,19 @@
  * the snapshot holds references, not copies); writing is asynchronous, in chunks, while the
  * server keeps serving. The file is written as `snapshot.tmp`, fsynced, renamed over
  * `snapshot`, and the directory fsynced: a crash at any point leaves either the old snapshot or
- * the new one, never a partial one. Records (record-file.ts): a header
+ * the new one, never a partial one; a write that fails (a full disk) removes `snapshot.tmp`, so
+ * a failed snapshot holds no space. Records (record-file.ts): a header
  * `{ snapshot: 1, journalFrom }` naming the first journal generation not contained in it, per
- * collection `{ collection: { db, name, indexes, count, changeStreamPreAndPostImages? } }` followed
- * by its `count` documents,
- * then `{ end: <collections> }`, whose absence marks the file as incomplete.
+ * collection `{ collection: { db, name, indexes, count, changeStreamPreAndPostImages? } }`
+ * followed by its `count` documents, then `{ records: <count> }` followed by that many journal extension records
+ * (durable-state.ts), then `{ end: <collections> }`, whose absence marks the file as incomplete.
  */
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { FileHandle, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { IndexSpec } from '../engine/indexes';
 import { Store } from '../engine/store';
 import { Document } from '../engine/values';
-import { decodeRecords, encodeRecord } from './record-file';
+import { decodeRecords, encodeRecord, writeFully } from './record-file';
 
 export const SNAPSHOT_FILE = 'snapshot';
 const TEMPORARY_FILE = 'snapshot.tmp';
@@ -34,9 +35,15 @@ interface CapturedCollection {
 export interface CapturedStore {
   journalFrom: number;
   collections: CapturedCollection[];
+  /** journal extension records (durable-state.ts) */
+  records: Document[];
 }
 
-export function captureStore(store: Store, journalFrom: number): CapturedStore {
+export function captureStore(
+  store: Store,
+  journalFrom: number,
+  records: Document[],
+): CapturedStore {
   const collections: CapturedCollection[] = [];
   for (const db of store.databaseNames()) {
     for (const collection of store.collections(db)) {
@@ -49,7 +56,7 @@ export function captureStore(store: Store, journalFrom: number): CapturedStore {
       });
     }
   }
-  return { journalFrom, collections };
+  return { journalFrom, collections, records };
 }
 
 export async function syncDirectory(dir: string): Promise<void> {
@@ -65,35 +72,51 @@ export async function writeSnapshot(dir: string, captured: CapturedStore): Promi
   const temporary = path.join(dir, TEMPORARY_FILE);
   const handle = await open(temporary, 'w');
   try {
-    let chunk: Buffer[] = [];
-    let chunkBytes = 0;
-    const add = async (payload: Document) => {
-      const record = encodeRecord(payload);
-      chunk.push(record);
-      chunkBytes += record.length;
-      if (chunkBytes >= WRITE_CHUNK_BYTES) {
-        await handle.writev(chunk);
-        chunk = [];
-        chunkBytes = 0;
-      }
-    };
-    await add({ snapshot: 1, journalFrom: captured.journalFrom });
-    for (const { documents, ...collection } of captured.collections) {
-      await add({ collection: { ...collection, count: documents.length } });
-      for (const document of documents) await add(document);
-    }
-    await add({ end: captured.collections.length });
-    await handle.writev(chunk);
+    await writeRecords(handle, captured);
     await handle.sync();
-  } finally {
+  } catch (error) {
     await handle.close();
+    await rm(temporary, { force: true });
+    throw error;
   }
+  await handle.close();
   await rename(temporary, path.join(dir, SNAPSHOT_FILE));
   await syncDirectory(dir);
 }
 
-/** Loads the snapshot into an empty store; returns the first journal generation to replay. */
-export async function loadSnapshot(dir: string, store: Store): Promise<number> {
+async function writeRecords(handle: FileHandle, captured: CapturedStore): Promise<void> {
+  let chunk: Buffer[] = [];
+  let chunkBytes = 0;
+  const add = async (payload: Document) => {
+    const record = encodeRecord(payload);
+    chunk.push(record);
+    chunkBytes += record.length;
+    if (chunkBytes >= WRITE_CHUNK_BYTES) {
+      await writeFully(handle, chunk);
+      chunk = [];
+      chunkBytes = 0;
+    }
+  };
+  await add({ snapshot: 1, journalFrom: captured.journalFrom });
+  for (const { documents, ...collection } of captured.collections) {
+    await add({ collection: { ...collection, count: documents.length } });
+    for (const document of documents) await add(document);
+  }
+  await add({ records: captured.records.length });
+  for (const record of captured.records) await add(record);
+  await add({ end: captured.collections.length });
+  await writeFully(handle, chunk);
+}
+
+/**
+ * Loads the snapshot into an empty store, its extension records through `apply`; returns the
+ * first journal generation to replay.
+ */
+export async function loadSnapshot(
+  dir: string,
+  store: Store,
+  apply: (record: Document, file: string) => void,
+): Promise<number> {
   await rm(path.join(dir, TEMPORARY_FILE), { force: true });
   const file = path.join(dir, SNAPSHOT_FILE);
   let buffer: Buffer;
@@ -110,6 +133,11 @@ export async function loadSnapshot(dir: string, store: Store): Promise<number> {
   }
   let next = 1;
   while (next < records.length - 1) {
+    if (records[next].records !== undefined) {
+      const end = next + 1 + Number(records[next].records);
+      for (next++; next < end; next++) apply(records[next], file);
+      continue;
+    }
     const { db, name, indexes, count, changeStreamPreAndPostImages } = records[next++]
       .collection as {
       db: string;

@@ -1,0 +1,358 @@
+/**
+ * Gapless sequences and the holes of a sequence (issue 22), through the real HTTP server:
+ * - an allocation from a gapless sequence is a reservation with an expiry; confirming it uses the
+ *   value for good, releasing it (or letting its hold expire) hands it out again before any new
+ *   value; only the token that holds a value confirms it;
+ * - many clients on two service instances over one database, reserving, confirming, releasing and
+ *   abandoning values at once: no value is confirmed twice, and once the free values were handed
+ *   out again the confirmed values are exactly 1..N;
+ * - `Sequence.gaps` lists a gapless sequence's unconfirmed values and `userid`'s missing ids, a
+ *   bounded page at a time; of any other sequence it is null.
+ *
+ * Requests without a token act as the open-access client `anonymous` (NODE_ENV=test), a second
+ * owner beside the test client.
+ */
+import {
+  startTestService,
+  TEST_ADMIN_TOKEN,
+  TEST_CLIENT,
+  type TestService,
+} from '../support/service';
+
+const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+const CLIENT = { authorization: `Bearer ${TEST_CLIENT.token}` };
+const ERROR = 'error { code field retryable message }';
+const DEFINE = `mutation Define($input: CreateSequenceInput!) {
+  createSequence(input: $input) { sequence { id gapless holdSeconds value next } ${ERROR} }
+}`;
+const ALLOCATE = `mutation Allocate($name: String!, $count: Int) {
+  allocateSequence(name: $name, count: $count) {
+    range { first last count } reservation { id value expiresAt } sequence { value next } ${ERROR}
+  }
+}`;
+const CONFIRM = `mutation Confirm($id: ID!) {
+  confirmReservation(id: $id) { value sequence { value } ${ERROR} }
+}`;
+const RELEASE = `mutation Release($id: ID!) {
+  releaseReservation(id: $id) { value sequence { value next } ${ERROR} }
+}`;
+const GAPS = `query Gaps($name: String!, $after: Long, $first: Int) {
+  sequence(name: $name) {
+    value gapless gaps(after: $after, first: $first) { runs { first last count kind } scannedThrough complete }
+  }
+}`;
+
+let service: TestService;
+let other: TestService;
+
+beforeAll(async () => {
+  service = await startTestService();
+  other = await startTestService({ dbName: service.dbName });
+});
+
+afterAll(async () => {
+  await Promise.all([service?.stop(), other?.stop()]);
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function define(input: object, headers: Record<string, string> = CLIENT) {
+  const defined = await service.graphql(DEFINE, { input }, headers);
+  expect(defined.body.data.createSequence.error).toBeNull();
+  return defined.body.data.createSequence.sequence;
+}
+
+async function allocate(
+  name: string,
+  via: TestService = service,
+  headers: Record<string, string> = CLIENT,
+) {
+  const answer = await via.graphql(ALLOCATE, { name }, headers);
+  expect(answer.body.errors).toBeUndefined();
+  return answer.body.data.allocateSequence;
+}
+
+async function settle(
+  query: string,
+  id: string,
+  via: TestService = service,
+  headers: Record<string, string> = CLIENT,
+) {
+  const answer = await via.graphql(query, { id }, headers);
+  expect(answer.body.errors).toBeUndefined();
+  return Object.values(answer.body.data)[0] as {
+    value: number | null;
+    error: { code: string; field: string | null } | null;
+  };
+}
+
+const gapsOf = async (name: string, args: object = {}, headers: Record<string, string> = CLIENT) =>
+  (await service.graphql(GAPS, { name, ...args }, headers)).body.data.sequence;
+
+test('a gapless allocation is a reservation; confirmed values stay, released ones come back first', async () => {
+  const created = await define({ name: 'invoice-gapless', gapless: true, holdSeconds: 30 });
+  expect(created).toMatchObject({ gapless: true, holdSeconds: 30, value: 0, next: 1 });
+  const before = Date.now();
+  const [one, two, three] = [
+    await allocate('invoice-gapless'),
+    await allocate('invoice-gapless'),
+    await allocate('invoice-gapless'),
+  ];
+  expect([one, two, three].map((a) => a.range)).toEqual([
+    { first: 1, last: 1, count: 1 },
+    { first: 2, last: 2, count: 1 },
+    { first: 3, last: 3, count: 1 },
+  ]);
+  expect(one.reservation.value).toBe(1);
+  const expiresAt = Date.parse(one.reservation.expiresAt);
+  expect(expiresAt).toBeGreaterThanOrEqual(before + 29_000);
+  expect(expiresAt).toBeLessThanOrEqual(Date.now() + 30_000);
+
+  expect(await settle(CONFIRM, one.reservation.id)).toMatchObject({ value: 1, error: null });
+  // Confirmed once: the same reservation confirms nothing again, and cannot be released.
+  for (const query of [CONFIRM, RELEASE]) {
+    expect((await settle(query, one.reservation.id)).error).toMatchObject({
+      code: 'RESERVATION_NOT_FOUND',
+      field: 'id',
+    });
+  }
+  // 2 released: handed out again before 4; 3 still held. A released top value lowers the counter.
+  expect(await settle(RELEASE, two.reservation.id)).toMatchObject({ value: 2, error: null });
+  expect((await gapsOf('invoice-gapless')).gaps).toEqual({
+    runs: [
+      { first: 2, last: 2, count: 1, kind: 'RELEASED' },
+      { first: 3, last: 3, count: 1, kind: 'RESERVED' },
+    ],
+    scannedThrough: 3,
+    complete: true,
+  });
+  const again = await allocate('invoice-gapless');
+  expect(again.reservation.value).toBe(2);
+  expect(await settle(RELEASE, three.reservation.id)).toMatchObject({
+    value: 3,
+    sequence: { value: 2, next: 3 },
+  });
+  expect((await allocate('invoice-gapless')).reservation.value).toBe(3);
+  // The old token of 2 holds nothing; the new one confirms.
+  expect((await settle(CONFIRM, two.reservation.id)).error?.code).toBe('RESERVATION_NOT_FOUND');
+  expect((await settle(CONFIRM, again.reservation.id)).error).toBeNull();
+});
+
+test('an expired hold is handed out again; its old token no longer confirms, the new one does', async () => {
+  await define({ name: 'expiring', gapless: true, holdSeconds: 1 });
+  const first = await allocate('expiring');
+  const second = await allocate('expiring');
+  expect(await settle(CONFIRM, second.reservation.id)).toMatchObject({ value: 2, error: null });
+  // Past its hold but not taken yet: still confirmable by its holder.
+  const late = await allocate('expiring');
+  await sleep(1_100);
+  expect(await settle(CONFIRM, late.reservation.id)).toMatchObject({ value: 3, error: null });
+  const retaken = await allocate('expiring');
+  expect(retaken.reservation.value).toBe(1);
+  expect((await settle(CONFIRM, first.reservation.id)).error?.code).toBe('RESERVATION_NOT_FOUND');
+  expect((await settle(CONFIRM, retaken.reservation.id)).error).toBeNull();
+  expect((await gapsOf('expiring')).gaps).toEqual({ runs: [], scannedThrough: 3, complete: true });
+});
+
+test('each instance sees what the other changed: a reservation taken on one is confirmed on the other', async () => {
+  await define({ name: 'two-instances', gapless: true });
+  // Each instance plans from the counter as it last saw it; the other's writes make that stale.
+  const onFirst = await allocate('two-instances', service);
+  const onSecond = await allocate('two-instances', other);
+  expect(onSecond.reservation.value).toBe(2);
+  expect((await allocate('two-instances', service)).reservation.value).toBe(3);
+  expect(await settle(RELEASE, onSecond.reservation.id, other)).toMatchObject({ error: null });
+  expect(await settle(CONFIRM, onFirst.reservation.id, other)).toMatchObject({ value: 1 });
+  const retaken = await allocate('two-instances', service);
+  expect(retaken.reservation.value).toBe(2);
+  expect(await settle(CONFIRM, retaken.reservation.id, other)).toMatchObject({ value: 2 });
+  expect((await settle(CONFIRM, onFirst.reservation.id, service)).error?.code).toBe(
+    'RESERVATION_NOT_FOUND',
+  );
+});
+
+test('bad requests change nothing: count above 1, setSequence, another owner, a malformed id', async () => {
+  await define({ name: 'strict', gapless: true });
+  const many = await service.graphql(ALLOCATE, { name: 'strict', count: 2 }, CLIENT);
+  expect(many.body.data.allocateSequence.error).toMatchObject({
+    code: 'BAD_USER_INPUT',
+    field: 'count',
+  });
+  const held = await allocate('strict');
+  const set = await service.graphql(
+    'mutation { setSequence(name: "strict", value: 10) { sequence { value } error { code field } } }',
+    {},
+    ADMIN,
+  );
+  expect(set.body.data.setSequence.error).toEqual({ code: 'BAD_USER_INPUT', field: 'name' });
+  // The open-access client is another owner: it sees no such sequence.
+  expect((await settle(CONFIRM, held.reservation.id, service, {})).error?.code).toBe(
+    'SEQUENCE_NOT_FOUND',
+  );
+  for (const id of [
+    'strict',
+    'strict:1',
+    `strict:x:${'a'.repeat(16)}`,
+    `${held.reservation.id}:1`,
+  ]) {
+    expect((await settle(CONFIRM, id)).error).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'id',
+    });
+  }
+  const undefinedHold = await service.graphql(
+    DEFINE,
+    { input: { name: 'not-gapless', holdSeconds: 5 } },
+    CLIENT,
+  );
+  expect(undefinedHold.body.data.createSequence.error).toMatchObject({ field: 'holdSeconds' });
+  const conflicting = await service.graphql(DEFINE, { input: { name: 'strict' } }, CLIENT);
+  expect(conflicting.body.data.createSequence.error).toMatchObject({
+    code: 'BAD_USER_INPUT',
+    field: 'holdSeconds',
+  });
+  const stored = await service.client
+    .db(service.dbName)
+    .collection('counters')
+    .findOne({ _id: 'strict' as never });
+  expect(stored).toMatchObject({ seq: 1, pending: [expect.objectContaining({ value: 1 })] });
+  expect((await settle(CONFIRM, held.reservation.id)).error).toBeNull();
+});
+
+test('32 clients on two instances reserve, confirm, release and abandon at once: confirmed values are exactly 1..N', async () => {
+  const name = 'concurrent-gapless';
+  await define({ name, gapless: true, holdSeconds: 1 });
+  const confirmed: number[] = [];
+  const tally = { released: 0, abandoned: 0, contention: 0, lostToExpiry: 0 };
+  let draw = 7;
+  const random = () => {
+    draw = (draw * 1103515245 + 12345) % 2 ** 31;
+    return draw / 2 ** 31;
+  };
+  const client = async (index: number) => {
+    const via = index % 2 === 0 ? service : other;
+    for (let round = 0; round < 12; round += 1) {
+      const answer = await via.graphql(ALLOCATE, { name }, CLIENT);
+      const allocated = answer.body.data.allocateSequence;
+      if (allocated.error !== null) {
+        expect(allocated.error).toMatchObject({ code: 'ID_CONTENTION', retryable: true });
+        tally.contention += 1;
+        continue;
+      }
+      const roll = random();
+      if (roll < 0.6) {
+        const done = await settle(CONFIRM, allocated.reservation.id, via);
+        if (done.error === null) confirmed.push(done.value as number);
+        else {
+          // Only possible when this value's hold ran out under load and another client took it.
+          expect(done.error.code).toBe('RESERVATION_NOT_FOUND');
+          tally.lostToExpiry += 1;
+        }
+      } else if (roll < 0.8) {
+        await settle(RELEASE, allocated.reservation.id, via);
+        tally.released += 1;
+      } else {
+        tally.abandoned += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, (_, i) => client(i)));
+  expect(new Set(confirmed).size).toBe(confirmed.length);
+  expect(tally.released + tally.abandoned).toBeGreaterThan(0);
+
+  // Let the abandoned holds expire, then take and confirm values until no hole is left: each of
+  // these comes from the holes (released or expired) before any new value.
+  await sleep(1_100);
+  const holes = await gapsOf(name, { first: 100 });
+  const free = holes.gaps.runs.flatMap((gap: { first: number; last: number }) =>
+    Array.from({ length: gap.last - gap.first + 1 }, (_, i) => gap.first + i),
+  );
+  expect(holes.gaps.runs.every((gap: { kind: string }) => gap.kind === 'RELEASED')).toBe(true);
+  const refilled: number[] = [];
+  for (let i = 0; i < free.length; i += 1) {
+    const allocated = await allocate(name);
+    expect((await settle(CONFIRM, allocated.reservation.id)).error).toBeNull();
+    refilled.push(allocated.reservation.value);
+  }
+  expect(refilled).toEqual(free);
+  const all = [...confirmed, ...refilled].sort((a, b) => a - b);
+  const after = await gapsOf(name);
+  expect(after.gaps).toEqual({ runs: [], scannedThrough: after.value, complete: true });
+  expect(all).toEqual(Array.from({ length: after.value }, (_, i) => i + 1));
+  expect(all.length).toBeGreaterThan(100);
+  const stored = await service.client
+    .db(service.dbName)
+    .collection('counters')
+    .findOne({ _id: name as never });
+  expect(stored?.pending).toEqual([]);
+});
+
+test('userid gaps: ids no user holds, below the largest stored one, a bounded page at a time', async () => {
+  const db = service.client.db(service.dbName);
+  const users = db.collection('users');
+  const create = (name: string, email?: string) =>
+    service.graphql(
+      'mutation C($input: CreateUserInput!) { createUser(input: $input) { user { id } error { code } } }',
+      { input: { name, email } },
+      CLIENT,
+    );
+  const ids: string[] = [];
+  for (let i = 0; i < 8; i += 1) {
+    ids.push((await create(`gap user ${i}`, `gap${i}@example.test`)).body.data.createUser.user.id);
+  }
+  // The admin moves the counter past two ids: no user will ever hold them.
+  const next = (await service.graphql('{ nextSequence(name: "userid") }', {}, ADMIN)).body.data
+    .nextSequence;
+  await service.graphql(
+    `mutation { setSequence(name: "userid", value: ${next + 1}) { error { code } } }`,
+    {},
+    ADMIN,
+  );
+  ids.push((await create('after the twin')).body.data.createUser.user.id);
+  const numbers = ids.map(Number);
+  await users.deleteMany({ _id: { $in: [numbers[2], numbers[3]].map((n) => n as never) } });
+  const page = await gapsOf('userid', {}, ADMIN);
+  const [lowest] = numbers;
+  const expected = [
+    ...(lowest > 1 ? [{ first: 1, last: lowest - 1, count: lowest - 1, kind: 'MISSING' }] : []),
+    { first: numbers[2], last: numbers[3], count: 2, kind: 'MISSING' },
+    { first: numbers[7] + 1, last: numbers[7] + 2, count: 2, kind: 'MISSING' },
+  ];
+  expect(page.gaps).toEqual({ runs: expected, scannedThrough: numbers[8], complete: true });
+  // One run per page: each page ends where the next begins.
+  const firstPage = (await gapsOf('userid', { first: 1 }, ADMIN)).gaps;
+  expect(firstPage).toMatchObject({ runs: [expected[0]], complete: false });
+  const secondPage = (await gapsOf('userid', { first: 1, after: firstPage.scannedThrough }, ADMIN))
+    .gaps;
+  expect(secondPage.runs).toEqual([expected[1]]);
+  const bad = await service.graphql(GAPS, { name: 'userid', first: 101 }, ADMIN);
+  expect(bad.body.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+});
+
+test('a plain sequence lists no gaps: the service cannot see which of its values were used', async () => {
+  await define({ name: 'plain-audit' });
+  await allocate('plain-audit');
+  expect(await gapsOf('plain-audit')).toEqual({ value: 1, gapless: false, gaps: null });
+});
+
+test('gaps pages count against the per-request listing bound, over aliases and batched operations', async () => {
+  await define({ name: 'audited', gapless: true });
+  const aliased = `{ ${Array.from({ length: 11 }, (_, i) => `a${i}: sequence(name: "audited") { gaps(first: 100) { complete } }`).join(' ')} }`;
+  const post = (operations: number) =>
+    fetch(`${service.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...CLIENT },
+      body: JSON.stringify(Array.from({ length: operations }, () => ({ query: aliased }))),
+      signal: AbortSignal.timeout(30_000),
+    }).then(async (response) => ({ status: response.status, body: await response.json() }));
+  const refused = await post(2);
+  expect(refused.status).toBe(400);
+  expect(refused.body.errors[0].extensions).toMatchObject({
+    code: 'BAD_USER_INPUT',
+    field: 'first',
+  });
+  expect(refused.body.errors[0].message).toMatch(/at most 2000 items.*2200/);
+  const allowed = await post(1);
+  expect(allowed.status).toBe(200);
+  expect(allowed.body[0].errors).toBeUndefined();
+});
