@@ -398,3 +398,20 @@ test('killing a change stream cursor ends the getMore waiting on it at once (Cur
     await standin.stop();
   }
 }, 20_000);
+
+test('after the history forgets changes the journal could not write, a stream that read them sees every later change', () => {
+  const store = new Store();
+  const history = historyOf(store);
+  const { collection } = store.obtain('d', 'c');
+  collection.insert({ _id: 1 });
+  const stream = streamOn(history, store);
+  expect(stream.read(10).batch).toHaveLength(1);
+  const kept = store.clock.now();
+  collection.insert({ _id: 2 });
+  collection.insert({ _id: 3 });
+  expect(stream.read(10).batch).toHaveLength(2); // read, but the reply carrying them failed
+  history.forgetAfter(kept);
+  collection.insert({ _id: 4 });
+  const { batch } = stream.read(10);
+  expect(batch.map((event) => (event.documentKey as Document)._id)).toEqual([4]);
+});

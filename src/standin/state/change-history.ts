@@ -32,6 +32,7 @@ export class ChangeHistory {
   private startTime: Timestamp;
   private waiters = new Set<() => void>();
   private closed = false;
+  private forgotten = 0;
 
   constructor(
     private readonly maxBytes: number,
@@ -48,6 +49,14 @@ export class ChangeHistory {
   /** Sequence number the next change will get. */
   get end(): number {
     return this.first + this.entries.length;
+  }
+
+  /**
+   * How often changes were forgotten: sequence numbers past the end were then given again, so a
+   * stream that read past the new end must find its place again by its resume point.
+   */
+  get forgets(): number {
+    return this.forgotten;
   }
 
   /** Sequence number of the oldest kept change. */
@@ -91,6 +100,7 @@ export class ChangeHistory {
    * from the disk (state/journal.ts), so no stream may report them.
    */
   forgetAfter(ts: Timestamp): void {
+    this.forgotten++;
     let keep = this.entries.length;
     while (keep > 0 && this.entries[keep - 1].ts.greaterThan(ts)) this.bytes -= this.sizes[--keep];
     this.entries.length = keep;
