@@ -7,7 +7,7 @@
  * and accumulators are refused by name.
  */
 import { Int32 } from 'bson';
-import { Collection } from './collection';
+import type { CollectionView } from './views';
 import { badValue, unsupported } from './errors';
 import { evaluate, Variables } from './expressions';
 import { compileFilter } from './matcher';
@@ -124,7 +124,7 @@ export interface PipelinePrefix {
 }
 
 export function runPipelinePrefix(
-  collection: Collection | undefined,
+  collection: CollectionView | undefined,
   stages: Array<[string, unknown]>,
   variables: Variables,
 ): PipelinePrefix {
@@ -156,7 +156,7 @@ export function stagesOf(pipeline: unknown): Array<[string, unknown]> {
  * collection (the command's `$collStats`) produced them.
  */
 export function runPipeline(
-  collection: Collection | undefined,
+  collection: CollectionView | undefined,
   stages: Array<[string, unknown]>,
   variables: Variables,
   source?: Document[],
