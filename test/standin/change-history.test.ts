@@ -416,3 +416,42 @@ test('after the history forgets changes the journal could not write, a stream th
   const { batch } = stream.read(10);
   expect(batch.map((event) => (event.documentKey as Document)._id)).toEqual([4]);
 });
+
+test("a transaction's events are kept across a restart: one cluster time, its lsid and txnNumber", async () => {
+  const first = await startStandin({ dataDir: dir, log: () => undefined });
+  const token = await insertAndTakeToken(first.uri, 1, 1, 1);
+  const client = await MongoClient.connect(first.uri);
+  const session = client.startSession();
+  try {
+    await session.withTransaction(async () => {
+      const coll = client.db('t').collection('c');
+      await coll.insertOne({ n: 2 }, { session });
+      await coll.insertOne({ n: 3 }, { session });
+    });
+  } finally {
+    await session.endSession();
+    await client.close();
+  }
+  await first.stop();
+  const second = await startStandin({ dataDir: dir, log: () => undefined });
+  const reader = await MongoClient.connect(second.uri);
+  const stream = reader.db('t').collection('c').watch([], { resumeAfter: token });
+  try {
+    const events = [await stream.next(), await stream.next()] as unknown as Array<{
+      fullDocument: { n: number };
+      clusterTime: Timestamp;
+      lsid?: unknown;
+      txnNumber?: unknown;
+    }>;
+    expect(events.map((event) => event.fullDocument.n)).toEqual([2, 3]);
+    expect(events[0].clusterTime.equals(events[1].clusterTime)).toBe(true);
+    for (const event of events) {
+      expect(event.lsid).toBeDefined();
+      expect(event.txnNumber).toBeDefined();
+    }
+  } finally {
+    await stream.close();
+    await reader.close();
+    await second.stop();
+  }
+});
