@@ -4,6 +4,7 @@
  * runner's own configureFailPoint.
  */
 import {
+  ClientSession,
   CommandFailedEvent,
   CommandStartedEvent,
   CommandSucceededEvent,
@@ -67,6 +68,20 @@ async function createClient(spec: Document, context: OperationContext): Promise<
   return client;
 }
 
+/**
+ * A session; `sessionOptions.snapshotTime` names an entity holding the time (saveResultAsEntity).
+ * Driver 7.9 predates that option, so the runner sets the session's snapshot time itself, as
+ * newer drivers do when the session starts (the server side is what is measured).
+ */
+function startSession(spec: Document, context: OperationContext): ClientSession {
+  const { snapshotTime, ...options } = (spec.sessionOptions ?? {}) as Document;
+  const session = context.entities.client(spec.client).startSession(options);
+  if (typeof snapshotTime === 'string')
+    (session as unknown as { snapshotTime: unknown }).snapshotTime =
+      context.entities.value(snapshotTime);
+  return session;
+}
+
 async function createEntity(kind: string, spec: Document, context: OperationContext) {
   const { entities } = context;
   switch (kind) {
@@ -79,7 +94,7 @@ async function createEntity(kind: string, spec: Document, context: OperationCont
         .database(spec.database)
         .collection(spec.collectionName, spec.collectionOptions);
     case 'session':
-      return entities.client(spec.client).startSession(spec.sessionOptions);
+      return startSession(spec, context);
     default:
       throw new Mismatch(`runner does not implement ${kind} entities`);
   }

@@ -13,7 +13,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { authorize, type Caller, requiredRole, sequenceAccess } from '../auth/index.js';
 import type { SequenceKey } from '../sequences/index.js';
-import { requireUserId, type UserOrder as DomainUserOrder } from '../users/index.js';
+import {
+  requireUserId,
+  type CreationOptions,
+  type UserOrder as DomainUserOrder,
+} from '../users/index.js';
 import { sequenceConnection, sequenceEdge, userConnection, userEdge } from './connections.js';
 import type { GraphQLContext } from './context.js';
 import { PAGE_SIZE } from '../limits.js';
@@ -27,6 +31,18 @@ const sequenceKey = (name: string, scope: string | null | undefined): SequenceKe
 });
 
 const ORDER: Record<UserOrder, DomainUserOrder> = { ID_ASC: 'ASC', ID_DESC: 'DESC' };
+
+/**
+ * A creation's deadline and the owner of its idempotency keys (src/users/key-owners.ts): a client
+ * by name, the admin, or anyone without a token, who can never reach a named owner's keys.
+ */
+function creationOptions({ caller, budget }: GraphQLContext): CreationOptions {
+  const keyOwner =
+    caller.role === 'anonymous'
+      ? ('anonymous' as const)
+      : { name: caller.role === 'client' ? `client:${caller.client}` : 'admin' };
+  return { signal: budget.signal, keyOwner };
+}
 
 const ROLE: Record<Caller['role'], Role> = {
   anonymous: 'ANONYMOUS',
@@ -145,9 +161,10 @@ export const resolvers: Resolvers = {
   } satisfies Resolvers['Query']),
 
   Mutation: authorized('Mutation', {
-    createUser: async (_parent, { input, strategy }, { users, budget }, info) => {
+    createUser: async (_parent, { input, strategy }, context, info) => {
+      const { users } = context;
       const created = await orMutationError(
-        () => users.createUser(input, strategy, { signal: budget.signal }),
+        () => users.createUser(input, strategy, creationOptions(context)),
         info.schema,
       );
       if (created.error !== undefined) return { strategy, error: created.error, query };
@@ -155,9 +172,10 @@ export const resolvers: Resolvers = {
       return { strategy, user, userEdge: userEdge(user), attempts, replayed, error: null, query };
     },
 
-    createUsers: async (_parent, { inputs, strategy }, { users, budget }, info) => {
+    createUsers: async (_parent, { inputs, strategy }, context, info) => {
+      const { users } = context;
       const batch = await orMutationError(
-        () => users.createUsers(inputs, strategy, { signal: budget.signal }),
+        () => users.createUsers(inputs, strategy, creationOptions(context)),
         info.schema,
       );
       if (batch.error !== undefined) {

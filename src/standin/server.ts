@@ -24,7 +24,7 @@ import { getHeapStatistics } from 'node:v8';
 import { CursorLimits, CursorRegistry, DEFAULT_CURSOR_LIMITS } from './state/cursors';
 import { ChangeHistory, DEFAULT_CHANGE_HISTORY_BYTES } from './state/change-history';
 import { CommandContext, ConnectionInfo, ServerState } from './commands/context';
-import { CommandError, ErrorCode } from './engine/errors';
+import { CommandError, ErrorCode, unsupported } from './engine/errors';
 import { Store } from './engine/store';
 import { Document, isNumeric, numberOf } from './engine/values';
 import { Activity } from './state/activity';
@@ -33,6 +33,7 @@ import { commandNameOf, errorReply, failPointNameOf, runCommand } from './comman
 import { Journal, JournalOptions, RecoveryReport } from './state/journal';
 import { DEFAULT_REPLICA_SET, ReplicaSetIdentity } from './state/replica-set';
 import { RetryableWrites, withRetryableWriteLabel } from './state/retryable-writes';
+import { isSnapshotRead, SnapshotReads } from './state/snapshot-reads';
 import { MAX_MESSAGE_SIZE, MessageFramer } from './wire/framer';
 import {
   CommandRequest,
@@ -110,6 +111,7 @@ export class StandinServer {
       store,
       replica: replSet === null ? null : new ReplicaSetIdentity(replSet, store.clock),
       retryableWrites: new RetryableWrites(store, replSet !== null),
+      snapshotReads: new SnapshotReads(store, store.clock),
       changes: new ChangeHistory(limits.changeHistoryBytes, store.clock.now()),
       cursors: new CursorRegistry(limits.cursors),
       failPoints: new FailPoints(),
@@ -365,6 +367,7 @@ export class StandinServer {
   ): Document | Promise<Document> {
     const writes = this.state.retryableWrites;
     try {
+      if (isSnapshotRead(command)) return this.readSnapshot(command, name, context);
       if (!writes.applies(command, name)) return runCommand(command, context);
       return writes.run(command, name, () => {
         // only a write that runs fires it, never a retry answered from its record
@@ -381,6 +384,16 @@ export class StandinServer {
       if (error instanceof CommandError) return errorReply(error);
       throw error;
     }
+  }
+
+  /** A snapshot read (state/snapshot-reads.ts): the command runs against the store as of then. */
+  private readSnapshot(command: Document, name: string, context: CommandContext): Document {
+    if (!this.state.replica) throw unsupported(`readConcern level 'snapshot' on a standalone`);
+    return this.state.snapshotReads.run(command, name, (store) => {
+      const reply = runCommand(command, { ...context, server: { ...context.server, store } });
+      if (reply instanceof Promise) throw new Error(`${name} must run synchronously`);
+      return reply;
+    });
   }
 
   /** Why a command may not run now: a full heap refuses growth. */

@@ -33,10 +33,17 @@ import {
   UnknownInviterError,
 } from './errors.js';
 import { insertWithFreshIds, type InsertReport, type UnsavedUser } from './fresh-ids.js';
+import { ownedKey, type KeyOwner } from './key-owners.js';
 import type { Tracked, UserIndexes } from './indexes.js';
 import type { CreateUserInput, UserDocument, UsersCollection } from './model.js';
 import { usersByIdempotencyKeys, usersByIds } from './reads.js';
 import { inputHash, validateCreateUserInput, type NormalizedUserInput } from './validation.js';
+
+/** What a creation is told beside its input: its deadline, and who owns its idempotency keys. */
+export interface CreationOptions extends WriteOptions {
+  /** Unset: the unscoped keys of in-process callers (./key-owners.ts); the API always sets it. */
+  keyOwner?: KeyOwner;
+}
 
 export type CreationOutcome =
   { user: UserDocument; attempts: number; replayed: boolean } | { error: DomainError };
@@ -60,11 +67,21 @@ function hashOf(candidate: Candidate): string {
   return (candidate.hash ??= inputHash(candidate.input));
 }
 
-function validated(inputs: CreateUserInput[], outcomes: CreationOutcome[]): Candidate[] {
+/** The valid items, each key owned by `owner` (./key-owners.ts); the others fail in `outcomes`. */
+function validated(
+  inputs: CreateUserInput[],
+  outcomes: CreationOutcome[],
+  owner: KeyOwner | undefined,
+): Candidate[] {
   const candidates: Candidate[] = [];
   inputs.forEach((raw, index) => {
     try {
-      candidates.push({ index, input: validateCreateUserInput(raw) });
+      const candidate: Candidate = { index, input: validateCreateUserInput(raw) };
+      const key = candidate.input.idempotencyKey;
+      if (key !== undefined) {
+        candidate.input.idempotencyKey = ownedKey(key, owner, () => hashOf(candidate));
+      }
+      candidates.push(candidate);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       outcomes[index] = { error: err };
@@ -195,7 +212,7 @@ export async function createUsersWith(
   deps: CreationDeps,
   inputs: CreateUserInput[],
   strategy: IdStrategy,
-  options?: WriteOptions,
+  options?: CreationOptions,
 ): Promise<CreationOutcome[]> {
   const started = performance.now();
   const call: CreationCall = {
@@ -223,7 +240,7 @@ export async function createUsersWith(
 interface CreationCall {
   deps: CreationDeps;
   strategy: IdStrategy;
-  options: WriteOptions | undefined;
+  options: CreationOptions | undefined;
   tally: CreationTally;
   /** Summed over the call's rounds. */
   totals: { users: number; attempts: number; duplicateKeyRetries: number };
@@ -305,7 +322,7 @@ async function createOnce(
 ): Promise<CreationOutcome[]> {
   const { deps, strategy, options, tally, totals } = call;
   const outcomes: CreationOutcome[] = new Array(inputs.length);
-  const candidates = validated(inputs, outcomes);
+  const candidates = validated(inputs, outcomes, options?.keyOwner);
   const plan = await planBatch(deps, candidates, outcomes, tally);
 
   const createdAt = new Date();
@@ -315,7 +332,7 @@ async function createOnce(
     deps.sources[strategy],
     tally,
     {
-      ...options,
+      signal: options?.signal,
       beforeInsert: (docs) => {
         const relying = docs.filter(reliesOnIndexes).map((doc) => doc._id.toNumber());
         if (relying.length > 0) track(relying);

@@ -1,5 +1,7 @@
 /** The users component: the `users` collection, its id strategies, batch creation, pages and loaders. */
 export { Users } from './users.js';
+export type { CreationOptions } from './creation.js';
+export type { KeyOwner } from './key-owners.js';
 export type { UsersDeps } from './users.js';
 export type { CreateUserInput, User } from './model.js';
 export {

@@ -28,7 +28,7 @@ import {
   type IdStrategy,
 } from '../strategies/index.js';
 import { BatchAdmission } from './batch-admission.js';
-import { createUsersWith, type CreationDeps } from './creation.js';
+import { createUsersWith, type CreationDeps, type CreationOptions } from './creation.js';
 import { UserIndexes } from './indexes.js';
 import { DuplicateEmailError, UniqueIndexesUnavailableError, UserNotFoundError } from './errors.js';
 import { createInviteesLoader, createUserLoader } from './loader.js';
@@ -110,7 +110,7 @@ export class Users {
   async createUser(
     input: CreateUserInput,
     strategy: IdStrategy,
-    options?: WriteOptions,
+    options?: CreationOptions,
   ): Promise<{ user: User; attempts: number; replayed: boolean }> {
     const [outcome] = await createUsersWith(this.creation, [input], strategy, options);
     if ('error' in outcome) throw outcome.error;
@@ -126,7 +126,7 @@ export class Users {
   async createUsers(
     inputs: CreateUserInput[],
     strategy: IdStrategy,
-    options?: WriteOptions,
+    options?: CreationOptions,
   ): Promise<Array<{ user: User; replayed: boolean } | { error: DomainError }>> {
     if (inputs.length > USERS_PER_BATCH) {
       throw new BadUserInputError(`At most ${USERS_PER_BATCH} users can be created at once.`, {

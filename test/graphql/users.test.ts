@@ -5,6 +5,7 @@
  * lookup by email, update, delete, create payloads with an edge, batches in input order, and ids
  * past 2^31 stored as Int64.
  */
+import { keyAsSent } from '../support/keys';
 import { ID_STRATEGIES, STRATEGIES } from '../../src/strategies';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../support/service';
 
@@ -457,14 +458,17 @@ describe('createUsers with idempotency keys says which items were replayed', () 
   const replayedOf = (result: Result) => result.replayed;
   const idOf = (result: Result) => result.user?.id ?? null;
 
-  /** What is stored under keys starting with `prefix`: key -> id, through the driver. */
+  /**
+   * What is stored under keys starting with `prefix`: key -> id (the key as sent), through the
+   * driver.
+   */
   async function storedByKey(prefix: string): Promise<Map<string, string>> {
     const docs = await service.client
       .db(service.dbName)
       .collection('users')
       .find({ idempotencyKey: { $regex: `^${prefix}` } })
       .toArray();
-    return new Map(docs.map((doc) => [doc.idempotencyKey as string, String(doc._id)]));
+    return new Map(docs.map((doc) => [keyAsSent(doc.idempotencyKey as string), String(doc._id)]));
   }
 
   const counterSeq = async () =>

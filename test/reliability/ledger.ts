@@ -10,6 +10,7 @@
  * - a counter behind: the `userid` counter below an id that COUNTER or BLOCK issued from it.
  * Only facts are recorded; nothing here retries or repairs.
  */
+import { keyAsSent } from '../support/keys';
 import type { Db } from 'mongodb';
 import type { ItemOutcome, UserInput } from './client';
 
@@ -101,7 +102,8 @@ export class Ledger {
         found.push(`acknowledged user lost: ${describe(acknowledged)}`);
       } else if (
         doc.name !== acknowledged.name ||
-        (doc.idempotencyKey ?? null) !== acknowledged.idempotencyKey
+        (doc.idempotencyKey === undefined ? null : keyAsSent(doc.idempotencyKey)) !==
+          acknowledged.idempotencyKey
       ) {
         found.push(`acknowledged ${describe(acknowledged)} stored as ${describe(asAcked(doc))}`);
       }
@@ -123,7 +125,12 @@ export async function readUserIdCounter(db: Db): Promise<number> {
 }
 
 function asAcked(doc: StoredUser): AcknowledgedUser {
-  return { id: String(doc._id), name: doc.name, idempotencyKey: doc.idempotencyKey ?? null };
+  const key = doc.idempotencyKey;
+  return {
+    id: String(doc._id),
+    name: doc.name,
+    idempotencyKey: key === undefined ? null : keyAsSent(key),
+  };
 }
 
 function describe(user: AcknowledgedUser): string {

@@ -7,6 +7,7 @@ import { Store } from '../../src/standin/engine/store';
 import { ChangeHistory } from '../../src/standin/state/change-history';
 import { FailPoints } from '../../src/standin/state/fail-points';
 import { RetryableWrites } from '../../src/standin/state/retryable-writes';
+import { SnapshotReads } from '../../src/standin/state/snapshot-reads';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
 
 function freshContext(database = 'db', appName?: string): CommandContext {
@@ -16,6 +17,7 @@ function freshContext(database = 'db', appName?: string): CommandContext {
       store,
       replica: null,
       retryableWrites: new RetryableWrites(store, false),
+      snapshotReads: new SnapshotReads(store, store.clock),
       changes: new ChangeHistory(1024 * 1024, store.clock.now()),
       cursors: new CursorRegistry(),
       failPoints: new FailPoints(),

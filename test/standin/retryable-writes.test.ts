@@ -3,6 +3,7 @@
  * survives kill -9 (a retried write after the restart answers the stored reply and runs
  * nothing), endSessions forgets it, the onPrimaryTransactionalWrite fail point, and the
  * standalone mode refusing txnNumber with IllegalOperation (20) as mongod does. The commands
+ * A record left `started` by a crash refuses its retry. The commands
  * go over a raw connection where the lsid must be our own (the driver puts its own sessions'
  * lsid on every command).
  */
@@ -13,6 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { BSON, Document, Long, MongoClient, UUID } from 'mongodb';
 import { startStandin } from '../../src/standin';
+import { Store } from '../../src/standin/engine/store';
+import { RetryableWrites } from '../../src/standin/state/retryable-writes';
 import { serializeOpMsg } from '../../src/standin/wire/messages';
 
 /** Sends one OP_MSG command on a fresh connection and returns the reply document. */
@@ -211,4 +214,27 @@ test('a standalone refuses txnNumber with IllegalOperation (20) and says no repl
   } finally {
     await standin.stop();
   }
+});
+
+test('a record left started by a crash between the write and its reply refuses the retry (217)', () => {
+  const store = new Store();
+  const writes = new RetryableWrites(store, true);
+  const lsid = { id: new UUID() };
+  const command = incrementOnce(lsid, 1);
+  // as recovery finds it when the journal kept the `started` record but not the reply
+  store.obtain('config', 'transactions').collection.insert({
+    _id: lsid,
+    txnNum: Long.fromNumber(1),
+    lastWriteDate: new Date(),
+    standinCommand: 'update',
+    standinReply: null,
+  });
+  let ran = false;
+  expect(() =>
+    writes.run(command, 'update', () => {
+      ran = true;
+      return { ok: 1 };
+    }),
+  ).toThrow(expect.objectContaining({ code: 217, codeName: 'IncompleteTransactionHistory' }));
+  expect(ran).toBe(false);
 });

@@ -16,6 +16,7 @@ import { ChangeHistory } from '../state/change-history';
 import { FailPoints } from '../state/fail-points';
 import { ReplicaSetIdentity } from '../state/replica-set';
 import { RetryableWrites } from '../state/retryable-writes';
+import { SnapshotReads } from '../state/snapshot-reads';
 
 export interface ConnectionInfo {
   id: number;
@@ -27,6 +28,7 @@ export interface ServerState {
   /** null on a standalone */
   replica: ReplicaSetIdentity | null;
   retryableWrites: RetryableWrites;
+  snapshotReads: SnapshotReads;
   /** what change streams read (the oplog) */
   changes: ChangeHistory;
   cursors: CursorRegistry;

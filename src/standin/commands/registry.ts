@@ -89,7 +89,13 @@ const GENERIC_FIELDS = new Set([
   'collation',
 ]);
 
-const READ_CONCERN_LEVELS = new Set(['local', 'majority', 'available']);
+/**
+ * `snapshot` reaches a command only through the server's snapshot reads (state/snapshot-reads.ts),
+ * which run it against the data as of the snapshot's time; `linearizable` on the one member of
+ * the set is `majority` (every acknowledged write is applied), for the reads mongod allows it on.
+ */
+const READ_CONCERN_LEVELS = new Set(['local', 'majority', 'available', 'snapshot', 'linearizable']);
+const LINEARIZABLE_READS = new Set(['find', 'aggregate', 'count', 'distinct']);
 
 const TABLE = new Map<string, CommandDefinition>();
 /** per command, the fields it declares (absent for 'any') */
@@ -121,16 +127,17 @@ export function failPointNameOf(command: Document): string {
   return ALIAS_OF[sent] ?? sent;
 }
 
-function refuseUnsupportedGenerics(command: Document): void {
+function refuseUnsupportedGenerics(command: Document, name: string): void {
   if (command.collation !== undefined) throw unsupported('collations');
   const readConcern = command.readConcern;
-  if (
-    isPlainDocument(readConcern) &&
-    readConcern.level !== undefined &&
-    !READ_CONCERN_LEVELS.has(String(readConcern.level))
-  ) {
-    throw unsupported(`readConcern level '${String(readConcern.level)}'`);
-  }
+  if (!isPlainDocument(readConcern) || readConcern.level === undefined) return;
+  const level = String(readConcern.level);
+  if (!READ_CONCERN_LEVELS.has(level)) throw unsupported(`readConcern level '${level}'`);
+  if (level === 'linearizable' && !LINEARIZABLE_READS.has(name))
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      `Command ${name} does not support { readConcern: { level: "linearizable" } }`,
+    );
 }
 
 /**
@@ -156,7 +163,7 @@ export function definitionFor(command: Document): CommandDefinition {
         throw unsupported(`the field '${field}' of ${name}`);
     }
   }
-  refuseUnsupportedGenerics(command);
+  refuseUnsupportedGenerics(command, definition.name);
   return definition;
 }
 

@@ -46,6 +46,7 @@ export const ErrorCode = {
   IncompleteTransactionHistory: 217,
   QueryFeatureNotAllowed: 224,
   TransactionTooOld: 225,
+  SnapshotTooOld: 239,
   RetryChangeStream: 234,
   CursorKilled: 237,
   InvalidResumeToken: 260,
