@@ -146,6 +146,7 @@ export class StandinServer {
       onRestored: (written) => {
         this.state.cursors.closeAll();
         this.state.changes.forgetAfter(written);
+        this.state.snapshotReads.forgetAfter(written);
       },
     });
     this.journal = journal;
