@@ -146,6 +146,8 @@ export default tseslint.config(
               'SequenceRange',
               'SequenceGap',
               'SequenceGaps',
+              'SequenceChange',
+              'UserCreated',
               'StrategyStats',
               'Viewer',
             ],

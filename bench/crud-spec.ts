@@ -2,7 +2,7 @@
  * MongoDB's unified CRUD spec tests against the stand-in (or --uri): kept as the CRUD suite's
  * entry point; the runner is bench/unified (run.ts says what it implements).
  *
- *   npx tsx bench/crud-spec.ts <source/crud/tests/unified> [--uri mongodb://...]
+ *   npx tsx bench/crud-spec.ts <source/crud/tests/unified> [--uri mongodb://...] [--standalone]
  */
 import { runSuites } from './unified/run';
 
@@ -10,12 +10,14 @@ const argv = process.argv.slice(2);
 const uriAt = argv.indexOf('--uri');
 const dir = argv[0];
 if (!dir || dir.startsWith('--')) {
-  console.error('usage: tsx bench/crud-spec.ts <source/crud/tests/unified> [--uri mongodb://...]');
+  console.error(
+    'usage: tsx bench/crud-spec.ts <source/crud/tests/unified> [--uri mongodb://...] [--standalone]',
+  );
   process.exitCode = 2;
 } else {
   runSuites([dir], {
     uri: uriAt === -1 ? undefined : argv[uriAt + 1],
-    standin: {},
+    standin: argv.includes('--standalone') ? { replSet: null } : {},
     quiet: true,
   }).then(
     (wrong) => (process.exitCode = wrong > 0 ? 1 : 0),

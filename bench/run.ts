@@ -2,7 +2,8 @@
  * `npm run bench [-- --quick] [-- --instances K] [-- --cpu-prof]`: every way of creating users,
  * measured side by side in one run.
  *
- * Contract: builds the service (unless dist/ is newer than every source), starts (or uses) one
+ * Contract: builds the service (`npm run build`, which does nothing when the build is current),
+ * starts (or uses) one
  * database, starts every service fleet up front on its own fresh database name (they idle until
  * their turn), then measures one cell at a time so cells never compete: the driver baselines
  * (ObjectId insert; the tutorial's getNextSequence + insert), then each service plan after a
@@ -20,7 +21,6 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -69,21 +69,6 @@ function parseOptions(argv: string[]): Options {
     } else throw new Error(`unknown option ${arg} (known: --quick, --instances K, --cpu-prof)`);
   }
   return options;
-}
-
-/** True unless dist/main.js exists and is newer than every source file and the schema. */
-async function buildIsStale(): Promise<boolean> {
-  const built = await stat(join(ROOT, 'dist/main.js')).catch(() => null);
-  if (!built) return true;
-  const sources = (await readdir(join(ROOT, 'src'), { recursive: true })).map((f) =>
-    join(ROOT, 'src', f),
-  );
-  const times = await Promise.all(
-    [...sources, join(ROOT, 'schema.graphql'), join(ROOT, 'package-lock.json')].map(
-      async (f) => (await stat(f).catch(() => null))?.mtimeMs ?? 0,
-    ),
-  );
-  return times.some((t) => t > built.mtimeMs);
 }
 
 async function versions(counting: CountingClient) {
@@ -178,158 +163,263 @@ async function pairedRoundsOf(options: {
   return rounds;
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  const cellSeconds = options.quick ? 1.5 : 12;
-  const warmupSeconds = options.quick ? 1 : 3;
-  const runId = Date.now().toString(36);
+/** What a run decides up front from its options. */
+interface RunPlan {
+  options: Options;
+  cellSeconds: number;
+  warmupSeconds: number;
+  plans: ServicePlan[];
+  baselines: DriverBaseline[];
+  pairedRounds: number;
+  totalCells: number;
+}
+
+function planRun(options: Options): RunPlan {
   const plans = servicePlans(options.instances);
   const baselines: DriverBaseline[] =
     options.instances === null ? (Object.keys(DRIVER_BASELINES) as DriverBaseline[]) : [];
   const pairedRounds = options.instances !== null ? 0 : options.quick ? 1 : PAIRED_ROUNDS;
-  const totalCells =
-    baselines.length * CONCURRENCIES.length +
-    plans.reduce((n, plan) => n + plan.concurrencies.length, 0) +
-    3 * pairedRounds;
-  const bar = progress(totalCells);
-
-  if (await buildIsStale()) {
-    bar.note('building the service (npm run build)');
-    await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: BUILD_TIMEOUT_MS });
-  } else bar.note('dist/ is newer than every file in src/: not rebuilding');
-  bar.note('starting the database');
-  const database = await startBenchDatabase();
-  const counting = await connectCountingClient(database.uri);
-  const dbNames: string[] = [];
-  const freshDbName = (what: string): string => {
-    const name = `bench_${runId}_${what.replace(/[^A-Za-z0-9]+/g, '_')}`.slice(0, 60);
-    dbNames.push(name);
-    return name;
+  return {
+    options,
+    cellSeconds: options.quick ? 1.5 : 12,
+    warmupSeconds: options.quick ? 1 : 3,
+    plans,
+    baselines,
+    pairedRounds,
+    totalCells:
+      baselines.length * CONCURRENCIES.length +
+      plans.reduce((n, plan) => n + plan.concurrencies.length, 0) +
+      3 * pairedRounds,
   };
-  /** Once its cells are done, so later cells meet a database holding only their own data. */
-  const dropDatabase = (name: string): Promise<unknown> =>
-    counting.client
+}
+
+/**
+ * The run's databases: a fresh name for each fleet and baseline, dropped once its cells are done,
+ * so later cells meet a database holding only their own data; any left are dropped at the end.
+ */
+class RunDatabases {
+  private readonly names: string[] = [];
+  private readonly runId = Date.now().toString(36);
+
+  constructor(private readonly counting: CountingClient) {}
+
+  fresh(what: string): string {
+    const name = `bench_${this.runId}_${what.replace(/[^A-Za-z0-9]+/g, '_')}`.slice(0, 60);
+    this.names.push(name);
+    return name;
+  }
+
+  drop(name: string): Promise<unknown> {
+    return this.counting.client
       .db(name)
       .dropDatabase({ maxTimeMS: 10_000 })
       .catch(() => undefined);
-  const planDbNames = plans.map((plan) => freshDbName(`${plan.label}_${plan.blockSize}`));
+  }
+
+  async dropAll(): Promise<void> {
+    await Promise.all(this.names.map((name) => this.drop(name)));
+  }
+}
+
+type BenchDatabase = Awaited<ReturnType<typeof startBenchDatabase>>;
+
+/**
+ * Every fleet starts now, in parallel, while nothing is being measured; each idles until its
+ * cells. Started fleets are added to `fleets` (the caller stops them) even when another fails.
+ */
+async function startFleets(
+  run: RunPlan,
+  database: BenchDatabase,
+  dbNames: string[],
+  fleets: ServiceFleet[],
+): Promise<void> {
+  const started = await Promise.allSettled(
+    run.plans.map((plan, i) =>
+      startServiceFleet({
+        instances: run.options.instances ?? 1,
+        mongodbUri: database.uri,
+        dbName: dbNames[i],
+        blockSize: plan.blockSize,
+        blockSizeMax: plan.blockSizeMax,
+        nodeArgs: run.options.cpuProfile
+          ? ['--cpu-prof', '--cpu-prof-dir', join(__dirname, 'cpu-profiles')]
+          : [],
+      }),
+    ),
+  );
+  for (const s of started) if (s.status === 'fulfilled') fleets.push(s.value);
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/** The floor fixture's fleet for the paired rounds; none without paired rounds. */
+function startFloorFleet(
+  run: RunPlan,
+  database: BenchDatabase,
+  dbName: string,
+): Promise<ServiceFleet> | null {
+  if (run.pairedRounds === 0) return null;
+  return startServiceFleet({
+    instances: 1,
+    mongodbUri: database.uri,
+    dbName,
+    blockSize: 1,
+    blockSizeMax: 1,
+    nodeArgs: ['--import', 'tsx'],
+    entry: join(__dirname, 'floor-service.ts'),
+  });
+}
+
+async function describeEnvironment(
+  run: RunPlan,
+  database: BenchDatabase,
+  counting: CountingClient,
+): Promise<RunEnvironment> {
+  const { options } = run;
+  return {
+    mode: options.instances !== null ? 'instances' : options.quick ? 'quick' : 'full',
+    startedAt: new Date().toISOString(),
+    backend: database.backend,
+    backendDescription: database.description,
+    nodeVersion: process.version,
+    ...(await versions(counting)),
+    cores: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    cellSeconds: run.cellSeconds,
+    loadAverage: { start: loadavg()[0], end: Number.NaN },
+  };
+}
+
+/** What the measuring steps share. */
+interface Measuring {
+  run: RunPlan;
+  database: BenchDatabase;
+  counting: CountingClient;
+  databases: RunDatabases;
+  bar: ReturnType<typeof progress>;
+}
+
+/** The driver baselines, each at every concurrency, each on its own database. */
+async function measureBaselines({ run, database, counting, databases, bar }: Measuring) {
+  const cells: CellResult[] = [];
+  for (const baseline of run.baselines) {
+    const dbName = databases.fresh(baseline);
+    for (const concurrency of CONCURRENCIES) {
+      bar.cell(`${DRIVER_BASELINES[baseline]} @${concurrency}`);
+      cells.push(
+        await runDriverBaseline({
+          counting,
+          dbName,
+          baseline,
+          concurrency,
+          durationMs: run.cellSeconds * 1000,
+          databasePid: database.pid,
+        }),
+      );
+      bar.cellDone();
+    }
+    await databases.drop(dbName);
+  }
+  return cells;
+}
+
+/**
+ * Each plan's cells after a warm-up, on its fleet, which stops after them; after COUNTER's single
+ * creates, the paired rounds (raw loop, floor, COUNTER) while its fleet is still warm.
+ */
+async function measurePlans(
+  measuring: Measuring,
+  fleets: ServiceFleet[],
+  planDbNames: string[],
+  floor: { fleet: ServiceFleet | null; dbName: string },
+): Promise<{ cells: CellResult[]; rounds: PairedRound[] }> {
+  const { run, database, counting, databases, bar } = measuring;
   const cells: CellResult[] = [];
   const rounds: PairedRound[] = [];
-  const fleets: ServiceFleet[] = [];
-  try {
-    // Every fleet starts now, in parallel, while nothing is being measured; each idles until its
-    // cells, and stops after them.
-    bar.note(`starting ${plans.length} × ${options.instances ?? 1} service process(es)`);
-    const started = await Promise.allSettled(
-      plans.map((plan, i) =>
-        startServiceFleet({
-          instances: options.instances ?? 1,
-          mongodbUri: database.uri,
-          dbName: planDbNames[i],
-          blockSize: plan.blockSize,
-          blockSizeMax: plan.blockSizeMax,
-          nodeArgs: options.cpuProfile
-            ? ['--cpu-prof', '--cpu-prof-dir', join(__dirname, 'cpu-profiles')]
-            : [],
-        }),
-      ),
-    );
-    for (const s of started) if (s.status === 'fulfilled') fleets.push(s.value);
-    const failed = started.find((s) => s.status === 'rejected');
-    if (failed) throw failed.reason;
-    const floorDbName = freshDbName('paired floor');
-    const floorFleet =
-      pairedRounds === 0
-        ? null
-        : await startServiceFleet({
-            instances: 1,
-            mongodbUri: database.uri,
-            dbName: floorDbName,
-            blockSize: 1,
-            blockSizeMax: 1,
-            nodeArgs: ['--import', 'tsx'],
-            entry: join(__dirname, 'floor-service.ts'),
-          });
-    if (floorFleet !== null) fleets.push(floorFleet);
-
-    const environment: RunEnvironment = {
-      mode: options.instances !== null ? 'instances' : options.quick ? 'quick' : 'full',
-      startedAt: new Date().toISOString(),
-      backend: database.backend,
-      backendDescription: database.description,
-      nodeVersion: process.version,
-      ...(await versions(counting)),
-      cores: cpus().length,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      cellSeconds,
-      loadAverage: { start: loadavg()[0], end: Number.NaN },
-    };
-
-    for (const baseline of baselines) {
-      const dbName = freshDbName(baseline);
-      for (const concurrency of CONCURRENCIES) {
-        bar.cell(`${DRIVER_BASELINES[baseline]} @${concurrency}`);
+  for (const [i, plan] of run.plans.entries()) {
+    const fleet = fleets[i];
+    try {
+      bar.note(`warming up ${plan.label}`);
+      await warmUp(fleet, plan, run.warmupSeconds);
+      for (const concurrency of plan.concurrencies) {
+        bar.cell(`${plan.label} @${concurrency}`);
         cells.push(
-          await runDriverBaseline({
-            counting,
-            dbName,
-            baseline,
-            concurrency,
-            durationMs: cellSeconds * 1000,
-            databasePid: database.pid,
-          }),
+          await measureServiceCell(fleet, plan, concurrency, run.cellSeconds, database.pid),
         );
         bar.cellDone();
       }
-      await dropDatabase(dbName);
-    }
-
-    for (const [i, plan] of plans.entries()) {
-      const fleet = fleets[i];
-      try {
-        bar.note(`warming up ${plan.label}`);
-        await warmUp(fleet, plan, warmupSeconds);
-        for (const concurrency of plan.concurrencies) {
-          bar.cell(`${plan.label} @${concurrency}`);
-          cells.push(await measureServiceCell(fleet, plan, concurrency, cellSeconds, database.pid));
-          bar.cellDone();
-        }
-        if (plan.shape.strategy === 'COUNTER' && plan.shape.usersPerRequest === 1) {
-          const rawDbName = freshDbName('paired raw loop');
-          rounds.push(
-            ...(await pairedRoundsOf({
-              rounds: pairedRounds,
-              counting,
-              rawDbName,
-              floor: floorFleet,
-              counter: { fleet, plan },
-              cellSeconds,
-              warmupSeconds,
-              databasePid: database.pid,
-              bar,
-            })),
-          );
-          await floorFleet?.stop();
-          await Promise.all([dropDatabase(rawDbName), dropDatabase(floorDbName)]);
-        }
-      } finally {
-        await fleet.stop();
-        await dropDatabase(planDbNames[i]);
+      if (plan.shape.strategy === 'COUNTER' && plan.shape.usersPerRequest === 1) {
+        const rawDbName = databases.fresh('paired raw loop');
+        rounds.push(
+          ...(await pairedRoundsOf({
+            rounds: run.pairedRounds,
+            counting,
+            rawDbName,
+            floor: floor.fleet,
+            counter: { fleet, plan },
+            cellSeconds: run.cellSeconds,
+            warmupSeconds: run.warmupSeconds,
+            databasePid: database.pid,
+            bar,
+          })),
+        );
+        await floor.fleet?.stop();
+        await Promise.all([databases.drop(rawDbName), databases.drop(floor.dbName)]);
       }
+    } finally {
+      await fleet.stop();
+      await databases.drop(planDbNames[i]);
     }
+  }
+  return { cells, rounds };
+}
+
+/** Where the results go; a smoke run never overwrites the results of a full run. */
+function resultsBase(options: Options): string {
+  return join(
+    __dirname,
+    options.instances !== null
+      ? `results-instances-${options.instances}${options.quick ? '-quick' : ''}`
+      : `results${options.quick ? '-quick' : ''}`,
+  );
+}
+
+async function main(): Promise<void> {
+  const run = planRun(parseOptions(process.argv.slice(2)));
+  const bar = progress(run.totalCells);
+  bar.note('building the service (npm run build: nothing to do when the build is current)');
+  await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: BUILD_TIMEOUT_MS });
+  bar.note('starting the database');
+  const database = await startBenchDatabase();
+  const counting = await connectCountingClient(database.uri);
+  const databases = new RunDatabases(counting);
+  const planDbNames = run.plans.map((plan) => databases.fresh(`${plan.label}_${plan.blockSize}`));
+  const fleets: ServiceFleet[] = [];
+  try {
+    bar.note(`starting ${run.plans.length} × ${run.options.instances ?? 1} service process(es)`);
+    await startFleets(run, database, planDbNames, fleets);
+    const floorDbName = databases.fresh('paired floor');
+    const floorFleet = await startFloorFleet(run, database, floorDbName);
+    if (floorFleet !== null) fleets.push(floorFleet);
+
+    const environment = await describeEnvironment(run, database, counting);
+    const measuring: Measuring = { run, database, counting, databases, bar };
+    const baselineCells = await measureBaselines(measuring);
+    const { cells, rounds } = await measurePlans(measuring, fleets, planDbNames, {
+      fleet: floorFleet,
+      dbName: floorDbName,
+    });
     bar.stop();
     environment.loadAverage.end = loadavg()[0];
 
-    // A smoke run never overwrites the results of a full run.
-    const base = join(
-      __dirname,
-      options.instances !== null
-        ? `results-instances-${options.instances}${options.quick ? '-quick' : ''}`
-        : `results${options.quick ? '-quick' : ''}`,
-    );
+    const base = resultsBase(run.options);
     process.stdout.write(
       await writeReport(
-        { environment, cells, ...(rounds.length > 0 ? { pairedRounds: rounds } : {}) },
+        {
+          environment,
+          cells: [...baselineCells, ...cells],
+          ...(rounds.length > 0 ? { pairedRounds: rounds } : {}),
+        },
         base,
       ),
     );
@@ -337,14 +427,7 @@ async function main(): Promise<void> {
   } finally {
     bar.stop();
     await Promise.all(fleets.map((fleet) => fleet.stop()));
-    await Promise.all(
-      dbNames.map((name) =>
-        counting.client
-          .db(name)
-          .dropDatabase({ maxTimeMS: 10_000 })
-          .catch(() => undefined),
-      ),
-    );
+    await databases.dropAll();
     await counting.close();
     await database.stop();
   }

@@ -81,6 +81,22 @@ export const GAPS = {
   idsScanned: 10_000,
 } as const;
 
+/**
+ * GraphQL subscriptions over WebSocket (src/graphql/subscriptions.ts). Each subscription holds a
+ * change stream (a server cursor and a getMore waiting at a time), so they are counted: per
+ * connection (one browser tab's needs), per client over all its connections in one process, and
+ * connections per process. The keep-alive ping every 12 s (graphql-ws's default) drops a peer that
+ * did not answer the previous one, so a vanished client frees its places within about 24 s. A
+ * client message (a `subscribe` with its document) is at most 64 kB.
+ */
+export const SUBSCRIPTIONS = {
+  connections: 1_000,
+  perConnection: 10,
+  perClient: 200,
+  keepAliveMs: 12_000,
+  messageBytes: 64 * 1024,
+} as const;
+
 /** Operations in one batched (array) request: each runs concurrently with the others. */
 export const BATCHED_OPERATIONS = 10;
 

@@ -2,13 +2,14 @@
  * MongoDB's unified spec tests (mongodb/specifications, e.g. source/crud/tests/unified,
  * source/retryable-writes/tests/unified, source/sessions/tests) as a yardstick for the stand-in:
  *
- *   npx tsx bench/unified/run.ts <suite dir>... [--uri <mongodb uri>] [--quiet]
+ *   npx tsx bench/unified/run.ts <suite dir>... [--uri <mongodb uri>] [--standalone] [--quiet]
  *
  * runs every test of each directory that the server under test would run (runOnRequirements
  * against its buildInfo version and hello topology; others are skipped and counted) through
  * driver 7.9 and prints, per suite, the refused / wrong / skipped tests with their reasons and a
  * line `{"suite":…,"pass":…,"refused":…,"wrong":…,"skipped":…}` (test-run.ts defines each).
- * Without --uri it starts an in-process stand-in. Not part of `npm test`: the spec files are not vendored (fetch them:
+ * Without --uri it starts an in-process stand-in: a one-member replica set, or a standalone with
+ * --standalone. Not part of `npm test`: the spec files are not vendored (fetch them:
  * git clone https://github.com/mongodb/specifications). --quiet leaves out skipped lines.
  *
  * Implemented from the format: runOnRequirements, createEntities (client with observeEvents /
@@ -52,14 +53,16 @@ function parseArgs(argv: string[]): { dirs: string[]; options: RunOptions } {
   const uriAt = argv.indexOf('--uri');
   const uri = uriAt === -1 ? undefined : argv[uriAt + 1];
   const dirs = argv.filter((arg, i) => !arg.startsWith('--') && (uriAt === -1 || i !== uriAt + 1));
-  const standin: StandinOptions = {};
+  const standin: StandinOptions = argv.includes('--standalone') ? { replSet: null } : {};
   return { dirs, options: { uri, standin, quiet: argv.includes('--quiet') } };
 }
 
 if (require.main === module) {
   const { dirs, options } = parseArgs(process.argv.slice(2));
   if (dirs.length === 0) {
-    console.error('usage: tsx bench/unified/run.ts <suite dir>... [--uri mongodb://...] [--quiet]');
+    console.error(
+      'usage: tsx bench/unified/run.ts <suite dir>... [--uri mongodb://...] [--standalone] [--quiet]',
+    );
     process.exitCode = 2;
   } else {
     runSuites(dirs, options).then(

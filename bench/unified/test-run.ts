@@ -75,6 +75,7 @@ async function runOperation(
   index: number,
   context: OperationContext,
   matcher: Matcher,
+  rethrow = false,
 ) {
   const where = `operation ${index} (${operation.name})`;
   let result: unknown;
@@ -83,8 +84,15 @@ async function runOperation(
   } catch (error) {
     if (error instanceof Mismatch) throw error;
     if (isRefusal(error)) throw new Refused(`${where}: ${(error as Error).message}`);
-    if (operation.expectError) return checkError(operation.expectError, error, where, matcher);
-    if (operation.ignoreResultAndError) return;
+    if (operation.expectError) {
+      checkError(operation.expectError, error, where, matcher);
+      if (rethrow) throw error;
+      return;
+    }
+    if (operation.ignoreResultAndError) {
+      if (rethrow) throw error;
+      return;
+    }
     throw new Mismatch(
       `${where}: unexpected error ${(error as MongoServerError).code ?? ''} ${(error as Error).message}`,
     );
@@ -114,6 +122,10 @@ async function cleanUp(entities: Entities): Promise<void> {
 
 async function runSteps(file: Document, test: Document, context: OperationContext) {
   const matcher = new Matcher(context.entities);
+  context.runNested = async (operations) => {
+    for (const [index, operation] of operations.entries())
+      await runOperation(operation, index, context, matcher, true);
+  };
   await createEntities(file.createEntities ?? [], context);
   await loadInitialData(file.initialData, context.uri);
   for (const events of context.entities.events.values()) events.length = 0;
@@ -134,7 +146,11 @@ export async function runTest(
     unmetRequirement(test.runOnRequirements, server);
   if (unmet) return { verdict: 'skipped', reason: unmet };
   if (test.skipReason) return { verdict: 'skipped', reason: test.skipReason };
-  const context: OperationContext = { entities: new Entities(), uri };
+  const context: OperationContext = {
+    entities: new Entities(),
+    uri,
+    runNested: () => Promise.reject(new Mismatch('nested operations before the test started')),
+  };
   try {
     await runSteps(file, test, context);
     return { verdict: 'pass' };

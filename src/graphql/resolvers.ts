@@ -12,10 +12,12 @@
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import { authorize, type Caller, requiredRole, sequenceAccess } from '../auth/index.js';
-import type { SequenceKey } from '../sequences/index.js';
+import type { FeedEvent } from '../database/change-feed.js';
+import type { SequenceKey, SequenceState } from '../sequences/index.js';
 import {
   requireUserId,
   type CreationOptions,
+  type User,
   type UserOrder as DomainUserOrder,
 } from '../users/index.js';
 import { sequenceConnection, sequenceEdge, userConnection, userEdge } from './connections.js';
@@ -316,6 +318,42 @@ export const resolvers: Resolvers = {
         : { sequence: set.value, error: null, query };
     },
   } satisfies Resolvers['Mutation']),
+
+  // Each subscription is authorized like a root field, then asks its component for a change feed;
+  // events are `{ cursor, value }` from src/database/change-feed.ts.
+  Subscription: {
+    sequenceChanged: {
+      subscribe: (_parent, { name, scope, after }, context) => {
+        authorize(
+          context.caller,
+          requiredRole('Subscription', 'sequenceChanged'),
+          'sequenceChanged',
+        );
+        return context.sequences.watch(
+          sequenceKey(name, scope),
+          sequenceAccess(context.caller),
+          after ?? null,
+        );
+      },
+      resolve: (event: FeedEvent<SequenceState>) => ({
+        cursor: event.cursor,
+        sequence: event.value,
+      }),
+    },
+    userCreated: {
+      subscribe: (_parent, { filter, after }, context) => {
+        authorize(context.caller, requiredRole('Subscription', 'userCreated'), 'userCreated');
+        return context.users.watchCreated(
+          {
+            createdWith: filter?.createdWith ?? undefined,
+            invitedById: filter?.invitedById ?? undefined,
+          },
+          after ?? null,
+        );
+      },
+      resolve: (event: FeedEvent<User>) => ({ cursor: event.cursor, user: event.value }),
+    },
+  } as Resolvers['Subscription'],
 
   UserConnection: {
     totalCount: (connection) => connection.totalCount(),

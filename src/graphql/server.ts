@@ -30,7 +30,8 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { GraphQLError, type ValidationContext } from 'graphql';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { GraphQLError, type GraphQLSchema, type ValidationContext } from 'graphql';
 import type { Server } from 'node:http';
 import type { Config } from '../config.js';
 import { DOCUMENT } from '../limits.js';
@@ -93,13 +94,18 @@ const asValidationError = {
   ],
 };
 
-export function createApolloServer(
-  config: ApolloConfig,
-  httpServer: Server,
-  logger: Logger,
-): ApolloServer<GraphQLContext> {
+/** The executable schema, built once per server and shared by HTTP (Apollo) and WebSocket. */
+export function createSchema(): GraphQLSchema {
+  return makeExecutableSchema({
+    typeDefs: loadTypeDefs(),
+    resolvers: [resolvers, scalarResolvers],
+  });
+}
+
+/** graphql-armor's rules and plugins: the same document bounds over HTTP and WebSocket. */
+export function documentProtection(config: ApolloConfig) {
   const production = config.NODE_ENV === 'production';
-  const armor = new ApolloArmor({
+  return new ApolloArmor({
     maxDepth: { n: DOCUMENT.depth, ...asValidationError },
     costLimit: { maxCost: DOCUMENT.cost, ...asValidationError },
     maxAliases: { n: DOCUMENT.aliases, ...asValidationError },
@@ -107,6 +113,16 @@ export function createApolloServer(
     maxTokens: { enabled: false },
     blockFieldSuggestion: { enabled: production },
   }).protect();
+}
+
+export function createApolloServer(
+  config: ApolloConfig,
+  httpServer: Server,
+  logger: Logger,
+  schema: GraphQLSchema = createSchema(),
+  armor = documentProtection(config),
+): ApolloServer<GraphQLContext> {
+  const production = config.NODE_ENV === 'production';
   const landingPage: ApolloServerPlugin = production
     ? ApolloServerPluginLandingPageDisabled()
     : ApolloServerPluginLandingPageLocalDefault({
@@ -116,8 +132,7 @@ export function createApolloServer(
         includeCookies: false,
       });
   return new ApolloServer<GraphQLContext>({
-    typeDefs: loadTypeDefs(),
-    resolvers: [resolvers, scalarResolvers],
+    schema,
     validationRules: armor.validationRules,
     parseOptions: { maxTokens: DOCUMENT.tokens },
     plugins: [

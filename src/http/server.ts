@@ -1,7 +1,9 @@
 /**
  * Starting and stopping the service's HTTP server.
  *
- * `close()` stops accepting connections, lets in-flight requests finish (Apollo's drain plugin),
+ * Subscriptions (graphql-ws) share the port and `/graphql` (src/graphql/subscriptions.ts).
+ * `close()` closes subscription connections (1001, their change streams with them), then stops
+ * accepting connections, lets in-flight requests finish (Apollo's drain plugin),
  * then resolves; it does not close the MongoClient, which belongs to the caller, as do the components
  * (the caller ensures indexes before starting, so the first request has the unique indexes it needs).
  */
@@ -10,7 +12,9 @@ import type { AddressInfo } from 'node:net';
 import type { MongoClient } from 'mongodb';
 import type { Config } from '../config.js';
 import type { ServiceComponents } from '../components.js';
-import { createApolloServer } from '../graphql/server.js';
+import { createAuthenticator } from '../auth/index.js';
+import { createApolloServer, createSchema, documentProtection } from '../graphql/server.js';
+import { startSubscriptionServer } from '../graphql/subscriptions.js';
 import type { Logger } from '../logger.js';
 import { createApp } from './app.js';
 
@@ -36,8 +40,18 @@ export async function startHttpServer(
   const server = createServer();
   server.requestTimeout = config.REQUEST_TIMEOUT_MS;
   server.headersTimeout = Math.min(config.REQUEST_TIMEOUT_MS, 60_000);
-  const apollo = createApolloServer(config, server, deps.logger);
+  const schema = createSchema();
+  const armor = documentProtection(config);
+  const apollo = createApolloServer(config, server, deps.logger, schema, armor);
   await apollo.start();
+  const subscriptions = startSubscriptionServer({
+    server,
+    schema,
+    authenticate: createAuthenticator(config),
+    components: deps.components,
+    validationRules: armor.validationRules,
+    logger: deps.logger,
+  });
   server.on(
     'request',
     createApp({
@@ -64,6 +78,9 @@ export async function startHttpServer(
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     server,
-    close: () => apollo.stop(),
+    close: async () => {
+      await subscriptions.close();
+      await apollo.stop();
+    },
   };
 }

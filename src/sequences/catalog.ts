@@ -33,7 +33,8 @@ import {
   differingField,
   validateDefinition,
 } from './definition.js';
-import { BadUserInputError, ForbiddenError } from './errors.js';
+import type { ChangeFeed } from '../database/change-feed.js';
+import { BadUserInputError, ForbiddenError, SequenceNotFoundError } from './errors.js';
 import { type GapPage, type GapRequest, assertGapRequest } from './gaps.js';
 import { type SequenceKey, describeKey, parseSequenceId, resolveKey } from './keys.js';
 import type { SequencePage, SequencePageRequest } from './pages.js';
@@ -198,6 +199,26 @@ export class SequenceCatalog {
     const reserved = this.reservedOf(state);
     if (reserved !== undefined) return reserved.gaps(request);
     return state.gapless ? this.counters.reservations.gaps(state, request) : null;
+  }
+
+  /**
+   * The sequence's changes as they happen, for one that the caller may read (else
+   * SEQUENCE_NOT_FOUND, before any stream opens): first its state once the stream is open, unless
+   * resuming `after` a cursor.
+   */
+  async watch(
+    key: SequenceKey,
+    access: SequenceAccess,
+    after: string | null,
+  ): Promise<ChangeFeed<SequenceState>> {
+    const resolved = resolveKey(key);
+    const read = async () => {
+      const state = await this.get(key, access);
+      if (state === null) throw new SequenceNotFoundError(describeKey(resolved));
+      return state;
+    };
+    await read();
+    return this.counters.changes.watch(resolved, after, read);
   }
 
   /** The value the next allocation of an existing sequence will return; nothing is written. */

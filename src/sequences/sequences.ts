@@ -63,6 +63,7 @@ import {
   SequenceNotFoundError,
 } from './errors.js';
 import { pageOfSequences, type SequencePage, type SequencePageRequest } from './pages.js';
+import { SequenceChanges } from './changes.js';
 import { type Reservation, Reservations } from './reservations.js';
 import { type ResolvedKey, type SequenceKey, describeKey, resolveKey } from './keys.js';
 
@@ -132,6 +133,8 @@ function contention(key: ResolvedKey, what: string): SequenceContentionError {
 export class Sequences {
   /** The values of gapless sequences, from allocation to confirmation. */
   readonly reservations: Reservations;
+  /** Each counter's changes as they happen (a change stream). */
+  readonly changes: SequenceChanges;
   private readonly counters: BoundedCollection<CounterDocument>;
   private readonly definitions = new Map<string, SequenceDefinition>();
   private readonly onCounterWrite?: (key: SequenceKey) => void;
@@ -146,6 +149,7 @@ export class Sequences {
     );
     this.onCounterWrite = options.onCounterWrite;
     this.reservations = new Reservations(this.counters, (key, doc) => this.wrote(key, doc));
+    this.changes = new SequenceChanges(this.counters.collection, options.maxTimeMS);
   }
 
   /**

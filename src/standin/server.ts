@@ -12,6 +12,10 @@
  * with OutOfDiskSpace; nothing runs while memory is read back from the disk), and runs in the
  * same synchronous step as the answer.
  *
+ * A write outside a transaction that meets an open transaction's lock (engine/concurrency.ts)
+ * is undone and run again once that transaction ends, as mongod makes it wait; a `maxTimeMS`
+ * bounds the wait (MaxTimeMSExpired), and so does the transaction's lifetime limit.
+ *
  * No client can exhaust it: connections beyond `maxConnections` are closed at once (as mongod
  * does past maxIncomingConnections); a message above `maxMessageBytes` closes its connection;
  * bytes buffered for incomplete messages are bounded across all connections; above
@@ -25,12 +29,16 @@ import { CursorLimits, CursorRegistry, DEFAULT_CURSOR_LIMITS } from './state/cur
 import { ChangeHistory, DEFAULT_CHANGE_HISTORY_BYTES } from './state/change-history';
 import { CommandContext, ConnectionInfo, ServerState } from './commands/context';
 import { CommandError, ErrorCode, unsupported } from './engine/errors';
+import { eachChange } from './engine/apply-change';
+import { TransactionLockWait } from './engine/concurrency';
 import { Store } from './engine/store';
-import { Document, isNumeric, numberOf } from './engine/values';
+import { Document, isNumeric, isPlainDocument, numberOf } from './engine/values';
 import { Activity } from './state/activity';
 import { FailPoints, FailureAction } from './state/fail-points';
 import { commandNameOf, errorReply, failPointNameOf, runCommand } from './commands/registry';
 import { Journal, JournalOptions, RecoveryReport } from './state/journal';
+import { DEFAULT_TRANSACTION_LIFETIME_MS, TransactionTable } from './state/transactions';
+import { isTransactionCommand, transactionErrorLabels } from './commands/transactions';
 import { DEFAULT_REPLICA_SET, ReplicaSetIdentity } from './state/replica-set';
 import { RetryableWrites, withRetryableWriteLabel } from './state/retryable-writes';
 import { isSnapshotRead, SnapshotReads } from './state/snapshot-reads';
@@ -73,6 +81,8 @@ export interface ServerLimits {
   /** V8 heap in use above which growing commands are refused */
   memoryLimitBytes: number;
   cursors: CursorLimits;
+  /** transactions open longer are aborted (mongod's transactionLifetimeLimitSeconds) */
+  transactionLifetimeMs: number;
   /** bytes of changes kept for change streams to resume from (state/change-history.ts) */
   changeHistoryBytes: number;
 }
@@ -83,6 +93,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxBufferedBytes: 256 * 1024 * 1024,
   memoryLimitBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.8),
   cursors: DEFAULT_CURSOR_LIMITS,
+  transactionLifetimeMs: DEFAULT_TRANSACTION_LIFETIME_MS,
   changeHistoryBytes: DEFAULT_CHANGE_HISTORY_BYTES,
 };
 
@@ -90,8 +101,20 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** A reply of a command inside a transaction that failed by fail point, labelled as mongod would. */
+function withTransactionLabels(name: string, reply: Document): Document {
+  const code = reply.ok === 0 && isNumeric(reply.code) ? numberOf(reply.code) : undefined;
+  const concern = reply.writeConcernError;
+  const concernCode =
+    isPlainDocument(concern) && isNumeric(concern.code) ? numberOf(concern.code) : undefined;
+  if (reply.errorLabels !== undefined) return reply;
+  const labels = transactionErrorLabels(name, code, concernCode);
+  return labels.length > 0 ? { ...reply, errorLabels: labels } : reply;
+}
+
 export class StandinServer {
   readonly state: ServerState;
+  private readonly store = new Store();
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
   private nextConnectionId = 1;
@@ -106,9 +129,10 @@ export class StandinServer {
     /** the replica set's name; null for a standalone */
     replSet: string | null = DEFAULT_REPLICA_SET,
   ) {
-    const store = new Store();
+    const store = this.store;
     this.state = {
       store,
+      transactions: new TransactionTable(store, limits.transactionLifetimeMs),
       replica: replSet === null ? null : new ReplicaSetIdentity(replSet, store.clock),
       retryableWrites: new RetryableWrites(store, replSet !== null),
       snapshotReads: new SnapshotReads(store, store.clock),
@@ -124,7 +148,9 @@ export class StandinServer {
 
   /** From now on every change goes to the history (recovery restores, it does not append). */
   private recordHistory(): void {
-    this.stopHistory ??= this.state.store.observe((change) => this.state.changes.append(change));
+    this.stopHistory ??= this.store.observe((change) =>
+      eachChange(change, (one) => this.state.changes.append(one)),
+    );
   }
 
   /** Recovers the data directory into the (still empty) store and journals from then on. */
@@ -132,13 +158,13 @@ export class StandinServer {
     dir: string,
     options: Omit<JournalOptions, 'log'> = {},
   ): Promise<RecoveryReport> {
-    const { journal, recovery } = await Journal.open(dir, this.state.store, {
+    const { journal, recovery } = await Journal.open(dir, this.store, {
       ...options,
       log: this.log,
       history: {
         maxBytes: this.limits.changeHistoryBytes,
         restore: (change) => {
-          this.state.store.clock.advanceTo(change.ts);
+          this.store.clock.advanceTo(change.ts);
           this.state.changes.restore(change);
         },
       },
@@ -168,6 +194,7 @@ export class StandinServer {
 
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
+    this.state.transactions.abortAll();
     this.state.changes.close();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.journal?.close();
@@ -257,6 +284,8 @@ export class StandinServer {
       if (failure.errorLabels && (injected || failure.writeConcernError))
         reply = { ...reply, errorLabels: failure.errorLabels };
       this.state.replica?.noticeSimulatedStateChange(reply);
+      if (!failure.errorLabels && isTransactionCommand(request.command))
+        reply = withTransactionLabels(name, reply);
     } else {
       reply = this.journal?.troubled
         ? await this.admitAndExecute(request, context)
@@ -290,6 +319,43 @@ export class StandinServer {
     do refusal = await journal.admit(isWrite);
     while (journal.restoring);
     return refusal ? errorReply(refusal) : this.execute(request, context);
+  }
+
+  /**
+   * Runs the command; when it meets a transaction's lock, undoes it, waits for that transaction
+   * to end (at most the command's maxTimeMS) and runs it again.
+   */
+  private async execute(request: CommandRequest, context: CommandContext): Promise<Document> {
+    const maxTimeMS = isNumeric(request.command.maxTimeMS)
+      ? numberOf(request.command.maxTimeMS)
+      : 0;
+    const deadline = maxTimeMS > 0 ? Date.now() + maxTimeMS : Infinity;
+    for (;;) {
+      let waitFor: TransactionLockWait | null = null;
+      let reply: Document | Promise<Document> | undefined;
+      // only the synchronous part is one command to the store (a change stream waits after it)
+      this.store.beginCommand();
+      try {
+        reply = this.executeOnce(request, context);
+      } catch (error) {
+        if (!(error instanceof TransactionLockWait)) throw error;
+        waitFor = error;
+      } finally {
+        if (waitFor) this.store.rollbackCommand();
+        else this.store.endCommand();
+      }
+      if (!waitFor) return reply!;
+      const left = deadline - Date.now();
+      const ended = await Promise.race([
+        waitFor.owner.ended.then(() => true),
+        ...(left < Infinity ? [delay(Math.max(0, left)).then(() => false)] : []),
+      ]);
+      if (!ended) {
+        return errorReply(
+          new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit'),
+        );
+      }
+    }
   }
 
   /**
@@ -334,11 +400,15 @@ export class StandinServer {
     return replica.gossip(labelled);
   }
 
-  private execute(request: CommandRequest, context: CommandContext): Document | Promise<Document> {
+  private executeOnce(
+    request: CommandRequest,
+    context: CommandContext,
+  ): Document | Promise<Document> {
     const name = failPointNameOf(request.command);
     const refusal = this.refusal(name);
     if (refusal) return errorReply(refusal);
     const internalError = (error: unknown) => {
+      if (error instanceof TransactionLockWait) throw error;
       this.log(
         `MongoDB stand-in: internal error in ${commandNameOf(request.command)}: ${(error as Error).stack}`,
       );

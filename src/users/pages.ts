@@ -78,7 +78,7 @@ function cursor(value: string | null | undefined, field: 'after' | 'before'): Lo
 }
 
 /** The filter of `request.filter` over the readable users; BAD_USER_INPUT names a bad field. */
-function baseFilter(filter: UserPageRequest['filter']): Filter<UserDocument> {
+export function userFilter(filter: UserPageRequest['filter']): Filter<UserDocument> {
   const base: Filter<UserDocument> = { ...READABLE_USER };
   if (filter?.createdWith !== undefined) {
     if (!isIdStrategy(filter.createdWith)) {
@@ -105,7 +105,7 @@ function planPage(request: UserPageRequest): PagePlan {
   const size = fromEnd ? pageSize(last, 'last') : pageSize(first ?? PAGE_SIZE.default, 'first');
   const ascending = order !== 'DESC';
   return {
-    base: baseFilter(request.filter),
+    base: userFilter(request.filter),
     after: cursor(request.after, 'after'),
     before: cursor(request.before, 'before'),
     size,

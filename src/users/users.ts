@@ -27,7 +27,9 @@ import {
   type IdSource,
   type IdStrategy,
 } from '../strategies/index.js';
+import type { ChangeFeed } from '../database/change-feed.js';
 import { BatchAdmission } from './batch-admission.js';
+import { watchCreatedUsers } from './changes.js';
 import { createUsersWith, type CreationDeps, type CreationOptions } from './creation.js';
 import { UserIndexes } from './indexes.js';
 import { DuplicateEmailError, UniqueIndexesUnavailableError, UserNotFoundError } from './errors.js';
@@ -221,6 +223,11 @@ export class Users {
     );
     if (deleted === null) throw new UserNotFoundError();
     return readable(deleted);
+  }
+
+  /** Users as they are created by any instance, the filter's only (changes.ts); after a cursor. */
+  watchCreated(filter: UserPageRequest['filter'], after: string | null): Promise<ChangeFeed<User>> {
+    return watchCreatedUsers(this.collection, filter, after);
   }
 
   /** The largest stored `_id`, 0 when there is none. */

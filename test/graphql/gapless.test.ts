@@ -279,7 +279,12 @@ test('32 clients on two instances reserve, confirm, release and abandon at once:
   const after = await gapsOf(name);
   expect(after.gaps).toEqual({ runs: [], scannedThrough: after.value, complete: true });
   expect(all).toEqual(Array.from({ length: after.value }, (_, i) => i + 1));
-  expect(all.length).toBeGreaterThan(100);
+  // Every round of every client is accounted for: confirmed, lost to an expired hold, released,
+  // abandoned, or refused as contention (how many of each depends on the machine's load).
+  expect(
+    confirmed.length + tally.lostToExpiry + tally.released + tally.abandoned + tally.contention,
+  ).toBe(32 * 12);
+  expect(confirmed.length).toBeGreaterThan(0);
   const stored = await service.client
     .db(service.dbName)
     .collection('counters')

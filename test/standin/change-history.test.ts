@@ -13,6 +13,7 @@ import path from 'node:path';
 import { Long, MongoClient, ResumeToken, Timestamp } from 'mongodb';
 import { startStandin } from '../../src/standin';
 import { Store } from '../../src/standin/engine/store';
+import { eachChange } from '../../src/standin/engine/apply-change';
 import { ChangeHistory } from '../../src/standin/state/change-history';
 import { ChangeStream } from '../../src/standin/state/change-stream';
 import { updateDocument } from '../../src/standin/engine/writes';
@@ -171,7 +172,7 @@ test('a token for a time before the history began is 286; one naming a change th
 
 function historyOf(store: Store): ChangeHistory {
   const history = new ChangeHistory(1024 * 1024, store.clock.now());
-  store.observe((change) => history.append(change));
+  store.observe((change) => eachChange(change, (one) => history.append(one)));
   return history;
 }
 

@@ -6,6 +6,8 @@ import { CursorRegistry } from '../../src/standin/state/cursors';
 import { Store } from '../../src/standin/engine/store';
 import { ChangeHistory } from '../../src/standin/state/change-history';
 import { FailPoints } from '../../src/standin/state/fail-points';
+import { TransactionTable } from '../../src/standin/state/transactions';
+import { ReplicaSetIdentity } from '../../src/standin/state/replica-set';
 import { RetryableWrites } from '../../src/standin/state/retryable-writes';
 import { SnapshotReads } from '../../src/standin/state/snapshot-reads';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
@@ -15,6 +17,7 @@ function freshContext(database = 'db', appName?: string): CommandContext {
   return {
     server: {
       store,
+      transactions: new TransactionTable(store),
       replica: null,
       retryableWrites: new RetryableWrites(store, false),
       snapshotReads: new SnapshotReads(store, store.clock),
@@ -53,12 +56,19 @@ test('a field a command does not implement is BadValue (2) naming the field', ()
   });
 });
 
-test('transactions are refused rather than run without isolation', () => {
-  const reply = runCommand(
-    { insert: 'c', documents: [{}], startTransaction: true, autocommit: false },
-    freshContext(),
-  );
-  expect(reply).toMatchObject({ ok: 0, code: 2, errmsg: expect.stringContaining('transactions') });
+test('a transaction is IllegalOperation on a standalone, InvalidOptions without a session', () => {
+  const standalone = freshContext();
+  const command = { insert: 'c', documents: [{}], startTransaction: true, autocommit: false };
+  expect(runCommand(command, standalone)).toMatchObject({ ok: 0, code: 20 });
+  const member = freshContext();
+  member.server.replica = new ReplicaSetIdentity('rs0', new Store().clock);
+  expect(runCommand(command, member)).toMatchObject({
+    ok: 0,
+    code: 72,
+    errmsg: expect.stringContaining('lsid'),
+  });
+  expect(standalone.server.store.get('db', 'c')).toBeUndefined();
+  expect(member.server.store.get('db', 'c')).toBeUndefined();
 });
 
 test('hello announces a writable standalone with sessions and the wire versions drivers 6 and 7 accept', () => {

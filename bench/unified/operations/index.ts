@@ -4,10 +4,12 @@ import { crudOperations } from './crud';
 import { runnerOperations } from './runner';
 import { sessionOperations } from './sessions';
 import { OperationTable } from './table';
+import { transactionOperations } from './transactions';
 
 export const OPERATIONS: OperationTable = {
   ...crudOperations,
   ...changeStreamOperations,
   ...sessionOperations,
   ...runnerOperations,
+  ...transactionOperations,
 };

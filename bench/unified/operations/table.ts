@@ -11,6 +11,11 @@ export interface OperationContext {
   entities: Entities;
   /** the server's URI, for entities a test creates while it runs */
   uri: string;
+  /**
+   * Runs operations with their expectations checked, rethrowing any error they raised (expected
+   * or not) once checked: withTransaction's callback, whose errors the driver must see.
+   */
+  runNested(operations: Document[]): Promise<void>;
 }
 
 export type Handler = (

@@ -607,6 +607,15 @@ export type SequenceGapsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** One event of `sequenceChanged`. */
+export type SequenceChange = {
+  __typename?: 'SequenceChange';
+  /** Pass it as `after` to resume after this event. */
+  cursor: Scalars['String']['output'];
+  /** The sequence as it is after the change. */
+  sequence: Sequence;
+};
+
 /** A page of sequences. */
 export type SequenceConnection = {
   __typename?: 'SequenceConnection';
@@ -715,6 +724,49 @@ export type StrategyStats = {
   usersCreated: Scalars['Int']['output'];
 };
 
+/**
+ * Changes as they happen, over WebSocket (graphql-ws) on the same URL, `/graphql`: send the token in
+ * the `connection_init` payload as `{ authorization: "Bearer <token>" }`. Each event carries a `cursor`;
+ * subscribe again with `after: <the last cursor>` to receive everything missed since, none twice.
+ * Events come from MongoDB change streams, so writes of every service instance are seen.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * A sequence after each allocation, set or reservation change: first as it stands when the
+   * subscription starts (unless resuming with `after`), then after each change. Another owner's
+   * sequence answers `SEQUENCE_NOT_FOUND`, as `sequence` does over HTTP.
+   */
+  sequenceChanged?: Maybe<SequenceChange>;
+  /** Each user created from now on (or after `after`) that the filter admits. */
+  userCreated?: Maybe<UserCreated>;
+};
+
+
+/**
+ * Changes as they happen, over WebSocket (graphql-ws) on the same URL, `/graphql`: send the token in
+ * the `connection_init` payload as `{ authorization: "Bearer <token>" }`. Each event carries a `cursor`;
+ * subscribe again with `after: <the last cursor>` to receive everything missed since, none twice.
+ * Events come from MongoDB change streams, so writes of every service instance are seen.
+ */
+export type SubscriptionSequenceChangedArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  name: Scalars['String']['input'];
+  scope?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/**
+ * Changes as they happen, over WebSocket (graphql-ws) on the same URL, `/graphql`: send the token in
+ * the `connection_init` payload as `{ authorization: "Bearer <token>" }`. Each event carries a `cursor`;
+ * subscribe again with `after: <the last cursor>` to receive everything missed since, none twice.
+ * Events come from MongoDB change streams, so writes of every service instance are seen.
+ */
+export type SubscriptionUserCreatedArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<UserFilter>;
+};
+
 /** What to change of a user; absent fields are kept. */
 export type UpdateUserInput = {
   /** The new email, unique among users; null removes it. */
@@ -780,6 +832,15 @@ export type UserConnection = {
   pageInfo: PageInfo;
   /** How many users the whole list holds (with its filter), not just this page. */
   totalCount: Scalars['Int']['output'];
+};
+
+/** One event of `userCreated`. */
+export type UserCreated = {
+  __typename?: 'UserCreated';
+  /** Pass it as `after` to resume after this event. */
+  cursor: Scalars['String']['output'];
+  /** The user created. */
+  user: User;
 };
 
 /** A user in a list, with its cursor. */
@@ -921,6 +982,7 @@ export type ResolversTypes = ResolversObject<{
   ReservationPayload: ResolverTypeWrapper<Omit<ReservationPayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']> }>;
   Role: Role;
   Sequence: ResolverTypeWrapper<SequenceState>;
+  SequenceChange: ResolverTypeWrapper<Omit<SequenceChange, 'sequence'> & { sequence: ResolversTypes['Sequence'] }>;
   SequenceConnection: ResolverTypeWrapper<SequenceConnectionSource>;
   SequenceEdge: ResolverTypeWrapper<Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversTypes['Sequence']> }>;
   SequenceGap: ResolverTypeWrapper<SequenceGap>;
@@ -930,10 +992,12 @@ export type ResolversTypes = ResolversObject<{
   SetSequencePayload: ResolverTypeWrapper<Omit<SetSequencePayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']> }>;
   StrategyStats: ResolverTypeWrapper<StrategyStats>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateUserInput: UpdateUserInput;
   UpdateUserPayload: ResolverTypeWrapper<Omit<UpdateUserPayload, 'query' | 'user'> & { query: ResolversTypes['Query'], user?: Maybe<ResolversTypes['User']> }>;
   User: ResolverTypeWrapper<UserModel>;
   UserConnection: ResolverTypeWrapper<UserConnectionSource>;
+  UserCreated: ResolverTypeWrapper<Omit<UserCreated, 'user'> & { user: ResolversTypes['User'] }>;
   UserEdge: ResolverTypeWrapper<Omit<UserEdge, 'node'> & { node: ResolversTypes['User'] }>;
   UserFilter: UserFilter;
   UserOrder: UserOrder;
@@ -963,6 +1027,7 @@ export type ResolversParentTypes = ResolversObject<{
   Query: Record<PropertyKey, never>;
   ReservationPayload: Omit<ReservationPayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']> };
   Sequence: SequenceState;
+  SequenceChange: Omit<SequenceChange, 'sequence'> & { sequence: ResolversParentTypes['Sequence'] };
   SequenceConnection: SequenceConnectionSource;
   SequenceEdge: Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversParentTypes['Sequence']> };
   SequenceGap: SequenceGap;
@@ -972,10 +1037,12 @@ export type ResolversParentTypes = ResolversObject<{
   SetSequencePayload: Omit<SetSequencePayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']> };
   StrategyStats: StrategyStats;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   UpdateUserInput: UpdateUserInput;
   UpdateUserPayload: Omit<UpdateUserPayload, 'query' | 'user'> & { query: ResolversParentTypes['Query'], user?: Maybe<ResolversParentTypes['User']> };
   User: UserModel;
   UserConnection: UserConnectionSource;
+  UserCreated: Omit<UserCreated, 'user'> & { user: ResolversParentTypes['User'] };
   UserEdge: Omit<UserEdge, 'node'> & { node: ResolversParentTypes['User'] };
   UserFilter: UserFilter;
   Viewer: Caller;
@@ -1109,6 +1176,11 @@ export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends R
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
+export type SequenceChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceChange'] = ResolversParentTypes['SequenceChange']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sequence?: Resolver<ResolversTypes['Sequence'], ParentType, ContextType>;
+}>;
+
 export type SequenceConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceConnection'] = ResolversParentTypes['SequenceConnection']> = ResolversObject<{
   edges?: Resolver<Array<ResolversTypes['SequenceEdge']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
@@ -1165,6 +1237,11 @@ export type StrategyStatsResolvers<ContextType = GraphQLContext, ParentType exte
   usersCreated?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  sequenceChanged?: SubscriptionResolver<Maybe<ResolversTypes['SequenceChange']>, "sequenceChanged", ParentType, ContextType, RequireFields<SubscriptionSequenceChangedArgs, 'name'>>;
+  userCreated?: SubscriptionResolver<Maybe<ResolversTypes['UserCreated']>, "userCreated", ParentType, ContextType, Partial<SubscriptionUserCreatedArgs>>;
+}>;
+
 export type UpdateUserPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateUserPayload'] = ResolversParentTypes['UpdateUserPayload']> = ResolversObject<{
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
@@ -1187,6 +1264,11 @@ export type UserConnectionResolvers<ContextType = GraphQLContext, ParentType ext
   edges?: Resolver<Array<ResolversTypes['UserEdge']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type UserCreatedResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserCreated'] = ResolversParentTypes['UserCreated']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
 }>;
 
 export type UserEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserEdge'] = ResolversParentTypes['UserEdge']> = ResolversObject<{
@@ -1215,6 +1297,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Query?: QueryResolvers<ContextType>;
   ReservationPayload?: ReservationPayloadResolvers<ContextType>;
   Sequence?: SequenceResolvers<ContextType>;
+  SequenceChange?: SequenceChangeResolvers<ContextType>;
   SequenceConnection?: SequenceConnectionResolvers<ContextType>;
   SequenceEdge?: SequenceEdgeResolvers<ContextType>;
   SequenceGap?: SequenceGapResolvers<ContextType>;
@@ -1223,9 +1306,11 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SequenceReservation?: SequenceReservationResolvers<ContextType>;
   SetSequencePayload?: SetSequencePayloadResolvers<ContextType>;
   StrategyStats?: StrategyStatsResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   UpdateUserPayload?: UpdateUserPayloadResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserConnection?: UserConnectionResolvers<ContextType>;
+  UserCreated?: UserCreatedResolvers<ContextType>;
   UserEdge?: UserEdgeResolvers<ContextType>;
   Viewer?: ViewerResolvers<ContextType>;
 }>;

@@ -4,7 +4,7 @@
  * collection, a database or the cluster: change-stream.ts); results via a cursor. Other
  * database-level pipelines are refused.
  */
-import { Collection } from '../engine/collection';
+import type { CollectionView } from '../engine/views';
 import {
   collectionNameOf,
   CommandContext,
@@ -22,7 +22,7 @@ import { currentOpDocuments } from './current-op';
 import { explainReply } from './explain';
 import { openChangeStream } from './change-stream';
 
-type RunStages = (collection: Collection | undefined, source?: Document[]) => Document[];
+type RunStages = (collection: CollectionView | undefined, source?: Document[]) => Document[];
 
 /**
  * Where the pipeline reads from: a collection, the document of a leading `$collStats`, or (on

@@ -9,11 +9,12 @@
 import { Long } from 'bson';
 import { CursorRegistry } from '../state/cursors';
 import { CommandError, ErrorCode } from '../engine/errors';
-import { Store } from '../engine/store';
+import type { StoreView } from '../engine/views';
 import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
 import { Activity } from '../state/activity';
 import { ChangeHistory } from '../state/change-history';
 import { FailPoints } from '../state/fail-points';
+import { TransactionTable } from '../state/transactions';
 import { ReplicaSetIdentity } from '../state/replica-set';
 import { RetryableWrites } from '../state/retryable-writes';
 import { SnapshotReads } from '../state/snapshot-reads';
@@ -24,7 +25,9 @@ export interface ConnectionInfo {
 }
 
 export interface ServerState {
-  store: Store;
+  /** the live store, or inside a transaction its view (engine/views.ts) */
+  store: StoreView;
+  transactions: TransactionTable;
   /** null on a standalone */
   replica: ReplicaSetIdentity | null;
   retryableWrites: RetryableWrites;

@@ -1,10 +1,11 @@
 /**
  * `endSessions`: forgets the named sessions' retryable-write records
- * (state/retryable-writes.ts); sessions hold no other server state here.
+ * (state/retryable-writes.ts) and aborts their transactions in progress.
  */
 import { CommandDefinition } from './context';
 import { badValue } from '../engine/errors';
 import { Document, isPlainDocument } from '../engine/values';
+import { sessionKeyOf } from '../state/transactions';
 
 export const endSessions: CommandDefinition = {
   name: 'endSessions',
@@ -14,6 +15,7 @@ export const endSessions: CommandDefinition = {
     if (!Array.isArray(lsids) || !lsids.every(isPlainDocument))
       throw badValue('endSessions takes an array of session ids');
     server.retryableWrites.end(lsids as Document[]);
+    server.transactions.endSessions(lsids.map(sessionKeyOf));
     return { ok: 1 };
   },
 };

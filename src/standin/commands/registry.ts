@@ -38,6 +38,12 @@ import { ping } from './ping';
 import { renameCollection } from './rename-collection';
 import { serverStatus } from './server-status';
 import { update } from './update';
+import {
+  abortTransaction,
+  commitTransaction,
+  isTransactionCommand,
+  runInTransaction,
+} from './transactions';
 
 const DEFINITIONS: CommandDefinition[] = [
   hello,
@@ -70,6 +76,8 @@ const DEFINITIONS: CommandDefinition[] = [
   collStats,
   explainCommand(definitionFor),
   serverStatus,
+  commitTransaction,
+  abortTransaction,
 ];
 
 /** Fields any command may carry: routing, sessions, concerns, limits, API versioning. */
@@ -79,6 +87,8 @@ const GENERIC_FIELDS = new Set([
   '$clusterTime',
   'lsid',
   'txnNumber',
+  'autocommit',
+  'startTransaction',
   'writeConcern',
   'readConcern',
   'maxTimeMS',
@@ -130,6 +140,7 @@ export function failPointNameOf(command: Document): string {
 function refuseUnsupportedGenerics(command: Document, name: string): void {
   if (command.collation !== undefined) throw unsupported('collations');
   const readConcern = command.readConcern;
+  if (isTransactionCommand(command)) return; // commands/transactions.ts checks its levels
   if (!isPlainDocument(readConcern) || readConcern.level === undefined) return;
   const level = String(readConcern.level);
   if (!READ_CONCERN_LEVELS.has(level)) throw unsupported(`readConcern level '${level}'`);
@@ -142,7 +153,7 @@ function refuseUnsupportedGenerics(command: Document, name: string): void {
 
 /**
  * The definition that runs `command`, after refusing what it does not implement: an unknown
- * name, transactions, undeclared fields, unsupported generic options. Also used by explain for
+ * name, undeclared fields, unsupported generic options. Also used by explain for
  * the command it explains.
  */
 export function definitionFor(command: Document): CommandDefinition {
@@ -154,8 +165,6 @@ export function definitionFor(command: Document): CommandDefinition {
       `no such command: '${name}' (the MongoDB stand-in does not implement it)`,
     );
   }
-  if (command.startTransaction !== undefined || command.autocommit !== undefined)
-    throw unsupported('transactions');
   const allowed = ALLOWED_FIELDS.get(definition);
   if (allowed) {
     for (const field of Object.keys(command).slice(1)) {
@@ -169,8 +178,9 @@ export function definitionFor(command: Document): CommandDefinition {
 
 /**
  * Runs a command and returns the reply (ok: 1 or MongoDB's error shape); synchronously, except a
- * change stream's getMore that waits for changes. Anything thrown that is not a CommandError is
- * a stand-in bug: it propagates for the server to log.
+ * change stream's getMore that waits for changes. Anything thrown that is not a CommandError
+ * propagates to the server: a TransactionLockWait (the command must wait for a transaction,
+ * engine/concurrency.ts) or a stand-in bug to log.
  */
 export function runCommand(
   command: Document,
@@ -181,7 +191,10 @@ export function runCommand(
     throw error;
   };
   try {
-    const reply = definitionFor(command).run(command, context);
+    const definition = definitionFor(command);
+    const reply = isTransactionCommand(command)
+      ? runInTransaction(definition, command, context)
+      : definition.run(command, context);
     return reply instanceof Promise ? reply.catch(asReply) : reply;
   } catch (error) {
     return asReply(error);

@@ -1,12 +1,13 @@
 /**
  * Replaying a change (./changes.ts) onto a store: replaying a store's changes in order onto an
  * empty store rebuilds it, index ownership and collection options included (the journal's
- * recovery, state/journal.ts).
+ * recovery, state/journal.ts). A committed transaction is one change holding its changes in
+ * order, replayed whole; `eachChange` visits them one by one (the change history keeps them so).
  */
-import type { Change } from './changes';
+import type { Change, CommittedTransaction, LoggedChange, StoreChange } from './changes';
 import type { Store } from './store';
 
-export function applyChange(store: Store, change: Change): void {
+export function applyChange(store: Store, change: Change | CommittedTransaction): void {
   switch (change.op) {
     case 'put': {
       const { collection } = store.obtain(change.db, change.coll);
@@ -43,5 +44,14 @@ export function applyChange(store: Store, change: Change): void {
     case 'dropIndex':
       store.get(change.db, change.coll)?.dropIndex(change.name);
       return;
+    case 'transaction':
+      for (const inner of change.changes) applyChange(store, inner);
+      return;
   }
+}
+
+/** Visits a change, or each change of a committed transaction, in order. */
+export function eachChange(change: StoreChange, visit: (change: LoggedChange) => void): void {
+  if (change.op === 'transaction') change.changes.forEach(visit);
+  else visit(change);
 }

@@ -6,7 +6,8 @@
  * (state/journal.ts) records exactly what an acknowledged command did, and the change history
  * (state/change-history.ts) is what change streams read. `applyChange` (./apply-change.ts)
  * replays one onto a store. This file holds only the types, so the store, its collections and the
- * journal share them without importing each other.
+ * journal share them without importing each other. A committed transaction reaches the
+ * listeners as one `transaction` change holding its changes (apply-change.ts `eachChange`).
  *
  * A document write also says what kind of write it was, as mongod's oplog does: `insert`,
  * `update` (with mongod's update description, update-description.ts) or `replace`; and, when
@@ -60,7 +61,18 @@ export type LoggedChange = Change & {
   txnOpIndex?: number;
 };
 
-export type ChangeListener = (change: LoggedChange) => void;
+/** A committed transaction's changes in order, delivered together: one journal record. */
+export interface CommittedTransaction {
+  op: 'transaction';
+  changes: LoggedChange[];
+  ts: Timestamp;
+  wall: Date;
+}
+
+/** What the store's listeners receive: a change, or a transaction's changes at once. */
+export type StoreChange = LoggedChange | CommittedTransaction;
+
+export type ChangeListener = (change: StoreChange) => void;
 
 /** What a collection reports; the store stamps it (store.ts). */
 export type ChangeRecorder = (change: Change) => void;

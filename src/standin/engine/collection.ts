@@ -7,14 +7,25 @@
  * place (updates replace them), so references handed out stay valid snapshots. Each applied
  * change is reported to `record` (the store, which stamps it, see changes.ts); refused ones are
  * not. With `changeStreamPreAndPostImages` enabled, each replace and remove also reports the
- * pre-image (a reference: documents are never mutated).
+ * pre-image (a reference: documents are never mutated). Before each change it tells
+ * `concurrency` (concurrency.ts), which may make it wait for an open transaction, keeps
+ * pre-images for open snapshots and the undo of the running command.
  */
 import { ObjectId } from 'bson';
 import { ChangeRecorder, DocumentWrite } from './changes';
+import { Concurrency } from './concurrency';
 import { CommandError, ErrorCode } from './errors';
 import { assertStorableId } from './field-names';
 import { Index, IndexSpec, sameSpec } from './indexes';
 import { compareValues, Document, formatDocument, indexKeyOf, withIdFirst } from './values';
+import type { CollectionView } from './views';
+
+/** A document as an insert stores it: `_id` first, an ObjectId one added when absent. */
+export function normalizeForInsert(input: Document): Document {
+  const doc = '_id' in input ? withIdFirst(input) : { _id: new ObjectId(), ...input };
+  assertStorableId(doc._id);
+  return doc;
+}
 
 export const ID_INDEX: IndexSpec = { name: '_id_', key: { _id: 1 } };
 
@@ -23,7 +34,7 @@ interface IdEntry {
   key: string;
 }
 
-export class Collection {
+export class Collection implements CollectionView {
   private readonly documents = new Map<string, Document>();
   private readonly idsInOrder: IdEntry[] = [];
   private readonly indexList: Index[];
@@ -33,6 +44,7 @@ export class Collection {
     readonly database: string,
     readonly name: string,
     private readonly record: ChangeRecorder = () => undefined,
+    private readonly concurrency = new Concurrency(),
   ) {
     this.indexList = [new Index(ID_INDEX, this.namespace)];
   }
@@ -66,7 +78,7 @@ export class Collection {
 
   /** Renames this collection's namespace in place (the store moves it; see Store.rename). */
   renameTo(database: string, name: string): Collection {
-    const moved = new Collection(database, name, this.record);
+    const moved = new Collection(database, name, this.record, this.concurrency);
     moved.copyFrom(this);
     return moved;
   }
@@ -92,6 +104,16 @@ export class Collection {
     return this.documents.get(indexKeyOf(id));
   }
 
+  /** The document whose `_id` has the canonical key `idKey`. */
+  byIdKey(idKey: string): Document | undefined {
+    return this.documents.get(idKey);
+  }
+
+  /** Every stored document with the canonical key of its `_id`, in natural order. */
+  entries(): IterableIterator<[string, Document]> {
+    return this.documents.entries();
+  }
+
   /** Documents in `_id` order, ascending or descending, without sorting. */
   *inIdOrder(direction: 1 | -1): Generator<Document> {
     const ids = this.idsInOrder;
@@ -111,14 +133,10 @@ export class Collection {
 
   /** Inserts a document (adding an ObjectId `_id` first when absent); throws E11000 on conflict. */
   insert(input: Document): Document {
-    const doc = '_id' in input ? withIdFirst(input) : { _id: new ObjectId(), ...input };
-    assertStorableId(doc._id);
+    const doc = normalizeForInsert(input);
     const idKey = indexKeyOf(doc._id);
     if (this.documents.has(idKey)) throw this.indexList[0].duplicateKeyError(doc);
-    const keys = this.uniqueKeys(doc, undefined);
-    this.documents.set(idKey, doc);
-    this.insertId(doc._id, idKey);
-    for (const [index, key] of keys) index.owners.set(key, idKey);
+    this.change(idKey, undefined, doc, this.uniqueKeys(doc, undefined));
     this.record({ op: 'put', db: this.database, coll: this.name, doc, event: 'insert' });
     return doc;
   }
@@ -129,13 +147,8 @@ export class Collection {
    */
   replace(current: Document, next: Document, write?: DocumentWrite): void {
     const idKey = indexKeyOf(current._id);
-    const keys = this.uniqueKeys(next, idKey);
-    for (const index of this.uniqueIndexes()) {
-      const oldKey = index.keyOf(current);
-      if (oldKey !== null && index.owners.get(oldKey) === idKey) index.owners.delete(oldKey);
-    }
-    for (const [index, key] of keys) index.owners.set(key, idKey);
-    this.documents.set(idKey, next);
+    const stored = this.documents.get(idKey);
+    this.change(idKey, stored, next, this.uniqueKeys(next, idKey));
     this.record({
       op: 'put',
       db: this.database,
@@ -148,13 +161,9 @@ export class Collection {
 
   remove(doc: Document): void {
     const idKey = indexKeyOf(doc._id);
-    if (!this.documents.delete(idKey)) return;
-    for (const index of this.uniqueIndexes()) {
-      const key = index.keyOf(doc);
-      if (key !== null && index.owners.get(key) === idKey) index.owners.delete(key);
-    }
-    const position = this.findIdPosition(doc._id);
-    if (this.idsInOrder[position]?.key === idKey) this.idsInOrder.splice(position, 1);
+    const stored = this.documents.get(idKey);
+    if (!stored) return;
+    this.change(idKey, stored, undefined, []);
     this.record({
       op: 'remove',
       db: this.database,
@@ -162,6 +171,52 @@ export class Collection {
       id: doc._id,
       ...(this.imagesEnabled && { before: doc, images: true }),
     });
+  }
+
+  /**
+   * One checked change of one document (`keys`: the unique keys `after` takes): waits out
+   * transactions holding the document or a key it takes or frees, then stores it, undoably.
+   */
+  private change(
+    idKey: string,
+    before: Document | undefined,
+    after: Document | undefined,
+    keys: Array<[Index, string]>,
+  ): void {
+    const touched = keys.map(([index, key]) => `${index.name}\u0000${key}`);
+    if (before) {
+      for (const index of this.uniqueIndexes()) {
+        const key = index.keyOf(before);
+        if (key !== null) touched.push(`${index.name}\u0000${key}`);
+      }
+    }
+    this.concurrency.beforeDocumentWrite(this.namespace, idKey, before, touched);
+    this.swap(idKey, before, after, keys);
+    this.concurrency.onUndo(() => this.swap(idKey, after, before));
+  }
+
+  /** Replaces `before` by `after` under `idKey` (either may be absent), unique keys included. */
+  private swap(
+    idKey: string,
+    before: Document | undefined,
+    after: Document | undefined,
+    keys = after ? this.uniqueKeys(after, idKey) : [],
+  ): void {
+    if (before) {
+      for (const index of this.uniqueIndexes()) {
+        const key = index.keyOf(before);
+        if (key !== null && index.owners.get(key) === idKey) index.owners.delete(key);
+      }
+    }
+    if (after) {
+      this.documents.set(idKey, after);
+      if (!before) this.insertId(after._id, idKey);
+    } else {
+      this.documents.delete(idKey);
+      const position = this.findIdPosition(before!._id);
+      if (this.idsInOrder[position]?.key === idKey) this.idsInOrder.splice(position, 1);
+    }
+    for (const [index, key] of keys) index.owners.set(key, idKey);
   }
 
   /** Unique keys `doc` would take, checked against other documents (`selfKey` may keep its own). */
@@ -215,6 +270,7 @@ export class Collection {
         ErrorCode.IndexOptionsConflict,
         `Index already exists with a different name: ${byKey.name}`,
       );
+    this.concurrency.beforeCatalogChange(this.namespace, false);
     const index = new Index(spec, this.namespace);
     if (index.unique) {
       for (const [idKey, doc] of this.documents) {
@@ -225,6 +281,7 @@ export class Collection {
       }
     }
     this.indexList.push(index);
+    this.concurrency.onUndo(() => this.indexList.splice(this.indexList.indexOf(index), 1));
     this.record({ op: 'createIndex', db: this.database, coll: this.name, spec });
     return true;
   }
@@ -232,7 +289,9 @@ export class Collection {
   dropIndex(name: string): boolean {
     const position = this.indexList.findIndex((index) => index.name === name);
     if (position <= 0) return false;
-    this.indexList.splice(position, 1);
+    this.concurrency.beforeCatalogChange(this.namespace, false);
+    const [index] = this.indexList.splice(position, 1);
+    this.concurrency.onUndo(() => this.indexList.splice(position, 0, index));
     this.record({ op: 'dropIndex', db: this.database, coll: this.name, name });
     return true;
   }

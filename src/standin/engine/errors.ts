@@ -19,6 +19,7 @@ export const ErrorCode = {
   Unauthorized: 13,
   TypeMismatch: 14,
   IllegalOperation: 20,
+  LockTimeout: 24,
   NamespaceNotFound: 26,
   StaleShardVersion: 63,
   IndexNotFound: 27,
@@ -35,6 +36,12 @@ export const ErrorCode = {
   CannotCreateIndex: 67,
   InvalidOptions: 72,
   InvalidNamespace: 73,
+  ConflictingOperationInProgress: 117,
+  SnapshotUnavailable: 246,
+  NoSuchTransaction: 251,
+  TransactionCommitted: 256,
+  OperationNotSupportedInTransaction: 263,
+  TransactionExceededLifetimeLimitSeconds: 290,
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,
   NetworkTimeout: 89,
@@ -54,6 +61,7 @@ export const ErrorCode = {
   ChangeStreamHistoryLost: 286,
   ExceededMemoryLimit: 146,
   ExceededTimeLimit: 262,
+  PreparedTransactionInProgress: 267,
   SocketException: 9001,
   NotWritablePrimary: 10107,
   DuplicateKey: 11000,
@@ -173,6 +181,14 @@ export class CommandError extends Error {
 /** Refusal of something the stand-in deliberately does not implement (never a silent wrong answer). */
 export function unsupported(what: string): CommandError {
   return new CommandError(ErrorCode.BadValue, `the MongoDB stand-in does not support ${what}`);
+}
+
+/** The label mongod puts on errors after which the whole transaction may be retried. */
+export const TRANSIENT_TRANSACTION_ERROR = 'TransientTransactionError';
+
+/** An error that aborted a transaction and says it may be retried from the start. */
+export function transientTransactionError(code: number, message: string): CommandError {
+  return new CommandError(code, message, { errorLabels: [TRANSIENT_TRANSACTION_ERROR] });
 }
 
 export function badValue(message: string): CommandError {

@@ -7,7 +7,7 @@
  * and accumulators are refused by name.
  */
 import { Int32 } from 'bson';
-import { Collection } from './collection';
+import type { CollectionView } from './views';
 import { badValue, unsupported } from './errors';
 import { unknownOrUnsupportedStage } from './stage-names';
 import { evaluate, Variables } from './expressions';
@@ -125,7 +125,7 @@ export interface PipelinePrefix {
 }
 
 export function runPipelinePrefix(
-  collection: Collection | undefined,
+  collection: CollectionView | undefined,
   stages: Array<[string, unknown]>,
   variables: Variables,
 ): PipelinePrefix {
@@ -158,7 +158,7 @@ export function stagesOf(pipeline: unknown): Array<[string, unknown]> {
  * collection (the command's `$collStats`) produced them.
  */
 export function runPipeline(
-  collection: Collection | undefined,
+  collection: CollectionView | undefined,
   stages: Array<[string, unknown]>,
   variables: Variables,
   source?: Document[],

@@ -6,7 +6,7 @@
  * every candidate is still checked against the full filter. executeQuery also says which way
  * it went and what it examined, which is all explain reports.
  */
-import { Collection } from './collection';
+import type { CollectionView } from './views';
 import { Variables } from './expressions';
 import { badValue } from './errors';
 import { Index } from './indexes';
@@ -35,7 +35,7 @@ interface Candidates {
   keysExamined: number;
 }
 
-function idCandidates(collection: Collection, filter: Document): Candidates | null {
+function idCandidates(collection: CollectionView, filter: Document): Candidates | null {
   const condition = filter._id;
   if (condition === undefined) return null;
   const id =
@@ -80,7 +80,7 @@ function idCandidates(collection: Collection, filter: Document): Candidates | nu
 }
 
 /** A unique index whose every field the filter pins, and which surely covers matching documents. */
-function uniqueCandidates(collection: Collection, filter: Document): Candidates | null {
+function uniqueCandidates(collection: CollectionView, filter: Document): Candidates | null {
   const equalities = equalityFields(filter);
   if (equalities.size === 0) return null;
   for (const index of collection.indexes) {
@@ -138,7 +138,7 @@ export interface QueryExecution {
  * ignores it). The stand-in then plans as it always does: a hint never changes which documents
  * match, only the plan mongod would pick.
  */
-export function assertHintUsable(collection: Collection | undefined, hint: unknown): void {
+export function assertHintUsable(collection: CollectionView | undefined, hint: unknown): void {
   if (hint === undefined || hint === null || !collection) return;
   if (isPlainDocument(hint) && Object.keys(hint).length === 0) return;
   if (isPlainDocument(hint) && '$natural' in hint) return;
@@ -166,7 +166,7 @@ export function emptyExecution(): QueryExecution {
 }
 
 export function executeQuery(
-  collection: Collection,
+  collection: CollectionView,
   filter: Document | undefined | null,
   options: QueryOptions = {},
 ): QueryExecution {
@@ -220,7 +220,7 @@ export function executeQuery(
 }
 
 export function runQuery(
-  collection: Collection,
+  collection: CollectionView,
   filter: Document | undefined | null,
   options: QueryOptions = {},
 ): Document[] {

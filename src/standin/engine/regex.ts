@@ -75,150 +75,191 @@ function quantifierLength(pattern: string, at: number): number {
   return match ? match[0].length : 0;
 }
 
+/** A translation under way: the PCRE2 pattern, how far it is read, and the JavaScript written. */
+interface Translation {
+  readonly pattern: string;
+  readonly multiline: boolean;
+  readonly dotAll: boolean;
+  readonly extended: boolean;
+  out: string;
+  /** The next character of `pattern` to read. */
+  i: number;
+  inClass: boolean;
+}
+
+function refuse(t: Translation, what: string): CommandError {
+  return unsupported(`the PCRE construct ${what} in /${t.pattern}/`);
+}
+
+/** `\Q…\E`: everything up to `\E` (or the end) as literals. */
+function quoted(t: Translation): void {
+  const end = t.pattern.indexOf('\\E', t.i);
+  const text = t.pattern.slice(t.i, end === -1 ? undefined : end);
+  t.out += [...text].map(literal).join('');
+  t.i = end === -1 ? t.pattern.length : end + 2;
+}
+
+/** `\x` followed by `{hex…}` or up to two hex digits (none: NUL). */
+function hexEscape(t: Translation): void {
+  const braced = /^\{([0-9A-Fa-f]+)\}/.exec(t.pattern.slice(t.i));
+  const short = /^[0-9A-Fa-f]{0,2}/.exec(t.pattern.slice(t.i))![0];
+  const digits = braced ? braced[1] : short;
+  t.out += hex(digits.length === 0 ? 0 : parseInt(digits, 16));
+  t.i += braced ? braced[0].length : short.length;
+}
+
+/** A backslash and what follows it, in or outside a class. */
+function escape(t: Translation): void {
+  const { pattern, inClass } = t;
+  const next = pattern[t.i + 1];
+  if (next === undefined) throw invalid(pattern, '\\ at end of pattern');
+  t.i += 2;
+  if (next === 'Q') quoted(t);
+  else if (next === 's') t.out += inClass ? PCRE_SPACES : `[${PCRE_SPACES}]`;
+  else if (next === 'S') {
+    if (inClass) throw refuse(t, '\\S inside a character class');
+    t.out += `[^${PCRE_SPACES}]`;
+  } else if (next === 'A' && !inClass) t.out += '(?<![\\s\\S])';
+  else if (next === 'z' && !inClass) t.out += '(?![\\s\\S])';
+  else if (next === 'Z' && !inClass) t.out += '(?=\\n?(?![\\s\\S]))';
+  else if (next === 'e') t.out += '\\x1b';
+  else if (next === 'x') hexEscape(t);
+  else if (next === 'c' && /[A-Za-z]/.test(pattern[t.i] ?? '')) t.out += `\\c${pattern[t.i++]}`;
+  else if (next === '0' && !/[0-7]/.test(pattern[t.i] ?? '')) t.out += '\\0';
+  else if (/[1-9]/.test(next) && !inClass && !/[0-9]/.test(pattern[t.i] ?? ''))
+    t.out += `\\${next}`;
+  else if (/[0-9]/.test(next)) throw refuse(t, 'octal escapes and back references above \\9');
+  else if (SAME_ESCAPES.has(next)) {
+    if (next === 'b' && inClass) t.out += '\\x08';
+    else if (next === 'a') t.out += '\\x07';
+    else t.out += `\\${next}`;
+  } else if (REFUSED_ESCAPES[next]) throw refuse(t, REFUSED_ESCAPES[next]);
+  else if (WORD_OR_DIGIT.test(next)) throw invalid(pattern, `unrecognized escape \\${next}`);
+  else {
+    const codePoint = pattern.codePointAt(t.i - 1)!;
+    if (codePoint > 0xffff) t.i++;
+    t.out += hex(codePoint);
+  }
+}
+
+/** A character inside `[…]`: a literal, except the `]` that closes the class. */
+function classCharacter(t: Translation, char: string): void {
+  if (char === '[' && t.pattern[t.i + 1] === ':') throw refuse(t, 'POSIX character classes [:…:]');
+  if (char === ']') t.inClass = false;
+  t.out += char === '[' ? '\\[' : char;
+  t.i++;
+}
+
+/** `[` or `[^`, and a `]` right after it, which is a literal in PCRE. */
+function openClass(t: Translation): void {
+  t.inClass = true;
+  t.out += '[';
+  t.i++;
+  if (t.pattern[t.i] === '^') t.out += t.pattern[t.i++];
+  if (t.pattern[t.i] === ']') {
+    t.out += '\\]';
+    t.i++;
+  }
+}
+
+/** `(`: a `(?#…)` comment is dropped, `(?P<name>` renamed, other `(?` forms JavaScript lacks refused. */
+function openGroup(t: Translation): void {
+  const rest = t.pattern.slice(t.i + 1);
+  if (rest.startsWith('?#')) {
+    const end = t.pattern.indexOf(')', t.i);
+    if (end === -1) throw invalid(t.pattern, 'missing ) after (?# comment');
+    t.i = end + 1;
+    return;
+  }
+  if (rest.startsWith('?P<')) {
+    t.out += '(?<';
+    t.i += 4;
+    return;
+  }
+  if (rest.startsWith('?') && !/^\?(:|=|!|<=|<!|<[A-Za-z_])/.test(rest)) {
+    throw refuse(
+      t,
+      `(${rest.slice(0, 3)}… (atomic groups, inline options, recursion, conditionals)`,
+    );
+  }
+  t.out += '(';
+  t.i++;
+}
+
+/** `{`: a quantifier `{n}`, `{n,}`, `{n,m}` (never possessive), or else a literal. */
+function brace(t: Translation): void {
+  const length = quantifierLength(t.pattern, t.i);
+  if (length === 0) {
+    t.out += '\\{';
+    t.i++;
+    return;
+  }
+  t.out += t.pattern.slice(t.i, t.i + length);
+  t.i += length;
+  if (t.pattern[t.i] === '+') throw refuse(t, 'possessive quantifiers');
+}
+
+/** A character outside a class (with option `x`, whitespace and `#` comments are gone already). */
+function outsideClass(t: Translation, char: string): void {
+  switch (char) {
+    case '[':
+      return openClass(t);
+    case '(':
+      return openGroup(t);
+    case '{':
+      return brace(t);
+    case '.':
+      t.out += t.dotAll ? '[\\s\\S]' : '[^\\n]';
+      break;
+    case '^':
+      t.out += t.multiline ? '(?:(?<![\\s\\S])|(?<=\\n)(?=[\\s\\S]))' : '(?<![\\s\\S])';
+      break;
+    case '$':
+      t.out += t.multiline ? '(?=\\n|(?![\\s\\S]))' : '(?=\\n?(?![\\s\\S]))';
+      break;
+    case '}':
+    case ']':
+      t.out += `\\${char}`;
+      break;
+    case '*':
+    case '+':
+    case '?':
+      t.out += char;
+      if (t.pattern[t.i + 1] === '+') throw refuse(t, 'possessive quantifiers');
+      break;
+    default: {
+      const text = String.fromCodePoint(t.pattern.codePointAt(t.i)!);
+      t.out += text;
+      t.i += text.length;
+      return;
+    }
+  }
+  t.i++;
+}
+
 /** Rewrites one PCRE2 pattern into JavaScript `u`-mode syntax (see the header). */
 function translate(pattern: string, options: string): string {
-  const multiline = options.includes('m');
-  const dotAll = options.includes('s');
-  const extended = options.includes('x');
-  let out = '';
-  let inClass = false;
-  let i = 0;
-  const refuse = (what: string) => unsupported(`the PCRE construct ${what} in /${pattern}/`);
-  while (i < pattern.length) {
-    const char = pattern[i];
-    if (char === '\\') {
-      const next = pattern[i + 1];
-      if (next === undefined) throw invalid(pattern, '\\ at end of pattern');
-      i += 2;
-      if (next === 'Q') {
-        const end = pattern.indexOf('\\E', i);
-        const quoted = pattern.slice(i, end === -1 ? undefined : end);
-        out += [...quoted].map(literal).join('');
-        i = end === -1 ? pattern.length : end + 2;
-      } else if (next === 's') out += inClass ? PCRE_SPACES : `[${PCRE_SPACES}]`;
-      else if (next === 'S') {
-        if (inClass) throw refuse('\\S inside a character class');
-        out += `[^${PCRE_SPACES}]`;
-      } else if (next === 'A' && !inClass) out += '(?<![\\s\\S])';
-      else if (next === 'z' && !inClass) out += '(?![\\s\\S])';
-      else if (next === 'Z' && !inClass) out += '(?=\\n?(?![\\s\\S]))';
-      else if (next === 'e') out += '\\x1b';
-      else if (next === 'x') {
-        const braced = /^\{([0-9A-Fa-f]+)\}/.exec(pattern.slice(i));
-        const short = /^[0-9A-Fa-f]{0,2}/.exec(pattern.slice(i))![0];
-        const digits = braced ? braced[1] : short;
-        out += hex(digits.length === 0 ? 0 : parseInt(digits, 16));
-        i += braced ? braced[0].length : short.length;
-      } else if (next === 'c' && /[A-Za-z]/.test(pattern[i] ?? '')) out += `\\c${pattern[i++]}`;
-      else if (next === '0' && !/[0-7]/.test(pattern[i] ?? '')) out += '\\0';
-      else if (/[1-9]/.test(next) && !inClass && !/[0-9]/.test(pattern[i] ?? ''))
-        out += `\\${next}`;
-      else if (/[0-9]/.test(next)) throw refuse('octal escapes and back references above \\9');
-      else if (SAME_ESCAPES.has(next)) {
-        if (next === 'b' && inClass) out += '\\x08';
-        else if (next === 'a') out += '\\x07';
-        else out += `\\${next}`;
-      } else if (REFUSED_ESCAPES[next]) throw refuse(REFUSED_ESCAPES[next]);
-      else if (WORD_OR_DIGIT.test(next)) throw invalid(pattern, `unrecognized escape \\${next}`);
-      else {
-        const codePoint = pattern.codePointAt(i - 1)!;
-        if (codePoint > 0xffff) i++;
-        out += hex(codePoint);
-      }
-      continue;
-    }
-    if (inClass) {
-      if (char === '[' && pattern[i + 1] === ':') throw refuse('POSIX character classes [:…:]');
-      if (char === ']') inClass = false;
-      out += char === '[' ? '\\[' : char;
-      i++;
-      continue;
-    }
-    if (extended && /[ \t\n\v\f\r]/.test(char)) {
-      i++;
-      continue;
-    }
-    if (extended && char === '#') {
-      const end = pattern.indexOf('\n', i);
-      i = end === -1 ? pattern.length : end + 1;
-      continue;
-    }
-    switch (char) {
-      case '[': {
-        inClass = true;
-        out += '[';
-        i++;
-        if (pattern[i] === '^') out += pattern[i++];
-        // A ']' right after '[' or '[^' is a literal in PCRE.
-        if (pattern[i] === ']') {
-          out += '\\]';
-          i++;
-        }
-        continue;
-      }
-      case '.':
-        out += dotAll ? '[\\s\\S]' : '[^\\n]';
-        break;
-      case '^':
-        out += multiline ? '(?:(?<![\\s\\S])|(?<=\\n)(?=[\\s\\S]))' : '(?<![\\s\\S])';
-        break;
-      case '$':
-        out += multiline ? '(?=\\n|(?![\\s\\S]))' : '(?=\\n?(?![\\s\\S]))';
-        break;
-      case '(': {
-        const rest = pattern.slice(i + 1);
-        if (rest.startsWith('?#')) {
-          const end = pattern.indexOf(')', i);
-          if (end === -1) throw invalid(pattern, 'missing ) after (?# comment');
-          i = end + 1;
-          continue;
-        }
-        if (rest.startsWith('?P<')) {
-          out += '(?<';
-          i += 4;
-          continue;
-        }
-        if (rest.startsWith('?') && !/^\?(:|=|!|<=|<!|<[A-Za-z_])/.test(rest)) {
-          throw refuse(
-            `(${rest.slice(0, 3)}… (atomic groups, inline options, recursion, conditionals)`,
-          );
-        }
-        out += '(';
-        break;
-      }
-      case '{': {
-        const length = quantifierLength(pattern, i);
-        if (length === 0) {
-          out += '\\{';
-          break;
-        }
-        out += pattern.slice(i, i + length);
-        i += length;
-        if (pattern[i] === '+') throw refuse('possessive quantifiers');
-        continue;
-      }
-      case '}':
-      case ']':
-        out += `\\${char}`;
-        break;
-      case '*':
-      case '+':
-      case '?':
-        out += char;
-        if (pattern[i + 1] === '+') throw refuse('possessive quantifiers');
-        break;
-      default: {
-        const codePoint = pattern.codePointAt(i)!;
-        const text = String.fromCodePoint(codePoint);
-        out += text;
-        i += text.length;
-        continue;
-      }
-    }
-    i++;
+  const t: Translation = {
+    pattern,
+    multiline: options.includes('m'),
+    dotAll: options.includes('s'),
+    extended: options.includes('x'),
+    out: '',
+    i: 0,
+    inClass: false,
+  };
+  while (t.i < pattern.length) {
+    const char = pattern[t.i];
+    if (char === '\\') escape(t);
+    else if (t.inClass) classCharacter(t, char);
+    else if (t.extended && /[ \t\n\v\f\r]/.test(char)) t.i++;
+    else if (t.extended && char === '#') {
+      const end = pattern.indexOf('\n', t.i);
+      t.i = end === -1 ? pattern.length : end + 1;
+    } else outsideClass(t, char);
   }
-  if (inClass) throw invalid(pattern, 'missing terminating ] for character class');
-  return out;
+  if (t.inClass) throw invalid(pattern, 'missing terminating ] for character class');
+  return t.out;
 }
 
 /** Compiles a MongoDB regex (pattern + options string) to a JavaScript RegExp with its meaning. */

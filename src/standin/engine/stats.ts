@@ -7,7 +7,7 @@
  * and nothing is free or compressed. Computed on request (one pass over the documents).
  */
 import { BSON } from 'bson';
-import { Collection } from './collection';
+import type { CollectionView } from './views';
 import { Document } from './values';
 
 export interface CollectionSizes {
@@ -17,7 +17,7 @@ export interface CollectionSizes {
   totalIndexSize: number;
 }
 
-export function collectionSizes(collection: Collection): CollectionSizes {
+export function collectionSizes(collection: CollectionView): CollectionSizes {
   let size = 0;
   let idKeys = 0;
   for (const doc of collection.all()) {
@@ -67,7 +67,7 @@ export function storageStats(sizes: CollectionSizes, scale: number): Document {
 /** The sizes of a whole database (dbStats), from its collections. */
 export function databaseStats(
   database: string,
-  collections: Collection[],
+  collections: CollectionView[],
   scale: number,
 ): Document {
   let objects = 0;

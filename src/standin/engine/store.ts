@@ -8,12 +8,25 @@
  *
  * `commitAtOnce` is the hook for transactions: the changes its callback makes share one cluster
  * time and carry the transaction's lsid and txnNumber with their position in it (txnOpIndex),
- * so a change stream reports them as one commit.
+ * so a change stream reports them as one commit; they reach the listeners together, as one
+ * `transaction` change, which the journal writes as one record (a crash keeps all or none).
+ *
+ * A command that may have to wait for an open transaction (concurrency.ts) runs between
+ * `beginCommand` and `endCommand`: its changes are held back meanwhile, so when it must wait,
+ * `rollbackCommand` undoes it without any listener having seen it.
  */
-import { ChangeListener, ChangeRecorder, TransactionStamp } from './changes';
+import {
+  ChangeListener,
+  ChangeRecorder,
+  LoggedChange,
+  StoreChange,
+  TransactionStamp,
+} from './changes';
 import { ClusterClock } from './cluster-clock';
 import { Collection } from './collection';
+import { Concurrency } from './concurrency';
 import { CommandError, ErrorCode } from './errors';
+import type { StoreView } from './views';
 
 const VALID_COLLECTION = /^[^$\0]+$/;
 
@@ -22,10 +35,14 @@ interface OpenCommit {
   ts: ReturnType<ClusterClock['advance']>;
   wall: Date;
   nextIndex: number;
+  changes: LoggedChange[];
 }
 
-export class Store {
+export class Store implements StoreView {
   readonly clock = new ClusterClock();
+  readonly concurrency = new Concurrency();
+  /** changes of the running command, held back until it ends (see above) */
+  private held: StoreChange[] | null = null;
   private readonly databases = new Map<string, Map<string, Collection>>();
   private listeners: ChangeListener[] = [];
   private commit: OpenCommit | null = null;
@@ -34,17 +51,23 @@ export class Store {
   private readonly record: ChangeRecorder = (change) => {
     if (this.reloading) return;
     const commit = this.commit;
-    const logged = commit
-      ? {
-          ...change,
-          ts: commit.ts,
-          wall: commit.wall,
-          txn: commit.stamp,
-          txnOpIndex: commit.nextIndex++,
-        }
-      : { ...change, ts: this.clock.advance(), wall: new Date() };
-    for (const listener of this.listeners) listener(logged);
+    if (commit) {
+      commit.changes.push({
+        ...change,
+        ts: commit.ts,
+        wall: commit.wall,
+        txn: commit.stamp,
+        txnOpIndex: commit.nextIndex++,
+      });
+      return;
+    }
+    this.deliver({ ...change, ts: this.clock.advance(), wall: new Date() });
   };
+
+  private deliver(change: StoreChange): void {
+    if (this.held) this.held.push(change);
+    else for (const listener of this.listeners) listener(change);
+  }
 
   /** Reports every later change to `listener` (after those observing already); returns how to stop. */
   observe(listener: ChangeListener): () => void {
@@ -57,11 +80,26 @@ export class Store {
   /** Runs `apply`; the changes it makes are logged as one transaction's commit (see above). */
   commitAtOnce<T>(stamp: TransactionStamp, apply: () => T): T {
     if (this.commit) throw new Error('commitAtOnce does not nest');
-    this.commit = { stamp, ts: this.clock.advance(), wall: new Date(), nextIndex: 0 };
+    const commit: OpenCommit = {
+      stamp,
+      ts: this.clock.advance(),
+      wall: new Date(),
+      nextIndex: 0,
+      changes: [],
+    };
+    this.commit = commit;
     try {
       return apply();
     } finally {
       this.commit = null;
+      if (commit.changes.length > 0) {
+        this.deliver({
+          op: 'transaction',
+          changes: commit.changes,
+          ts: commit.ts,
+          wall: commit.wall,
+        });
+      }
     }
   }
 
@@ -97,8 +135,10 @@ export class Store {
     const existing = this.get(database, name);
     if (existing) return { collection: existing, created: false };
     assertValidCollectionName(name);
-    const collection = new Collection(database, name, this.record);
+    this.concurrency.beforeCatalogChange(`${database}.${name}`, true);
+    const collection = new Collection(database, name, this.record, this.concurrency);
     this.collectionsOf(database).set(name, collection);
+    this.concurrency.onUndo(() => this.detach(database, name));
     this.record({ op: 'createCollection', db: database, coll: name });
     return { collection, created: true };
   }
@@ -113,9 +153,16 @@ export class Store {
     const source = collections?.get(from);
     if (!collections || !source) return false;
     assertValidCollectionName(to);
-    const replaced = dropTarget && collections.has(to);
+    this.concurrency.beforeCatalogChange(`${database}.${from}`, true);
+    this.concurrency.beforeCatalogChange(`${database}.${to}`, true);
+    const replaced = dropTarget && collections.get(to);
     collections.delete(from);
     collections.set(to, source.renameTo(database, to));
+    this.concurrency.onUndo(() => {
+      if (replaced) collections.set(to, replaced);
+      else collections.delete(to);
+      collections.set(from, source);
+    });
     this.record({
       op: 'renameCollection',
       db: database,
@@ -127,9 +174,11 @@ export class Store {
   }
 
   drop(database: string, name: string): boolean {
-    const collections = this.databases.get(database);
-    if (!collections?.delete(name)) return false;
-    if (collections.size === 0) this.databases.delete(database);
+    const collection = this.get(database, name);
+    if (!collection) return false;
+    this.concurrency.beforeCatalogChange(collection.namespace, true);
+    this.detach(database, name);
+    this.concurrency.onUndo(() => this.collectionsOf(database).set(name, collection));
     this.record({ op: 'dropCollection', db: database, coll: name });
     return true;
   }
@@ -137,12 +186,45 @@ export class Store {
   dropDatabase(database: string): void {
     const collections = this.databases.get(database);
     if (!collections) return;
+    for (const collection of collections.values()) {
+      this.concurrency.beforeCatalogChange(collection.namespace, true);
+    }
+    const dropped = new Map(collections);
+    this.concurrency.onUndo(() => this.databases.set(database, dropped));
     for (const name of [...collections.keys()]) {
       collections.delete(name);
       this.record({ op: 'dropCollection', db: database, coll: name });
     }
     this.databases.delete(database);
     this.record({ op: 'dropDatabase', db: database });
+  }
+
+  private detach(database: string, name: string): void {
+    const collections = this.databases.get(database);
+    if (!collections?.delete(name)) return;
+    if (collections.size === 0) this.databases.delete(database);
+  }
+
+  // ---- commands beside transactions ----
+
+  /** Starts a command outside transactions (see the header). */
+  beginCommand(): void {
+    this.concurrency.beginCommand();
+    this.held = [];
+  }
+
+  /** Ends it: what it changed goes to the listeners. */
+  endCommand(): void {
+    this.concurrency.endCommand();
+    const held = this.held ?? [];
+    this.held = null;
+    for (const change of held) for (const listener of this.listeners) listener(change);
+  }
+
+  /** Undoes the running command (it must wait for a transaction); no listener saw it. */
+  rollbackCommand(): void {
+    this.held = null;
+    this.concurrency.rollback();
   }
 
   private collectionsOf(database: string): Map<string, Collection> {
@@ -155,7 +237,7 @@ export class Store {
   }
 }
 
-function assertValidCollectionName(name: string): void {
+export function assertValidCollectionName(name: string): void {
   if (!VALID_COLLECTION.test(name) || name.length === 0) {
     throw new CommandError(ErrorCode.InvalidNamespace, `Invalid collection name: ${name}`);
   }

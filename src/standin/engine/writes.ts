@@ -7,7 +7,7 @@
  * Like mongod, an upsert whose query uses `$expr` is refused when the command is parsed
  * (QueryFeatureNotAllowed, 224), whether or not a document matches.
  */
-import { Collection } from './collection';
+import type { CollectionView } from './views';
 import { CommandError, ErrorCode } from './errors';
 import { equalityFields } from './matcher';
 import { DocumentWrite } from './changes';
@@ -22,7 +22,7 @@ import { describeOperatorUpdate, describePipelineUpdate } from './update-descrip
 import { Document, sameBson } from './values';
 
 export function updateDocument(
-  collection: Collection,
+  collection: CollectionView,
   current: Document,
   update: unknown,
   context: UpdateContext = {},
@@ -54,7 +54,7 @@ export function assertUpsertQueryAllowed(filter: Document | undefined): void {
 }
 
 export function upsertDocument(
-  collection: Collection,
+  collection: CollectionView,
   filter: Document | undefined,
   update: unknown,
   context: UpdateContext = {},

@@ -41,7 +41,6 @@
 import { FileHandle, mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Timestamp } from 'bson';
-import { LoggedChange } from '../engine/changes';
 import { CommandError, ErrorCode } from '../engine/errors';
 import { Store } from '../engine/store';
 import { Document } from '../engine/values';
@@ -142,9 +141,14 @@ export class Journal {
   ) {
     this.bytesSinceSnapshot = journalBytes;
     this.appendedTs = this.writtenTs = state.store.clock.now();
-    this.stopObserving = state.store.observe((change: LoggedChange) => {
+    this.stopObserving = state.store.observe((change) => {
       this.appendedTs = change.ts;
-      this.append(change as unknown as Document);
+      // a committed transaction is one group record: a crash keeps all of it or none
+      this.append(
+        change.op === 'transaction'
+          ? { op: GROUP_OP, records: change.changes }
+          : (change as unknown as Document),
+      );
     });
   }
 

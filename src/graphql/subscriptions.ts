@@ -1,0 +1,196 @@
+/**
+ * GraphQL subscriptions over `graphql-ws` (the protocol Apollo Sandbox, Apollo Client's
+ * `GraphQLWsLink` and urql's `subscriptionExchange` speak), on the HTTP server's own port and path,
+ * `/graphql`: an upgrade request there is a subscription connection, anything else stays HTTP.
+ *
+ * Contract:
+ * - Who: the token travels in `connection_init`'s payload (`{ authorization: "Bearer <token>" }`,
+ *   as browsers cannot set headers on a WebSocket) and is checked once, by src/auth, as a request's
+ *   header is: a token that proves no one, or a caller that may call no subscription field (the
+ *   role table), is closed with 4403 Forbidden. Each subscription is then authorized by the role
+ *   table again (its resolver), as a root field over HTTP is.
+ * - What: only subscriptions; queries and mutations go over HTTP, where the per-request bounds and
+ *   the deadline hold. A document is parsed with the HTTP layer's token limit and validated with
+ *   graphql-armor's depth, cost, alias and directive rules, as over HTTP.
+ * - How many (src/limits.ts `SUBSCRIPTIONS`): connections per process, subscriptions per
+ *   connection and per client (over all its connections in this process); beyond them the new
+ *   connection is closed (1013, try again later) or the subscription answered an error, and
+ *   nothing else changes. Heartbeats: the server pings every `keepAliveMs` and drops a connection
+ *   that did not answer the previous ping (graphql-ws's keep-alive over ws ping/pong).
+ * - Each connection has one context (src/graphql/context.ts) whose signal aborts when it closes;
+ *   a subscription's change stream closes when it completes or its connection closes.
+ */
+import type { Server } from 'node:http';
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLSchema,
+  GraphQLError,
+  getOperationAST,
+  parse,
+  specifiedRules,
+  validate,
+  type ValidationRule,
+} from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { type Caller, requiredRole, FIELD_ACCESS } from '../auth/index.js';
+import { DOCUMENT, SUBSCRIPTIONS } from '../limits.js';
+import type { Logger } from '../logger.js';
+import type { ServiceComponents } from '../components.js';
+import { createContextFactory } from './context.js';
+import { createErrorFormatter } from './errors.js';
+import { RequestBounds } from './request-bounds.js';
+
+export interface SubscriptionServerDeps {
+  server: Server;
+  schema: GraphQLSchema;
+  /** The HTTP layer's authenticator: a header value to the caller it proves, or null. */
+  authenticate: (authorization?: string) => Caller | null;
+  components: ServiceComponents;
+  /** The GraphQL-level rules over HTTP besides graphql-js's own (graphql-armor's). */
+  validationRules: readonly ValidationRule[];
+  logger: Logger;
+}
+
+export interface SubscriptionServer {
+  /** Completes every subscription and closes every connection (1001). */
+  close(): Promise<void>;
+}
+
+/** What one connection carries: its caller, its live subscriptions, its end. */
+interface Connection {
+  caller?: Caller;
+  subscriptions: Set<string>;
+  ended: AbortController;
+}
+
+const RANK = { anonymous: 0, client: 1, admin: 2 } as const;
+
+/** The least role any subscription field needs: a caller below it may not even connect. */
+function leastSubscriptionRole(): keyof typeof RANK {
+  const roles = Object.keys(FIELD_ACCESS.Subscription ?? {}).map((field) =>
+    requiredRole('Subscription', field),
+  );
+  return roles.reduce((least, role) => (RANK[role] < RANK[least] ? role : least), 'admin');
+}
+
+/** Who counts as one client for the per-client bound. */
+function clientKey(caller: Caller): string {
+  return caller.role === 'client' ? `client:${caller.client}` : caller.role;
+}
+
+const refusal = (message: string) => [
+  new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } }),
+];
+
+export function startSubscriptionServer(deps: SubscriptionServerDeps): SubscriptionServer {
+  const wss = new WebSocketServer({
+    server: deps.server,
+    path: '/graphql',
+    maxPayload: SUBSCRIPTIONS.messageBytes,
+  });
+  const connections = new WeakMap<object, Connection>();
+  const perClient = new Map<string, number>();
+  const contextOf = createContextFactory(deps.components);
+  const formatError = createErrorFormatter(deps.logger);
+  const least = leastSubscriptionRole();
+  const rules = [...specifiedRules, ...deps.validationRules];
+
+  wss.on('connection', (socket) => {
+    if (wss.clients.size > SUBSCRIPTIONS.connections) {
+      socket.close(1013, 'Too many subscription connections; try again later');
+    }
+  });
+
+  const release = (connection: Connection, id: string) => {
+    if (!connection.subscriptions.delete(id) || connection.caller === undefined) return;
+    const key = clientKey(connection.caller);
+    const left = (perClient.get(key) ?? 1) - 1;
+    if (left === 0) perClient.delete(key);
+    else perClient.set(key, left);
+  };
+
+  const disposable = useServer<Record<string, unknown> | undefined, { connection: Connection }>(
+    {
+      schema: deps.schema,
+      onConnect: (ctx) => {
+        const connection: Connection = { subscriptions: new Set(), ended: new AbortController() };
+        connections.set(ctx.extra, connection);
+        const authorization = ctx.connectionParams?.authorization;
+        const caller = deps.authenticate(
+          typeof authorization === 'string' ? authorization : undefined,
+        );
+        if (caller === null || RANK[caller.role] < RANK[least]) return false;
+        connection.caller = caller;
+        return true;
+      },
+      onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+        const connection = connections.get(ctx.extra);
+        if (connection?.caller === undefined) return refusal('The connection was not initialised');
+        let document: DocumentNode;
+        try {
+          document = parse(payload.query, { maxTokens: DOCUMENT.tokens });
+        } catch (err) {
+          return [err instanceof GraphQLError ? err : new GraphQLError(String(err))];
+        }
+        const errors = validate(deps.schema, document, rules);
+        if (errors.length > 0) return errors;
+        const operation = getOperationAST(document, payload.operationName);
+        if (operation?.operation !== 'subscription') {
+          return refusal(
+            'Only subscriptions go over WebSocket; send queries and mutations to POST /graphql',
+          );
+        }
+        if (connection.subscriptions.size >= SUBSCRIPTIONS.perConnection) {
+          return refusal(`At most ${SUBSCRIPTIONS.perConnection} subscriptions per connection`);
+        }
+        const key = clientKey(connection.caller);
+        const held = perClient.get(key) ?? 0;
+        if (held >= SUBSCRIPTIONS.perClient) {
+          return refusal(`At most ${SUBSCRIPTIONS.perClient} subscriptions per client`);
+        }
+        perClient.set(key, held + 1);
+        connection.subscriptions.add(id);
+        return {
+          schema: deps.schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables ?? undefined,
+          contextValue: await contextOf({
+            caller: connection.caller,
+            budget: { signal: connection.ended.signal },
+            // A subscription creates and allocates nothing; its pages are bounded by the document
+            // rules (depth, cost) as it cannot be batched.
+            bounds: new RequestBounds(1, { usersPerRequest: 0, anonymous: false }),
+          }),
+        };
+      },
+      onError: (_ctx, _id, _payload, errors) =>
+        errors.map((error) => formatError(error.toJSON(), error)),
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors === undefined
+          ? undefined
+          : { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) },
+      onComplete: (ctx, id) => {
+        const connection = connections.get(ctx.extra);
+        if (connection !== undefined) release(connection, id);
+      },
+      onClose: (ctx) => {
+        const connection = connections.get(ctx.extra);
+        if (connection === undefined) return;
+        connection.ended.abort();
+        for (const id of [...connection.subscriptions]) release(connection, id);
+      },
+    },
+    wss,
+    SUBSCRIPTIONS.keepAliveMs,
+  );
+
+  return {
+    close: async () => {
+      for (const socket of wss.clients) socket.close(1001, 'The service is stopping');
+      await disposable.dispose();
+    },
+  };
+}

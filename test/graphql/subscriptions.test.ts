@@ -1,0 +1,265 @@
+/**
+ * GraphQL subscriptions over graphql-ws on the service's own port and path (issue 22), with the
+ * real client libraries and the real HTTP server over the harness's database (change streams):
+ * - Apollo Client (`GraphQLWsLink`) and urql (`subscriptionExchange`) receive `sequenceChanged`
+ *   after `allocateSequence`;
+ * - `userCreated(filter)` announces the users the filter admits, from any instance; a subscriber
+ *   that resumes after its last event's cursor misses none of the users created meanwhile;
+ * - the token is checked at `connection_init` (4403 for one that proves no one) and each
+ *   subscription by the role table; the per-connection bound; only subscriptions over WebSocket.
+ */
+import { ApolloClient, InMemoryCache, gql } from '@apollo/client';
+import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import { Client as UrqlClient, subscriptionExchange } from '@urql/core';
+import { createClient, type Client as WsClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { SUBSCRIPTIONS } from '../../src/limits';
+import { startStandin } from '../../src/standin';
+import { startTestService, TEST_CLIENT, type TestService } from '../support/service';
+
+const CLIENT = { authorization: `Bearer ${TEST_CLIENT.token}` };
+const SEQUENCE_CHANGED = `subscription Changed($name: String!) {
+  sequenceChanged(name: $name) { cursor sequence { id value next } }
+}`;
+const USER_CREATED = `subscription Created($filter: UserFilter, $after: String) {
+  userCreated(filter: $filter, after: $after) { cursor user { id name createdWith } }
+}`;
+
+let service: TestService;
+let other: TestService;
+const opened: Array<{ dispose(): unknown }> = [];
+
+beforeAll(async () => {
+  service = await startTestService();
+  other = await startTestService({ dbName: service.dbName });
+  const defined = await service.graphql(
+    'mutation { createSequence(input: { name: "watched" }) { error { code } } }',
+    {},
+    CLIENT,
+  );
+  expect(defined.body.data.createSequence.error).toBeNull();
+});
+
+afterAll(async () => {
+  await Promise.all(opened.map((client) => client.dispose()));
+  await Promise.all([service?.stop(), other?.stop()]);
+});
+
+const wsUrl = (via: TestService) => `${via.url.replace(/^http/, 'ws')}/graphql`;
+
+function wsClient(via: TestService = service, authorization = CLIENT.authorization): WsClient {
+  const client = createClient({
+    url: wsUrl(via),
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization },
+    retryAttempts: 0,
+    lazy: true,
+  });
+  opened.push(client);
+  return client;
+}
+
+/** Collects what a subscription sends until `until` holds (or 20 s pass: the test then fails). */
+function collect<T>(
+  client: WsClient,
+  query: string,
+  variables: Record<string, unknown>,
+  until: (events: T[]) => boolean,
+): { done: Promise<T[]>; events: T[]; stop(): void } {
+  const events: T[] = [];
+  let stop = () => {};
+  const done = new Promise<T[]>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`timed out with ${events.length} events`)),
+      20_000,
+    );
+    stop = client.subscribe<T>(
+      { query, variables },
+      {
+        next: (result) => {
+          if (result.errors) return reject(new Error(JSON.stringify(result.errors)));
+          events.push(result.data as T);
+          if (until(events)) {
+            clearTimeout(timer);
+            resolve(events);
+          }
+        },
+        error: (error) => {
+          clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
+        },
+        complete: () => clearTimeout(timer),
+      },
+    );
+  });
+  return { done, events, stop: () => stop() };
+}
+
+const allocate = (via: TestService = service) =>
+  via.graphql('mutation { allocateSequence(name: "watched") { range { first } } }', {}, CLIENT);
+
+test('Apollo Client (GraphQLWsLink) receives sequenceChanged after allocateSequence', async () => {
+  const ws = wsClient();
+  const apollo = new ApolloClient({ link: new GraphQLWsLink(ws), cache: new InMemoryCache() });
+  const values: number[] = [];
+  const received = new Promise<void>((resolve, reject) => {
+    const subscription = apollo
+      .subscribe<{ sequenceChanged: { sequence: { value: number } } }>({
+        query: gql(SEQUENCE_CHANGED),
+        variables: { name: 'watched' },
+      })
+      .subscribe({
+        next: ({ data, error }) => {
+          if (error) return reject(error);
+          values.push(data!.sequenceChanged.sequence.value);
+          // The first event is the counter as it stands; allocate once it has arrived.
+          if (values.length === 1) void allocate(other);
+          if (values.length === 2) {
+            subscription.unsubscribe();
+            resolve();
+          }
+        },
+        error: reject,
+      });
+  });
+  await received;
+  expect(values[1]).toBe(values[0] + 1);
+});
+
+test('urql (subscriptionExchange) receives sequenceChanged after allocateSequence', async () => {
+  const ws = wsClient();
+  const urql = new UrqlClient({
+    url: `${service.url}/graphql`,
+    exchanges: [
+      subscriptionExchange({
+        forwardSubscription: (request) => ({
+          subscribe: (sink) => ({
+            unsubscribe: ws.subscribe({ ...request, query: request.query ?? '' }, sink),
+          }),
+        }),
+      }),
+    ],
+  });
+  const values: number[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const { unsubscribe } = urql
+      .subscription<{ sequenceChanged: { sequence: { value: number } } }>(SEQUENCE_CHANGED, {
+        name: 'watched',
+      })
+      .subscribe((result) => {
+        if (result.error) return reject(result.error);
+        values.push(result.data!.sequenceChanged.sequence.value);
+        if (values.length === 1) void allocate();
+        if (values.length === 2) {
+          unsubscribe();
+          resolve();
+        }
+      });
+  });
+  expect(values[1]).toBe(values[0] + 1);
+});
+
+test('userCreated announces what its filter admits, from every instance; resuming misses none', async () => {
+  const create = (via: TestService, name: string, strategy: string) =>
+    via.graphql(
+      'mutation C($input: CreateUserInput!, $strategy: IdStrategy) { createUser(input: $input, strategy: $strategy) { user { id } } }',
+      { input: { name }, strategy },
+      CLIENT,
+    );
+  type Created = { userCreated: { cursor: string; user: { id: string; name: string } } };
+  const names = (events: Created[]) => events.map((event) => event.userCreated.user.name);
+  // Subscribe, then create until the subscription is seen to be live.
+  const live = collect<Created>(
+    wsClient(),
+    USER_CREATED,
+    { filter: { createdWith: 'BLOCK' } },
+    (e) => names(e).includes('first'),
+  );
+  for (let i = 0; i < 40 && !names(live.events).includes('first'); i += 1) {
+    await create(service, 'warm-up', 'BLOCK');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await create(other, 'first', 'BLOCK');
+  await live.done;
+  const last = live.events.at(-1)!.userCreated.cursor;
+  live.stop();
+  // While nobody listens: three BLOCK users (two instances) and one COUNTER user.
+  await create(service, 'missed 1', 'BLOCK');
+  await create(other, 'not BLOCK', 'COUNTER');
+  await create(other, 'missed 2', 'BLOCK');
+  await create(service, 'missed 3', 'BLOCK');
+  const resumed = collect<Created>(
+    wsClient(other),
+    USER_CREATED,
+    { filter: { createdWith: 'BLOCK' }, after: last },
+    (events) => events.length >= 3,
+  );
+  expect(names(await resumed.done)).toEqual(['missed 1', 'missed 2', 'missed 3']);
+  resumed.stop();
+});
+
+test('connection_init: a token that proves no one is closed with 4403; a malformed cursor is BAD_USER_INPUT', async () => {
+  const refused = wsClient(service, `Bearer ${'x'.repeat(40)}`);
+  const closed = new Promise<number>((resolve) =>
+    refused.on('closed', (event) => resolve((event as { code: number }).code)),
+  );
+  const attempt = collect(refused, SEQUENCE_CHANGED, { name: 'watched' }, () => true);
+  await expect(attempt.done).rejects.toBeDefined();
+  expect(await closed).toBe(4403);
+
+  const bad = collect(wsClient(), USER_CREATED, { after: 'not a cursor!' }, () => true);
+  await expect(bad.done).rejects.toThrow(/BAD_USER_INPUT/);
+});
+
+test('only subscriptions go over WebSocket, and a connection holds a bounded number', async () => {
+  const ws = wsClient();
+  const query = collect(ws, '{ nextSequence(name: "watched") }', {}, () => true);
+  await expect(query.done).rejects.toThrow(/Only subscriptions/);
+  const held = Array.from({ length: SUBSCRIPTIONS.perConnection }, () =>
+    collect(ws, SEQUENCE_CHANGED, { name: 'watched' }, (events) => events.length >= 1),
+  );
+  await Promise.all(held.map((subscription) => subscription.done));
+  const beyond = collect(ws, SEQUENCE_CHANGED, { name: 'watched' }, () => true);
+  await expect(beyond.done).rejects.toThrow(/per connection/);
+  held.forEach((subscription) => subscription.stop());
+});
+
+test('a sequence of another owner is not found, as over HTTP', async () => {
+  const open = collect(wsClient(service, ''), SEQUENCE_CHANGED, { name: 'watched' }, () => true);
+  await expect(open.done).rejects.toThrow(/SEQUENCE_NOT_FOUND/);
+});
+
+test('a subscription that ends, or whose connection closes, closes its change stream on the server', async () => {
+  // A private database, so no other test's cursors are counted.
+  const standin = await startStandin({ log: () => {} });
+  const own = await startTestService({ mongodbUri: standin.uri });
+  try {
+    await own.graphql(
+      'mutation { createSequence(input: { name: "watched" }) { error { code } } }',
+      {},
+      CLIENT,
+    );
+    const openCursors = async (): Promise<number> =>
+      (await own.client.db('admin').command({ serverStatus: 1 })).metrics.cursor.open.total;
+    const settled = async (expected: number) => {
+      for (let i = 0; i < 50 && (await openCursors()) !== expected; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return openCursors();
+    };
+    const before = await openCursors();
+    const ws = wsClient(own);
+    const watching = [1, 2, 3].map(() =>
+      collect(ws, SEQUENCE_CHANGED, { name: 'watched' }, (events) => events.length >= 1),
+    );
+    await Promise.all(watching.map((subscription) => subscription.done));
+    expect(await openCursors()).toBe(before + 3);
+    watching[0].stop();
+    expect(await settled(before + 2)).toBe(before + 2);
+    await ws.dispose();
+    expect(await settled(before)).toBe(before);
+  } finally {
+    await own.stop();
+    await standin.stop();
+  }
+});
