@@ -1,7 +1,7 @@
 /**
  * `aggregate` with `$changeStream` first, on a collection, a database (`aggregate: 1`) or the
  * whole cluster (`aggregate: 1` on admin with `allChangesForCluster: true`), and the getMores of
- * its cursor. What a stream reads and from where: state/change-stream.ts; event shapes and
+ * its cursor. A standalone refuses it (40573), as mongod does. What a stream reads and from where: state/change-stream.ts; event shapes and
  * tokens: engine/change-events.ts.
  *
  * Options: fullDocument (default, updateLookup, whenAvailable, required), fullDocumentBeforeChange
@@ -173,6 +173,11 @@ export function openChangeStream(
   variables: Variables,
   batchSize: number | undefined,
 ): Document {
+  if (context.server.replica === null)
+    throw new CommandError(
+      LocationCode.ChangeStreamNeedsReplicaSet,
+      'The $changeStream stage is only supported on replica sets',
+    );
   if (!isPlainDocument(spec)) throw badValue('$changeStream requires an object as its argument');
   for (const field of Object.keys(spec)) {
     if (!SPEC_FIELDS.has(field))
