@@ -135,7 +135,8 @@ export default tseslint.config(
       '@graphql-eslint/require-description': ['error', DESCRIBED],
       // Exceptions, each with its reason: payloads, connections, edges and results are answers, not
       // entities (Relay's own spec gives them no id); PageInfo, MutationError, SequenceRange and
-      // StrategyStats are values that belong to their parent; Viewer is the caller, not a stored object.
+      // StrategyStats are values that belong to their parent; Viewer is the caller and RequestLimits
+      // its bounds, not stored objects.
       '@graphql-eslint/strict-id-in-types': [
         'error',
         {
@@ -150,6 +151,7 @@ export default tseslint.config(
               'UserCreated',
               'StrategyStats',
               'Viewer',
+              'RequestLimits',
             ],
             suffixes: ['Payload', 'Connection', 'Edge', 'Result'],
           },

@@ -97,6 +97,9 @@ export const SUBSCRIPTIONS = {
   messageBytes: 64 * 1024,
 } as const;
 
+/** Ids one `nodes(ids:)` may name: a page's worth, as every list is bounded. */
+export const NODES_PER_LIST = PAGE_SIZE.max;
+
 /** Operations in one batched (array) request: each runs concurrently with the others. */
 export const BATCHED_OPERATIONS = 10;
 

@@ -9,12 +9,10 @@
  */
 import { authorize, requiredRole, sequenceAccess } from '../auth/index.js';
 import { BadUserInputError } from '../errors.js';
+import { NODES_PER_LIST } from '../limits.js';
 import type { SequenceState } from '../sequences/index.js';
 import { requireUserId, type User } from '../users/index.js';
 import type { GraphQLContext } from './context.js';
-
-/** The most ids one `nodes` may name (a page's worth, as lists are bounded). */
-export const MAX_NODES = 100;
 
 export type NodeSource = User | SequenceState;
 
@@ -39,13 +37,13 @@ export function nodeById(
   );
 }
 
-/** `nodes(ids:)`: each as `nodeById`, in order; at most MAX_NODES ids. */
+/** `nodes(ids:)`: each as `nodeById`, in order; at most NODES_PER_LIST ids. */
 export function nodesByIds(
   ids: readonly string[],
   context: GraphQLContext,
 ): Promise<Array<NodeSource | null>> {
-  if (ids.length > MAX_NODES) {
-    throw new BadUserInputError(`ids holds at most ${MAX_NODES} ids.`, { field: 'ids' });
+  if (ids.length > NODES_PER_LIST) {
+    throw new BadUserInputError(`ids holds at most ${NODES_PER_LIST} ids.`, { field: 'ids' });
   }
   return Promise.all(ids.map((id, index) => nodeById(id, context, `ids.${index}`)));
 }

@@ -20,6 +20,9 @@
  * the request is planned or has failed before its plan; only then is the total known, and either
  * all of them run or none does. A single operation never waits. The refusal is recorded here and
  * answered by the HTTP layer as one error (src/http/limits.ts); each operation is stopped with it.
+ * Every answer of a planned operation carries the request's total in `extensions.cost`
+ * (`{ usersCreated, sequenceAllocations, listedItems }`, the names of `Viewer.limits`), so a client
+ * sees how close it came to the bounds before it meets one.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import {
@@ -141,6 +144,11 @@ export class RequestBounds {
     this.settleOne();
     if (this.decided) return this.verdict();
     return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.verdict());
+  }
+
+  /** What the request's planned operations ask for so far (all of them, once decided). */
+  get used(): RequestTally {
+    return { ...this.total };
   }
 
   /** An operation that ended before its plan (it asks for nothing). */
@@ -344,7 +352,13 @@ export function requestBoundsPlugin<Context extends BoundedContext>(): ApolloSer
         },
         willSendResponse({ contextValue, response }) {
           if (!planned) contextValue.bounds.settleWithoutPlan();
-          if (response.body.kind === 'single') withinErrorBounds(response.body.singleResult);
+          if (response.body.kind === 'single') {
+            const result = response.body.singleResult;
+            withinErrorBounds(result);
+            // How close the whole request came to its bounds (`Viewer.limits` names them).
+            if (planned)
+              result.extensions = { ...result.extensions, cost: contextValue.bounds.used };
+          }
           return Promise.resolve();
         },
       });

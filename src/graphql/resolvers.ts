@@ -11,7 +11,13 @@
  * everything else stays a top-level error. Every write gets the request's signal.
  */
 import type { GraphQLResolveInfo } from 'graphql';
-import { authorize, type Caller, requiredRole, sequenceAccess } from '../auth/index.js';
+import {
+  authorize,
+  type Caller,
+  requiredRole,
+  sequenceAccess,
+  usersPerRequest,
+} from '../auth/index.js';
 import type { FeedEvent } from '../database/change-feed.js';
 import type { SequenceKey, SequenceState } from '../sequences/index.js';
 import {
@@ -22,7 +28,14 @@ import {
 } from '../users/index.js';
 import { sequenceConnection, sequenceEdge, userConnection, userEdge } from './connections.js';
 import type { GraphQLContext } from './context.js';
-import { PAGE_SIZE } from '../limits.js';
+import {
+  ALLOCATIONS_PER_REQUEST,
+  BATCHED_OPERATIONS,
+  DOCUMENT,
+  LISTED_ITEMS_PER_REQUEST,
+  PAGE_SIZE,
+  VALUES_PER_ALLOCATION,
+} from '../limits.js';
 import { mutationErrorOf, orMutationError } from './errors.js';
 import type { Resolvers, Role, UserOrder } from './generated/resolvers-types.js';
 import { nodeById, nodesByIds, nodeType } from './nodes.js';
@@ -370,6 +383,17 @@ export const resolvers: Resolvers = {
   Viewer: {
     role: (caller) => ROLE[caller.role],
     client: (caller) => (caller.role === 'client' ? caller.client : null),
+    limits: (caller) => ({
+      usersCreated: usersPerRequest(caller),
+      sequenceAllocations: ALLOCATIONS_PER_REQUEST,
+      listedItems: LISTED_ITEMS_PER_REQUEST,
+      pageSize: PAGE_SIZE.max,
+      valuesPerAllocation: VALUES_PER_ALLOCATION,
+      batchedOperations: BATCHED_OPERATIONS,
+      documentCost: DOCUMENT.cost,
+      documentDepth: DOCUMENT.depth,
+      aliases: DOCUMENT.aliases,
+    }),
   },
 
   CreateUserPayload: {

@@ -15,7 +15,7 @@
  */
 import { Long } from 'mongodb';
 import { GAPLESS } from '../limits.js';
-import { IMPLICIT_DEFINITION, MAX_STEP, type SequenceDefinition } from './definition.js';
+import { IMPLICIT_DEFINITION, limitOf, MAX_STEP, type SequenceDefinition } from './definition.js';
 import { SequenceCorruptError } from './errors.js';
 import type { ResolvedKey } from './keys.js';
 
@@ -57,10 +57,11 @@ export interface SequenceState extends SequenceDefinition {
   /** The last value issued; `start - step` when none has been issued yet. */
   value: number;
   /**
-   * The value the next allocation will return (past `max` once the sequence is exhausted); for a
-   * gapless sequence the lowest released or expired value, when there is one.
+   * The value the next allocation will return, null once the sequence is exhausted (no value up
+   * to its limit is left); for a gapless sequence the lowest released or expired value, when there
+   * is one.
    */
-  next: number;
+  next: number | null;
   /** True when every value must be confirmed and unconfirmed ones are issued again. */
   gapless: boolean;
   updatedAt: Date | null;
@@ -179,6 +180,11 @@ export function isLegacyCounter(doc: CounterDocument): boolean {
   );
 }
 
+/** `next` when the sequence may still issue it, else null (exhausted). */
+function withinLimit(next: number, definition: SequenceDefinition): number | null {
+  return next > limitOf(definition) ? null : next;
+}
+
 export function toState(key: ResolvedKey, doc: CounterDocument): SequenceState {
   const definition = definitionOf(doc);
   const value = storedSeq(doc);
@@ -191,7 +197,7 @@ export function toState(key: ResolvedKey, doc: CounterDocument): SequenceState {
     value,
     next:
       (definition.holdSeconds === null ? null : lowestReclaimable(doc, Date.now())) ??
-      value + definition.step,
+      withinLimit(value + definition.step, definition),
     gapless: definition.holdSeconds !== null,
     updatedAt: doc.updatedAt instanceof Date ? doc.updatedAt : null,
     drift: null,

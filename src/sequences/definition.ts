@@ -4,9 +4,9 @@
  *
  * Invariants (checked before anything is written):
  * - every value a sequence can issue is an integer within ±(2^53 - 1), so a JSON client holds it
- *   exactly. More: `next` (last issued + step) stays within it too, so even an exhausted sequence
- *   can be shown. Hence the largest value ever issued, its limit, is `max`, or 2^53 - 1 - step when
- *   unset, and a `max` above 2^53 - 1 - step is refused;
+ *   exactly. The largest value ever issued, its limit, is `max`, or 2^53 - 1 when unset (as
+ *   documented; 0.3 stopped one step short, so that `next` could always be shown): an exhausted
+ *   sequence's `next` is null instead;
  * - `step` is a whole number from 1 to 2^31 - 1 (stored as Int32). Negative steps are refused:
  *   the ids this service issues must increase, and a decreasing sequence would make the
  *   `userid` counter reissue ids already stored;
@@ -47,7 +47,7 @@ export const IMPLICIT_DEFINITION: Readonly<SequenceDefinition> = Object.freeze({
 
 /** The largest value the sequence may issue (see the invariants above). */
 export function limitOf(definition: SequenceDefinition): number {
-  return definition.max ?? MAX_SEQUENCE_VALUE - definition.step;
+  return definition.max ?? MAX_SEQUENCE_VALUE;
 }
 
 export function isImplicitDefinition(definition: SequenceDefinition): boolean {
@@ -101,12 +101,6 @@ export function validateDefinition(input: DefinitionInput): SequenceDefinition {
     assertSequenceValue(max, 'max');
     if (max < start) {
       throw new BadUserInputError('max must not be below start.', { field: 'max' });
-    }
-    if (max > MAX_SEQUENCE_VALUE - step) {
-      throw new BadUserInputError(
-        `max must be at most ${MAX_SEQUENCE_VALUE} - step, so the value after it can still be shown.`,
-        { field: 'max' },
-      );
     }
   }
   return { start, step, max, holdSeconds };

@@ -237,7 +237,7 @@ export class Sequences {
       return IMPLICIT_DEFINITION.start;
     }
     const state = toState(resolved, doc);
-    if (state.next > limitOf(state)) throw exhausted(resolved, state, 1);
+    if (state.next === null) throw exhausted(resolved, state, 1);
     return state.next;
   }
 
@@ -284,8 +284,11 @@ export class Sequences {
       const stored = definitionOf(existing);
       this.definitions.set(resolved.id, stored);
       if (owner !== null && existing.owner !== owner) {
+        // The same answer whoever holds it and however it is defined: nothing of its owner, its
+        // definition or its values reaches another tenant. That the name is taken cannot be
+        // hidden while names are shared by every client.
         throw new BadUserInputError(
-          `Sequence ${describeKey(resolved)} already exists and belongs to someone else; choose another name or scope.`,
+          `The name of sequence ${describeKey(resolved)} is not available (names are shared by every client of this service); choose another name or scope.`,
           { field: 'name' },
         );
       }

@@ -172,6 +172,9 @@ export class StandinServer {
       onRestored: (written) => {
         this.state.cursors.closeAll();
         this.state.changes.forgetAfter(written);
+        this.state.snapshotReads.forgetAfter(written);
+        // their snapshots were taken of the memory that was just replaced
+        this.state.transactions.abortAll();
       },
     });
     this.journal = journal;

@@ -2,7 +2,7 @@
  * Relay against the schema as it is and the real HTTP server: relay-compiler (from npm) compiles a
  * `@refetchable` fragment on `User` that pages `invitees` with `@connection` (what
  * `usePaginationFragment` needs: Relay's refetch query goes through `node(id:)`), and mutations
- * that `@appendEdge` a created user's `userEdge` and `@deleteEdge` a deleted user's id. Then
+ * that `@prependEdge` a created user's `userEdge` and `@deleteEdge` a deleted user's id. Then
  * relay-runtime runs the compiled artifacts: the pagination query pages the invitees forward into
  * one connection, and the two mutations add and remove the edge in Relay's store, with no updater.
  */
@@ -44,7 +44,7 @@ graphql\`
 graphql\`
   mutation InviteesListCreateMutation($input: CreateUserInput!, $connections: [ID!]!) {
     createUser(input: $input) {
-      userEdge @appendEdge(connections: $connections) { cursor node { id name } }
+      userEdge @prependEdge(connections: $connections) { cursor node { id name } }
       error { code }
     }
   }
@@ -130,7 +130,7 @@ const create = async (name: string, invitedById?: string) =>
     )
   ).body.data.createUser.user.id as string;
 
-test('relay-compiler compiles @refetchable on User, @connection, @appendEdge and @deleteEdge', () => {
+test('relay-compiler compiles @refetchable on User, @connection, @prependEdge and @deleteEdge', () => {
   expect(compiled).toEqual({ code: 0, output: expect.any(String) });
   const refetch = artifact('InviteesListPaginationQuery') as unknown as {
     params: { text: string; metadata: unknown };
@@ -168,8 +168,8 @@ test('relay-runtime pages the invitees forward through node(id:), then adds and 
     input: { name: 'r4', invitedById: inviter },
   })) as { createUser: { userEdge: { node: { id: string } } } };
   const added = created.createUser.userEdge.node.id;
-  expect(connectionIds(env, inviter)).toEqual([...invitees, added]);
+  expect(connectionIds(env, inviter)).toEqual([added, ...invitees]);
 
   await commit('InviteesListDeleteMutation', { id: invitees[0] });
-  expect(connectionIds(env, inviter)).toEqual([...invitees.slice(1), added]);
+  expect(connectionIds(env, inviter)).toEqual([added, ...invitees.slice(1)]);
 });

@@ -86,9 +86,15 @@ describe('node(id:) and nodes(ids:)', () => {
     const theirs = await service.graphql(DEFINE, { input: { name: 'theirs' } }, CLIENT);
     expect(theirs.body.data.createSequence.error).toBeNull();
     const asOpenAccess = await service.graphql('{ node(id: "theirs") { id } }');
-    expect(asOpenAccess.body).toEqual({ data: { node: null } });
+    expect(asOpenAccess.body).toEqual({
+      data: { node: null },
+      extensions: { cost: expect.any(Object) },
+    });
     const asOwner = await service.graphql('{ node(id: "theirs") { id } }', {}, CLIENT);
-    expect(asOwner.body).toEqual({ data: { node: { id: 'theirs' } } });
+    expect(asOwner.body).toEqual({
+      data: { node: { id: 'theirs' } },
+      extensions: { cost: expect.any(Object) },
+    });
     const userid = await service.graphql('{ node(id: "userid") { id ... on Sequence { next } } }');
     expect(userid.body.data.node).toEqual({ id: 'userid', next: expect.any(Number) });
     const anonymous = await production.graphql('{ node(id: "1") { id } }');
@@ -107,7 +113,10 @@ describe('node(id:) and nodes(ids:)', () => {
       expect({ query, codes: codes(response) }).toEqual({ query, codes: ['BAD_USER_INPUT'] });
     }
     const missing = await service.graphql('{ user(id: "987654") { id } }');
-    expect(missing.body).toEqual({ data: { user: null } });
+    expect(missing.body).toEqual({
+      data: { user: null },
+      extensions: { cost: expect.any(Object) },
+    });
   });
 });
 
@@ -267,6 +276,45 @@ describe('the counter in the Sandbox', () => {
     ]) {
       expect(codes(await production.graphql(query))).toEqual(['UNAUTHENTICATED']);
     }
+  });
+});
+
+describe('viewer.limits and extensions.cost', () => {
+  const LIMITS = '{ viewer { limits { usersCreated sequenceAllocations listedItems pageSize } } }';
+
+  test('viewer.limits names the bounds of the caller', async () => {
+    const open = await service.graphql(LIMITS);
+    expect(open.body.data.viewer.limits).toEqual({
+      usersCreated: 1000,
+      sequenceAllocations: 10,
+      listedItems: 2000,
+      pageSize: 100,
+    });
+    const anonymous = await production.graphql(LIMITS);
+    expect(anonymous.body.data.viewer.limits.usersCreated).toBe(1);
+  });
+
+  test('every answer says how much of them the whole request used', async () => {
+    const nested = await service.graphql(
+      '{ users(first: 30) { edges { node { id invitees(first: 2) { totalCount } } } } }',
+    );
+    expect(nested.body.extensions).toEqual({
+      cost: { usersCreated: 0, sequenceAllocations: 0, listedItems: 30 + 30 * 2 },
+    });
+    const batch = await fetch(`${service.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        { query: '{ sequences(first: 7) { totalCount } }' },
+        { query: 'mutation { createUser(input: { name: "Costed" }) { user { id } } }' },
+      ]),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const answers = (await batch.json()) as Array<{ extensions: unknown }>;
+    expect(answers.map((answer) => answer.extensions)).toEqual([
+      { cost: { usersCreated: 1, sequenceAllocations: 0, listedItems: 7 } },
+      { cost: { usersCreated: 1, sequenceAllocations: 0, listedItems: 7 } },
+    ]);
   });
 });
 

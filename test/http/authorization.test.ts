@@ -256,9 +256,15 @@ describe('tokens that are presented but not valid are UNAUTHENTICATED, in every 
       {},
       { authorization: '' },
     );
-    expect(production_.body).toEqual({ data: { viewer: { role: 'ANONYMOUS', client: null } } });
+    expect(production_.body).toEqual({
+      data: { viewer: { role: 'ANONYMOUS', client: null } },
+      extensions: { cost: expect.any(Object) },
+    });
     const open = await development.graphql('{ viewer { role client } }', {}, { authorization: '' });
-    expect(open.body).toEqual({ data: { viewer: { role: 'CLIENT', client: 'anonymous' } } });
+    expect(open.body).toEqual({
+      data: { viewer: { role: 'CLIENT', client: 'anonymous' } },
+      extensions: { cost: expect.any(Object) },
+    });
   });
 
   test('viewer names each valid caller', async () => {

@@ -41,7 +41,7 @@ describe('stop()', () => {
       return inFlight;
     });
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ data: { user: null } });
+    expect(answer.body).toEqual({ data: { user: null }, extensions: { cost: expect.any(Object) } });
     await expect(fetch(`${service.url}/health`)).rejects.toThrow();
   });
 });

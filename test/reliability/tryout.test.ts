@@ -196,7 +196,10 @@ describe('hostile requests to the production service', () => {
     const query = '{ __typename }';
     await post(JSON.stringify({ query, extensions: persisted(query) }));
     const byHash = await post(JSON.stringify({ extensions: persisted(query) }));
-    expect(byHash.body).toEqual({ data: { __typename: 'Query' } });
+    expect(byHash.body).toEqual({
+      data: { __typename: 'Query' },
+      extensions: { cost: expect.any(Object) },
+    });
     const unknown = await post(JSON.stringify({ extensions: persisted('{ never }') }));
     expect(unknown.body).toMatchObject({
       errors: [{ extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }],

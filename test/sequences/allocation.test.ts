@@ -51,7 +51,7 @@ describe('allocation', () => {
     expect(await sequences.peekNext({ name: 'big' })).toBe(start + 2);
   });
 
-  test('values near 2^53 - 1 are issued exactly; the last one leaves room for an exact next', async () => {
+  test('a sequence without max issues up to 2^53 - 1 exactly, as documented, then is exhausted', async () => {
     const db = bed.db();
     const sequences = bed.sequences(db);
     await sequences.setValue({ name: 'userid' }, MAX_SEQUENCE_VALUE - 3);
@@ -61,17 +61,38 @@ describe('allocation', () => {
       step: 1,
       count: 2,
     });
+    expect(await sequences.peekNext({ name: 'userid' })).toBe(MAX_SEQUENCE_VALUE);
+    // 0.3 stopped here, one below the documented 2^53 - 1.
+    expect(await sequences.allocate({ name: 'userid' })).toEqual({
+      first: MAX_SEQUENCE_VALUE,
+      last: MAX_SEQUENCE_VALUE,
+      step: 1,
+      count: 1,
+    });
     await expect(sequences.allocate({ name: 'userid' })).rejects.toMatchObject({
       code: 'SEQUENCE_EXHAUSTED',
     });
     await expect(sequences.peekNext({ name: 'userid' })).rejects.toMatchObject({
       code: 'SEQUENCE_EXHAUSTED',
     });
-    expect((await rawCounter(db, 'userid'))?.seq).toEqual(Long.fromNumber(MAX_SEQUENCE_VALUE - 1));
-    expect((await sequences.get({ name: 'userid' }))?.next).toBe(MAX_SEQUENCE_VALUE);
-    await expect(sequences.setValue({ name: 'userid' }, MAX_SEQUENCE_VALUE)).rejects.toMatchObject({
-      field: 'value',
+    expect((await rawCounter(db, 'userid'))?.seq).toEqual(Long.fromNumber(MAX_SEQUENCE_VALUE));
+    // No value follows within ±(2^53 - 1): an exhausted sequence shows no next.
+    expect(await sequences.get({ name: 'userid' })).toMatchObject({
+      value: MAX_SEQUENCE_VALUE,
+      next: null,
     });
+  });
+
+  test('a sequence with a step stops at its last value not above 2^53 - 1', async () => {
+    const db = bed.db();
+    const sequences = bed.sequences(db);
+    const key = { name: 'stepped' };
+    // 2^53 - 1 is odd: from 1 by 2 the last value is 2^53 - 1 itself; from 2 by 2, 2^53 - 2.
+    await sequences.create({ ...key, start: 2, step: 2 });
+    await sequences.setValue(key, MAX_SEQUENCE_VALUE - 3);
+    expect((await sequences.allocate(key)).first).toBe(MAX_SEQUENCE_VALUE - 1);
+    await expect(sequences.allocate(key)).rejects.toMatchObject({ code: 'SEQUENCE_EXHAUSTED' });
+    expect((await sequences.get(key))?.next).toBeNull();
   });
 
   test('in the steady state an allocation is exactly one database command', async () => {

@@ -34,10 +34,15 @@ describe('ownership', () => {
     await expect(catalog.allocate(invoice, 8999, shipping)).rejects.toMatchObject(notFound);
     await expect(catalog.setValue(invoice, 5000, shipping)).rejects.toMatchObject(notFound);
     await expect(catalog.peekNext(invoice, shipping)).rejects.toMatchObject(notFound);
-    await expect(catalog.create(invoice, shipping)).rejects.toMatchObject({
-      code: 'BAD_USER_INPUT',
-      field: 'name',
-    });
+    // Taken by another client: one answer, whatever its definition, naming neither owner nor values.
+    const taken = { code: 'BAD_USER_INPUT', field: 'name' };
+    const message =
+      'The name of sequence "invoice" (scope "acme") is not available (names are shared by every client of this service); choose another name or scope.';
+    for (const attempt of [invoice, { ...invoice, start: 1000, max: 9999 }]) {
+      const refusal = catalog.create(attempt, shipping);
+      await expect(refusal).rejects.toMatchObject(taken);
+      await expect(refusal).rejects.toThrow(message);
+    }
     // Nothing the other client did consumed a value (finding 2: the owner's next call still works).
     const mine = await catalog.allocate(invoice, 3, billing);
     expect(mine.range).toEqual({ first: 1000, last: 1002, step: 1, count: 3 });

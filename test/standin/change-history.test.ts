@@ -364,3 +364,94 @@ test('startAtOperationTime in the future delivers only changes from that time on
   const { batch } = stream.read(10);
   expect(batch.map((event) => (event.documentKey as Document)._id)).toEqual([3, 4]);
 });
+
+test('a standalone refuses change streams with 40573, as mongod does', async () => {
+  const standin = await startStandin({ replSet: null });
+  const client = await MongoClient.connect(standin.uri);
+  try {
+    const stream = client.db('t').collection('c').watch();
+    await expect(stream.tryNext()).rejects.toMatchObject({ code: 40573 });
+    await stream.close();
+  } finally {
+    await client.close();
+    await standin.stop();
+  }
+});
+
+test('killing a change stream cursor ends the getMore waiting on it at once (CursorKilled)', async () => {
+  const standin = await startStandin();
+  const client = await MongoClient.connect(standin.uri);
+  try {
+    const db = client.db('t');
+    const opened = await db.command(
+      { aggregate: 'c', pipeline: [{ $changeStream: {} }], cursor: {} },
+      { promoteLongs: false },
+    );
+    const id = opened.cursor.id as Long;
+    const waiting = db
+      .command({ getMore: id, collection: 'c', maxTimeMS: 600_000 })
+      .catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await db.command({ killCursors: 'c', cursors: [id] });
+    expect(await waiting).toMatchObject({ code: 237 }); // 600 s would outlast the test's timeout
+  } finally {
+    await client.close();
+    await standin.stop();
+  }
+}, 20_000);
+
+test('after the history forgets changes the journal could not write, a stream that read them sees every later change', () => {
+  const store = new Store();
+  const history = historyOf(store);
+  const { collection } = store.obtain('d', 'c');
+  collection.insert({ _id: 1 });
+  const stream = streamOn(history, store);
+  expect(stream.read(10).batch).toHaveLength(1);
+  const kept = store.clock.now();
+  collection.insert({ _id: 2 });
+  collection.insert({ _id: 3 });
+  expect(stream.read(10).batch).toHaveLength(2); // read, but the reply carrying them failed
+  history.forgetAfter(kept);
+  collection.insert({ _id: 4 });
+  const { batch } = stream.read(10);
+  expect(batch.map((event) => (event.documentKey as Document)._id)).toEqual([4]);
+});
+
+test("a transaction's events are kept across a restart: one cluster time, its lsid and txnNumber", async () => {
+  const first = await startStandin({ dataDir: dir, log: () => undefined });
+  const token = await insertAndTakeToken(first.uri, 1, 1, 1);
+  const client = await MongoClient.connect(first.uri);
+  const session = client.startSession();
+  try {
+    await session.withTransaction(async () => {
+      const coll = client.db('t').collection('c');
+      await coll.insertOne({ n: 2 }, { session });
+      await coll.insertOne({ n: 3 }, { session });
+    });
+  } finally {
+    await session.endSession();
+    await client.close();
+  }
+  await first.stop();
+  const second = await startStandin({ dataDir: dir, log: () => undefined });
+  const reader = await MongoClient.connect(second.uri);
+  const stream = reader.db('t').collection('c').watch([], { resumeAfter: token });
+  try {
+    const events = [await stream.next(), await stream.next()] as unknown as Array<{
+      fullDocument: { n: number };
+      clusterTime: Timestamp;
+      lsid?: unknown;
+      txnNumber?: unknown;
+    }>;
+    expect(events.map((event) => event.fullDocument.n)).toEqual([2, 3]);
+    expect(events[0].clusterTime.equals(events[1].clusterTime)).toBe(true);
+    for (const event of events) {
+      expect(event.lsid).toBeDefined();
+      expect(event.txnNumber).toBeDefined();
+    }
+  } finally {
+    await stream.close();
+    await reader.close();
+    await second.stop();
+  }
+});

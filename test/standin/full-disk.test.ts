@@ -3,7 +3,7 @@
  * the filesystem is full. The journal acknowledges only what it wrote whole and fsynced, refuses
  * writes with OutOfDiskSpace (14031) while reads go on and show exactly what was acknowledged,
  * takes writes again once the filesystem has room (no restart), and a restart holds every
- * acknowledged document.
+ * acknowledged document. The change history, too, holds exactly the acknowledged inserts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
@@ -38,6 +38,10 @@ afterEach(async () => {
     const client = await MongoClient.connect(standin.uri, { maxPoolSize: CLIENTS });
     const users = client.db('t').collection<User>('users');
     await users.createIndex({ email: 1 }, { unique: true });
+    const stream = users.watch();
+    await stream.tryNext();
+    const beforeLoad = stream.resumeToken;
+    await stream.close();
     const acknowledged = new Set<number>();
     const refusals: unknown[] = [];
     let next = 0;
@@ -65,6 +69,17 @@ afterEach(async () => {
       (user) => user._id,
     );
     expect(new Set(storedIds)).toEqual(acknowledged);
+    // and the change history holds exactly the acknowledged inserts: none a failed write dropped
+    const replay = users.watch([], { resumeAfter: beforeLoad });
+    const inserted = new Set<number>();
+    for (let reads = 0; reads < 10_000 && inserted.size < acknowledged.size; reads++) {
+      const event = await replay.tryNext();
+      if (event === null) break;
+      if (event.operationType === 'insert') inserted.add(event.documentKey._id as number);
+    }
+    expect(await replay.tryNext()).toBeNull();
+    await replay.close();
+    expect(inserted).toEqual(acknowledged);
     await expect(users.insertOne({ _id: 0, email: '0@x', padding: PADDING })).rejects.toThrow(
       MongoServerError,
     );

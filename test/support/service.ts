@@ -28,7 +28,7 @@ export const CLIENT_HEADERS = { authorization: `Bearer ${TEST_CLIENT.token}` };
 
 export interface GraphQLResponse<T> {
   status: number;
-  body: { data?: T; errors?: GraphQLFormattedError[] };
+  body: { data?: T; errors?: GraphQLFormattedError[]; extensions?: Record<string, unknown> };
 }
 
 export interface TestService {

@@ -542,6 +542,35 @@ export type QueryUsersArgs = {
   order?: InputMaybe<UserOrder>;
 };
 
+/**
+ * The bounds of one HTTP request (over all its aliases and batched operations). Every answer says
+ * how much of the first three it used, in `extensions.cost`.
+ */
+export type RequestLimits = {
+  __typename?: 'RequestLimits';
+  /** Aliases in one document. */
+  aliases: Scalars['Int']['output'];
+  /** Operations in one batched (array) request. */
+  batchedOperations: Scalars['Int']['output'];
+  /**
+   * graphql-armor's cost of one document (it grows with depth: a page of users two inviters deep costs
+   * about 11,600).
+   */
+  documentCost: Scalars['Int']['output'];
+  /** How deep one document may nest. */
+  documentDepth: Scalars['Int']['output'];
+  /** Items one request's pages may list, page sizes multiplied through nesting. */
+  listedItems: Scalars['Int']['output'];
+  /** The largest page (`first` or `last`) of any list; 20 when neither is given. */
+  pageSize: Scalars['Int']['output'];
+  /** `allocateSequence` calls one request may make. */
+  sequenceAllocations: Scalars['Int']['output'];
+  /** Users one request may create (1 without a token in production). */
+  usersCreated: Scalars['Int']['output'];
+  /** Values one `allocateSequence` may consume. */
+  valuesPerAllocation: Scalars['Int']['output'];
+};
+
 /** The answer of `confirmReservation` and `releaseReservation`. */
 export type ReservationPayload = {
   __typename?: 'ReservationPayload';
@@ -594,8 +623,11 @@ export type Sequence = Node & {
   max?: Maybe<Scalars['Long']['output']>;
   /** The sequence's name. */
   name: Scalars['String']['output'];
-  /** The value the next allocation will return. */
-  next: Scalars['Long']['output'];
+  /**
+   * The value the next allocation will return; null once the sequence is exhausted (its `max`, or
+   * 2^53 - 1, was issued).
+   */
+  next?: Maybe<Scalars['Long']['output']>;
   /** The client that created it; null for one the admin created, `userid`, or a 0.1 counter. */
   owner?: Maybe<Scalars['String']['output']>;
   /** Null for the unscoped sequence of this name. */
@@ -882,6 +914,8 @@ export type Viewer = {
   __typename?: 'Viewer';
   /** The client's name (the `owner` of the sequences it creates); null for admin and anonymous. */
   client?: Maybe<Scalars['String']['output']>;
+  /** What one request of this caller may ask for; a request beyond any of them is refused whole. */
+  limits: RequestLimits;
   /** The caller's role. Outside production a request without a token is the client `anonymous`. */
   role: Role;
 };
@@ -989,6 +1023,7 @@ export type ResolversTypes = ResolversObject<{
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RequestLimits: ResolverTypeWrapper<RequestLimits>;
   ReservationPayload: ResolverTypeWrapper<Omit<ReservationPayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']> }>;
   Role: Role;
   Sequence: ResolverTypeWrapper<SequenceState>;
@@ -1035,6 +1070,7 @@ export type ResolversParentTypes = ResolversObject<{
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
+  RequestLimits: RequestLimits;
   ReservationPayload: Omit<ReservationPayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']> };
   Sequence: SequenceState;
   SequenceChange: Omit<SequenceChange, 'sequence'> & { sequence: ResolversParentTypes['Sequence'] };
@@ -1161,6 +1197,18 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   viewer?: Resolver<Maybe<ResolversTypes['Viewer']>, ParentType, ContextType>;
 }>;
 
+export type RequestLimitsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestLimits'] = ResolversParentTypes['RequestLimits']> = ResolversObject<{
+  aliases?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  batchedOperations?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  documentCost?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  documentDepth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  listedItems?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  pageSize?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  sequenceAllocations?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  usersCreated?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  valuesPerAllocation?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
 export type ReservationPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReservationPayload'] = ResolversParentTypes['ReservationPayload']> = ResolversObject<{
   error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
@@ -1176,7 +1224,7 @@ export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends R
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   max?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  next?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  next?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   owner?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   scope?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   start?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
@@ -1288,6 +1336,7 @@ export type UserEdgeResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = ResolversObject<{
   client?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  limits?: Resolver<ResolversTypes['RequestLimits'], ParentType, ContextType>;
   role?: Resolver<ResolversTypes['Role'], ParentType, ContextType>;
 }>;
 
@@ -1305,6 +1354,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Node?: NodeResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  RequestLimits?: RequestLimitsResolvers<ContextType>;
   ReservationPayload?: ReservationPayloadResolvers<ContextType>;
   Sequence?: SequenceResolvers<ContextType>;
   SequenceChange?: SequenceChangeResolvers<ContextType>;

@@ -1,7 +1,7 @@
 /**
  * `aggregate` with `$changeStream` first, on a collection, a database (`aggregate: 1`) or the
  * whole cluster (`aggregate: 1` on admin with `allChangesForCluster: true`), and the getMores of
- * its cursor. What a stream reads and from where: state/change-stream.ts; event shapes and
+ * its cursor. A standalone refuses it (40573), as mongod does. What a stream reads and from where: state/change-stream.ts; event shapes and
  * tokens: engine/change-events.ts.
  *
  * Options: fullDocument (default, updateLookup, whenAvailable, required), fullDocumentBeforeChange
@@ -23,6 +23,7 @@ import { CommandContext, optionalNumber } from './context';
 import { parseResumeToken } from '../engine/change-events';
 import { badValue, CommandError, ErrorCode, LocationCode, unsupported } from '../engine/errors';
 import { Variables } from '../engine/expressions';
+import { isMongodStage, unknownOrUnsupportedStage } from '../engine/stage-names';
 import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
 import { ChangeStream, StartOption } from '../state/change-stream';
 
@@ -74,15 +75,6 @@ const STREAM_STAGES = new Set([
 /** allowed by mongod after $changeStream, not implemented here */
 const UNIMPLEMENTED_STREAM_STAGES = new Set(['$redact', '$changeStreamSplitLargeEvent']);
 /** every other stage name mongod 7 knows (refused after $changeStream as not permitted there) */
-const OTHER_STAGES = new Set(
-  (
-    '$bucket $bucketAuto $changeStream $collStats $count $currentOp $densify $documents $facet ' +
-    '$fill $geoNear $graphLookup $group $indexStats $limit $listLocalSessions $listSessions ' +
-    '$listSearchIndexes $lookup $merge $out $planCacheStats $sample $search $searchMeta ' +
-    '$setWindowFields $skip $sort $sortByCount $unionWith $unwind $vectorSearch'
-  ).split(' '),
-);
-
 function checkStages(stages: Array<[string, unknown]>): void {
   for (const [name] of stages) {
     if (STREAM_STAGES.has(name)) continue;
@@ -92,15 +84,12 @@ function checkStages(stages: Array<[string, unknown]>): void {
         LocationCode.ChangeStreamNotFirst,
         '$changeStream is only valid as the first stage in a pipeline.',
       );
-    if (OTHER_STAGES.has(name))
+    if (isMongodStage(name))
       throw new CommandError(
         ErrorCode.IllegalOperation,
         `${name} is not permitted in a $changeStream pipeline`,
       );
-    throw new CommandError(
-      LocationCode.UnrecognizedStage,
-      `Unrecognized pipeline stage name: '${name}'`,
-    );
+    throw unknownOrUnsupportedStage(name);
   }
 }
 
@@ -184,6 +173,11 @@ export function openChangeStream(
   variables: Variables,
   batchSize: number | undefined,
 ): Document {
+  if (context.server.replica === null)
+    throw new CommandError(
+      LocationCode.ChangeStreamNeedsReplicaSet,
+      'The $changeStream stage is only supported on replica sets',
+    );
   if (!isPlainDocument(spec)) throw badValue('$changeStream requires an object as its argument');
   for (const field of Object.keys(spec)) {
     if (!SPEC_FIELDS.has(field))

@@ -1,5 +1,6 @@
 /** `count` (legacy estimatedDocumentCount path and older tools): number of matches after skip/limit. */
 import { collectionNameOf, CommandDefinition, optionalDocument, optionalNumber } from './context';
+import { compileFilter } from '../engine/matcher';
 import { assertHintUsable, runQuery } from '../engine/query';
 
 export const count: CommandDefinition = {
@@ -9,7 +10,10 @@ export const count: CommandDefinition = {
     const collection = server.store.get(database, collectionNameOf(command, 'count'));
     const query = optionalDocument(command, 'query');
     assertHintUsable(collection, command.hint);
-    if (!collection) return { n: 0, ok: 1 };
+    if (!collection) {
+      compileFilter(query); // an unknown operator is refused whatever the data
+      return { n: 0, ok: 1 };
+    }
     const skip = optionalNumber(command, 'skip') ?? 0;
     const limit = Math.abs(optionalNumber(command, 'limit') ?? 0);
     const n =

@@ -2,6 +2,7 @@
 import { collectionNameOf, CommandDefinition, documentsOf } from './context';
 import { badValue, unsupported } from '../engine/errors';
 import { commandVariables } from '../engine/expressions';
+import { compileFilter } from '../engine/matcher';
 import { assertHintUsable, runQuery } from '../engine/query';
 import { Document, numberOf } from '../engine/values';
 import { WriteErrors } from './write-errors';
@@ -27,9 +28,9 @@ export const deleteCommand: CommandDefinition = {
         assertHintUsable(collection, statement.hint);
         const limit = numberOf(statement.limit ?? 0);
         if (limit !== 0 && limit !== 1) throw badValue('delete limit must be 0 or 1');
-        const found = collection
-          ? runQuery(collection, statement.q as Document, { limit, variables })
-          : [];
+        const filter = statement.q as Document;
+        compileFilter(filter, variables); // an unknown operator is refused whatever the data
+        const found = collection ? runQuery(collection, filter, { limit, variables }) : [];
         for (const doc of found) collection!.remove(doc);
         removed += found.length;
       } catch (error) {

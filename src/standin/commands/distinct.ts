@@ -7,6 +7,7 @@
 import { BSON } from 'bson';
 import { collectionNameOf, CommandDefinition, optionalDocument } from './context';
 import { CommandError, ErrorCode, LocationCode } from '../engine/errors';
+import { compileFilter } from '../engine/matcher';
 import { valuesAtPath } from '../engine/paths';
 import { assertHintUsable, runQuery } from '../engine/query';
 import { compareValues, indexKeyOf } from '../engine/values';
@@ -26,7 +27,9 @@ export const distinct: CommandDefinition = {
     const segments = command.key.split('.');
     const collection = server.store.get(database, name);
     assertHintUsable(collection, command.hint);
-    const found = collection ? runQuery(collection, optionalDocument(command, 'query')) : [];
+    const query = optionalDocument(command, 'query');
+    compileFilter(query); // an unknown operator is refused whatever the data
+    const found = collection ? runQuery(collection, query) : [];
     const seen = new Map<string, unknown>();
     for (const doc of found) {
       for (const value of valuesAtPath(doc, segments)) {

@@ -10,6 +10,8 @@ import { compileProjection } from '../engine/projection';
 import { parseArrayFilters } from '../engine/array-filters';
 import { commandVariables } from '../engine/expressions';
 import { assertHintUsable, runQuery } from '../engine/query';
+import { compileFilter } from '../engine/matcher';
+import { validateUpdate } from '../engine/update';
 import { Document } from '../engine/values';
 import { assertUpsertQueryAllowed, updateDocument, upsertDocument } from '../engine/writes';
 
@@ -51,6 +53,9 @@ export const findAndModify: CommandDefinition = {
     const variables = commandVariables(command.let);
     const arrayFilters = parseArrayFilters(command.arrayFilters);
     const context = { arrayFilters, variables, query };
+    // refused whatever the data, as mongod parses both before it looks for a document
+    if (!remove) validateUpdate(command.update);
+    compileFilter(query, variables);
     const [found] = collection
       ? runQuery(collection, query, {
           sort: optionalDocument(command, 'sort'),

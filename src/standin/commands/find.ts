@@ -12,6 +12,7 @@ import {
 } from './context';
 import { commandVariables } from '../engine/expressions';
 import { compileProjection } from '../engine/projection';
+import { compileFilter } from '../engine/matcher';
 import { assertHintUsable, runQuery } from '../engine/query';
 
 export const find: CommandDefinition = {
@@ -39,12 +40,15 @@ export const find: CommandDefinition = {
     const collection = server.store.get(database, name);
     assertHintUsable(collection, command.hint);
     const projection = compileProjection(optionalDocument(command, 'projection'));
+    const filter = optionalDocument(command, 'filter');
+    const variables = commandVariables(command.let);
+    compileFilter(filter, variables); // an unknown operator is refused whatever the data
     const results = collection
-      ? runQuery(collection, optionalDocument(command, 'filter'), {
+      ? runQuery(collection, filter, {
           sort: optionalDocument(command, 'sort'),
           skip: optionalNumber(command, 'skip'),
           limit: Math.abs(limit),
-          variables: commandVariables(command.let),
+          variables,
         }).map(projection)
       : [];
     const single = command.singleBatch === true || limit < 0;

@@ -1,4 +1,7 @@
-/** `killCursors`: closes cursors; reports killed and unknown ids as mongod does. */
+/**
+ * `killCursors`: closes cursors; reports killed and unknown ids as mongod does. A change
+ * stream's getMore waiting on a killed cursor ends at once (CursorKilled), as mongod interrupts it.
+ */
 import { Long } from 'bson';
 import { CommandDefinition } from './context';
 import { badValue } from '../engine/errors';
@@ -12,6 +15,7 @@ export const killCursors: CommandDefinition = {
       throw badValue('killCursors.cursors must be an array of Int64 ids');
     }
     const { killed, notFound } = server.cursors.kill(ids as Long[]);
+    if (killed.length > 0) server.changes.wakeAll();
     return {
       cursorsKilled: killed,
       cursorsNotFound: notFound,

@@ -8,6 +8,7 @@ import { unsupported } from '../engine/errors';
 import { parseArrayFilters } from '../engine/array-filters';
 import { commandVariables } from '../engine/expressions';
 import { assertHintUsable, runQuery } from '../engine/query';
+import { validateUpdate } from '../engine/update';
 import { Document } from '../engine/values';
 import { assertUpsertQueryAllowed, updateDocument, upsertDocument } from '../engine/writes';
 import { WriteErrors } from './write-errors';
@@ -33,6 +34,7 @@ export const update: CommandDefinition = {
           if (!STATEMENT_FIELDS.has(field)) throw unsupported(`update statement field '${field}'`);
         }
         assertHintUsable(collection, statement.hint);
+        validateUpdate(statement.u);
         const filter = statement.q as Document | undefined;
         const arrayFilters = parseArrayFilters(statement.arrayFilters);
         const context = { arrayFilters, variables, query: filter };

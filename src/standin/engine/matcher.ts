@@ -180,9 +180,25 @@ function compileOperator(path: string[], operator: string, operand: unknown): Pr
       if (!isPlainDocument(operand)) throw badValue('$not needs a regex or a document');
       return negation(compileField(path, operand));
     default:
-      throw unsupported(`the query operator ${operator}`);
+      if (MONGOD_FIELD_OPERATORS.has(operator)) throw unsupported(`the query operator ${operator}`);
+      throw badValue(`unknown operator: ${operator}`);
   }
 }
+
+/**
+ * mongod's query operators: one the stand-in lacks is refused as unsupported; any other `$` name
+ * is mongod's own BadValue, raised while the filter is compiled, so whatever the data.
+ */
+const MONGOD_FIELD_OPERATORS = new Set(
+  (
+    '$eq $ne $gt $gte $lt $lte $in $nin $exists $type $not $regex $options $elemMatch $size ' +
+    '$all $mod $bitsAllSet $bitsAnySet $bitsAllClear $bitsAnyClear $geoWithin $geoIntersects ' +
+    '$near $nearSphere $within $maxDistance $minDistance'
+  ).split(' '),
+);
+const MONGOD_TOP_LEVEL_OPERATORS = new Set(
+  '$text $where $jsonSchema $sampleRate $alwaysTrue $alwaysFalse'.split(' '),
+);
 
 function negation(predicate: Predicate): Predicate {
   return (doc) => !predicate(doc);
@@ -239,7 +255,12 @@ export function compileFilter(
     } else if (key === '$expr')
       predicates.push((doc) => isTruthy(evaluate(condition, doc, variables)));
     else if (key === '$comment') continue;
-    else if (key.startsWith('$')) throw unsupported(`the top-level query operator ${key}`);
+    else if (MONGOD_TOP_LEVEL_OPERATORS.has(key))
+      throw unsupported(`the top-level query operator ${key}`);
+    else if (key.startsWith('$'))
+      throw badValue(
+        `unknown top level operator: ${key}. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.`,
+      );
     else predicates.push(compileField(key.split('.'), condition));
   }
   if (predicates.length === 0) return () => true;

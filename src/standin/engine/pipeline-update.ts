@@ -10,6 +10,7 @@ import { CommandError, ErrorCode, LocationCode, unsupported } from './errors';
 import { evaluate, isTruthy, Variables } from './expressions';
 import { getPath, setPath, unsetPath } from './paths';
 import { compileProjection } from './projection';
+import { unknownOrUnsupportedStage } from './stage-names';
 import { cloneValue, Document, isNumeric, isPlainDocument } from './values';
 
 const ALLOWED_STAGES = new Set([
@@ -162,13 +163,19 @@ export function applyPipelineUpdate(
 ): Document {
   let doc = original;
   for (const [name, argument] of stages) {
-    if (!ALLOWED_STAGES.has(name)) {
-      throw new CommandError(
-        ErrorCode.InvalidOptions,
-        `${name} is not allowed to be used within an update`,
-      );
-    }
+    checkUpdateStage(name);
     doc = reshape(doc, name, argument, variables);
   }
   return doc;
+}
+
+/** Refuses a stage an update pipeline may not hold: unknown to mongod (40324), or not allowed. */
+export function checkUpdateStage(name: string): void {
+  if (ALLOWED_STAGES.has(name)) return;
+  const unknown = unknownOrUnsupportedStage(name);
+  if (unknown.code === LocationCode.UnrecognizedStage) throw unknown;
+  throw new CommandError(
+    ErrorCode.InvalidOptions,
+    `${name} is not allowed to be used within an update`,
+  );
 }

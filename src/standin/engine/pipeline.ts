@@ -9,6 +9,7 @@
 import { Int32 } from 'bson';
 import type { CollectionView } from './views';
 import { badValue, unsupported } from './errors';
+import { unknownOrUnsupportedStage } from './stage-names';
 import { evaluate, Variables } from './expressions';
 import { compileFilter } from './matcher';
 import { addForExpression } from './numbers';
@@ -142,6 +143,7 @@ export function runPipelinePrefix(
   const options = { sort, skip, limit, variables };
   const nothingToRead = limit === 0 && stages[consumed - 1]?.[0] === '$limit';
   const execution = collection && !nothingToRead ? executeQuery(collection, filter, options) : null;
+  if (!execution) compileFilter(filter, variables); // an unknown operator is refused whatever the data
   return { filter, options, consumed, execution };
 }
 
@@ -199,7 +201,7 @@ export function runPipeline(
         docs = docs.length === 0 ? [] : [{ [argument]: new Int32(docs.length) }];
         break;
       default:
-        throw unsupported(`the aggregation stage ${name}`);
+        throw unknownOrUnsupportedStage(name);
     }
   }
   return docs;

@@ -14,7 +14,7 @@ import { assertReplacementNames } from './field-names';
 import { addNumbers } from './numbers';
 import { getPath, setPath, unsetPath } from './paths';
 import { stagesOf } from './pipeline';
-import { applyPipelineUpdate } from './pipeline-update';
+import { applyPipelineUpdate, checkUpdateStage } from './pipeline-update';
 import {
   cloneValue,
   compareValues,
@@ -93,6 +93,36 @@ const UNIMPLEMENTED_OPERATORS = new Set([
   '$bit',
 ]);
 
+/** Refuses an operator that is unknown, unimplemented or not given a document of fields. */
+function checkOperator(operator: string, fields: unknown): void {
+  if (!FIELD_UPDATES[operator]) {
+    if (UNIMPLEMENTED_OPERATORS.has(operator)) throw unsupported(`the update operator ${operator}`);
+    throw new CommandError(
+      ErrorCode.FailedToParse,
+      `Unknown modifier: ${operator}. Expected a valid update modifier or pipeline-style update specified as an array`,
+    );
+  }
+  if (!isPlainDocument(fields)) {
+    throw new CommandError(
+      ErrorCode.FailedToParse,
+      `Modifiers operate on fields but we found type ${typeName(fields)} instead. For example: {$mod: {<field>: ...}} not {${operator}: ${JSON.stringify(fields)}}`,
+    );
+  }
+}
+
+/**
+ * Refuses what an update could never run, before any document is matched (mongod parses the
+ * update first, so the answer does not depend on the data): unknown or unimplemented operators,
+ * and update-pipeline stages that are unknown or not allowed.
+ */
+export function validateUpdate(update: unknown): void {
+  if (Array.isArray(update)) {
+    for (const [name] of stagesOf(update)) checkUpdateStage(name);
+  } else if (isPlainDocument(update) && isOperatorUpdate(update)) {
+    for (const [operator, fields] of Object.entries(update)) checkOperator(operator, fields);
+  }
+}
+
 export function isOperatorUpdate(update: Document): boolean {
   const keys = Object.keys(update);
   return keys.length > 0 && keys[0].startsWith('$');
@@ -133,22 +163,8 @@ function applyOperators(
   const doc = cloneValue(original);
   const touched: string[] = [];
   for (const [operator, fields] of Object.entries(update)) {
-    const apply = FIELD_UPDATES[operator];
-    if (!apply) {
-      if (UNIMPLEMENTED_OPERATORS.has(operator))
-        throw unsupported(`the update operator ${operator}`);
-      throw new CommandError(
-        ErrorCode.FailedToParse,
-        `Unknown modifier: ${operator}. Expected a valid update modifier or pipeline-style update specified as an array`,
-      );
-    }
-    if (!isPlainDocument(fields)) {
-      throw new CommandError(
-        ErrorCode.FailedToParse,
-        `Modifiers operate on fields but we found type ${typeName(fields)} instead. For example: {$mod: {<field>: ...}} not {${operator}: ${JSON.stringify(fields)}}`,
-      );
-    }
-    touched.push(...Object.keys(fields));
+    checkOperator(operator, fields);
+    touched.push(...Object.keys(fields as Document));
   }
   assertFiltersUsed(touched, arrayFilters, update);
   for (const [operator, fields] of Object.entries(update)) {

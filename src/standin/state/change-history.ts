@@ -32,6 +32,7 @@ export class ChangeHistory {
   private startTime: Timestamp;
   private waiters = new Set<() => void>();
   private closed = false;
+  private forgotten = 0;
 
   constructor(
     private readonly maxBytes: number,
@@ -48,6 +49,14 @@ export class ChangeHistory {
   /** Sequence number the next change will get. */
   get end(): number {
     return this.first + this.entries.length;
+  }
+
+  /**
+   * How often changes were forgotten: sequence numbers past the end were then given again, so a
+   * stream that read past the new end must find its place again by its resume point.
+   */
+  get forgets(): number {
+    return this.forgotten;
   }
 
   /** Sequence number of the oldest kept change. */
@@ -91,6 +100,7 @@ export class ChangeHistory {
    * from the disk (state/journal.ts), so no stream may report them.
    */
   forgetAfter(ts: Timestamp): void {
+    this.forgotten++;
     let keep = this.entries.length;
     while (keep > 0 && this.entries[keep - 1].ts.greaterThan(ts)) this.bytes -= this.sizes[--keep];
     this.entries.length = keep;
@@ -109,15 +119,21 @@ export class ChangeHistory {
         this.waiters.delete(wake);
         resolve(!this.closed);
       };
-      const timer = setTimeout(wake, Math.min(ms, MAX_TIMER_MS));
+      // unref: a waiting getMore never keeps the process alive (the server's socket does)
+      const timer = setTimeout(wake, Math.min(ms, MAX_TIMER_MS)).unref();
       this.waiters.add(wake);
     });
+  }
+
+  /** Wakes every waiting getMore to look again (a cursor was killed: its getMore ends). */
+  wakeAll(): void {
+    for (const wake of [...this.waiters]) wake();
   }
 
   /** Wakes every waiting getMore for good (the server is stopping). */
   close(): void {
     this.closed = true;
-    for (const wake of [...this.waiters]) wake();
+    this.wakeAll();
   }
 
   private keep(change: LoggedChange): void {

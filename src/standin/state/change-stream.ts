@@ -60,7 +60,8 @@ export interface StreamReadResult {
 export class ChangeStream {
   private next: number;
   private point: ResumePoint;
-  private readonly skipThrough: ResumePoint | null;
+  private skipThrough: ResumePoint | null;
+  private forgets: number;
   private buffer: StreamEvent[] = [];
   /** an invalidate was read (shown or filtered out): the stream ends once the buffer is drained */
   private closing = false;
@@ -74,6 +75,7 @@ export class ChangeStream {
     start: StartOption,
     now: Timestamp,
   ) {
+    this.forgets = history.forgets;
     if (start.kind === 'now') {
       this.next = history.end;
       this.point = highWaterMark(nextStamp(now));
@@ -118,6 +120,7 @@ export class ChangeStream {
 
   /** Up to `batchSize` events from where the stream stands (never waits). */
   read(batchSize: number): StreamReadResult {
+    if (this.forgets !== this.history.forgets) this.findPlaceAgain();
     const batch: Document[] = [];
     let bytes = 0;
     while (batch.length < batchSize && bytes < MAX_BATCH_BYTES && !this.invalidated) {
@@ -142,6 +145,19 @@ export class ChangeStream {
       postBatchResumeToken: resumeToken(this.point),
       invalidated: this.invalidated,
     };
+  }
+
+  /**
+   * After the history forgot changes the journal could not write (change-history.ts), events
+   * read from them are dropped and reading goes on from the resume point, so changes made later
+   * (stamped after the forgotten ones) are neither skipped nor confused with them.
+   */
+  private findPlaceAgain(): void {
+    this.forgets = this.history.forgets;
+    this.buffer = [];
+    this.closing = false;
+    this.next = Math.min(this.next, this.history.firstAtOrAfter(this.point.ts));
+    this.skipThrough = this.point;
   }
 
   /** Turns one change into buffered events; moves the point past it when it shows nothing. */

@@ -85,6 +85,14 @@ export class SnapshotReads {
     return { ...reply, atClusterTime: at };
   }
 
+  /**
+   * Forgets the captures taken after `ts`: the journal failed to write the changes after it and
+   * memory was read back from the disk (state/journal.ts), so no read may show them.
+   */
+  forgetAfter(ts: Timestamp): void {
+    this.captures = this.captures.filter((capture) => !capture.at.greaterThan(ts));
+  }
+
   private timestampOf(value: unknown): Timestamp {
     if (!(value instanceof Timestamp))
       throw new CommandError(ErrorCode.TypeMismatch, `atClusterTime must be a timestamp`);
