@@ -135,3 +135,19 @@ test('a standalone has no transactions: BAD_USER_INPUT on strategy naming the re
     await standalone.stop();
   }
 });
+
+test('a creation whose deadline fires while it waits for its turn writes nothing and leaves no hole', async () => {
+  const { users, db, sequences } = await bed.fresh();
+  const deadline = new AbortController();
+  const before = Array.from({ length: 5 }, (_, i) => users.createUser(names(5)[i], STRATEGY));
+  const late = users.createUser({ name: 'late' }, STRATEGY, { signal: deadline.signal });
+  deadline.abort(new Error('deadline'));
+  const after = Array.from({ length: 5 }, (_, i) =>
+    users.createUser({ name: `after ${i}` }, STRATEGY),
+  );
+  await expect(late).rejects.toThrow('deadline');
+  const created = await Promise.all([...before, ...after]);
+  expect(created.map((c) => Number(c.user.id)).sort((a, b) => a - b)).toEqual(upTo(10));
+  expect(await storedIds(db)).toEqual(upTo(10));
+  expect(await sequences.peekNext({ name: 'userid' })).toBe(11);
+});
