@@ -12,3 +12,10 @@ export { beforeWrite, type WriteOptions } from './write-options.js';
 export { isNamespaceNotFound, NAMESPACE_NOT_FOUND } from './namespace.js';
 export { boundedCollection, type BoundedCollection } from './command-options.js';
 export { countCommand, type CommandTally } from './command-tally.js';
+export {
+  isTransactionsUnsupported,
+  runInTransaction,
+  TransactionRetriesExhausted,
+  type TransactionOptions,
+  type TransactionWork,
+} from './transaction.js';

@@ -29,7 +29,7 @@
  *   back an acknowledged `$inc` and reissue its values. Every command carries `maxTimeMS`
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
  */
-import type { Db, WriteConcernSettings } from 'mongodb';
+import type { ClientSession, Db, WriteConcernSettings } from 'mongodb';
 import { countCommand, type CommandTally } from '../database/command-tally.js';
 import { isDuplicateKeyError } from '../database/duplicate-key.js';
 import { boundedCollection, type BoundedCollection } from '../database/command-options.js';
@@ -84,6 +84,8 @@ interface AllocationGuard extends OwnerGuard {
   /** Whether an absent counter with the implicit definition is created (`userid`, the tutorial's way). */
   mayCreate: boolean;
   tally?: CommandTally;
+  /** The transaction the `$inc` belongs to (TRANSACTION): rolled back with it. */
+  session?: ClientSession;
 }
 
 /** How `setValue` may move a counter, besides the range of its definition. */
@@ -155,9 +157,20 @@ export class Sequences {
   /**
    * Consumes `count` values (1 to 10,000) in one atomic step: `first`, `first + step`, ..., `last`.
    * An absent counter is created with the implicit definition (how `userid` comes to exist).
+   * With a `session` in a transaction, the `$inc` belongs to it (the read explaining a refusal
+   * does not: see `explainRefusal`).
    */
-  async allocate(key: SequenceKey, count = 1, tally?: CommandTally): Promise<AllocatedRange> {
-    const allocated = await this.allocateFrom(resolveKey(key), count, { mayCreate: true, tally });
+  async allocate(
+    key: SequenceKey,
+    count = 1,
+    tally?: CommandTally,
+    session?: ClientSession,
+  ): Promise<AllocatedRange> {
+    const allocated = await this.allocateFrom(resolveKey(key), count, {
+      mayCreate: true,
+      tally,
+      session,
+    });
     return allocated.range;
   }
 
@@ -449,7 +462,7 @@ export class Sequences {
           $set: { updatedAt: new Date() },
           ...(upsert ? { $setOnInsert: definitionFields(key, definition) } : {}),
         },
-        this.counters.options({ upsert, returnDocument: 'after' as const }),
+        this.counters.options({ upsert, returnDocument: 'after' as const, session: guard.session }),
       );
     } catch (err) {
       if (isDuplicateKeyError(err)) return null;
@@ -465,6 +478,8 @@ export class Sequences {
     guard: AllocationGuard,
   ): Promise<void> {
     countCommand(guard.tally);
+    // Outside any transaction: a refused upsert (E11000) has aborted it, and the explanation
+    // (a corrupt counter: SEQUENCE_CORRUPT) must not be lost to NoSuchTransaction.
     const doc = await this.read(key);
     if (doc === null || (guard.owner !== undefined && doc.owner !== guard.owner)) {
       if (!guard.mayCreate) throw new SequenceNotFoundError(describeKey(key));

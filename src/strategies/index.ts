@@ -11,12 +11,14 @@
 import { block } from './block/index.js';
 import { counter } from './counter/index.js';
 import { optimisticLoop } from './optimistic-loop/index.js';
+import { transaction } from './transaction/index.js';
 import type { IdSource, IdSourceDeps, Strategy, StrategyProperties } from './strategy.js';
 
 export const STRATEGIES = {
   COUNTER: counter,
   OPTIMISTIC_LOOP: optimisticLoop,
   BLOCK: block,
+  TRANSACTION: transaction,
 } as const satisfies Record<string, Strategy>;
 
 export type IdStrategy = keyof typeof STRATEGIES;
@@ -33,7 +35,7 @@ export function strategiesWhere(property: keyof StrategyProperties): readonly Id
   return ID_STRATEGIES.filter((strategy) => STRATEGIES[strategy].properties[property]);
 }
 
-/** The strategies fed by the `userid` counter (COUNTER, BLOCK). */
+/** The strategies fed by the `userid` counter (COUNTER, BLOCK, TRANSACTION). */
 export const COUNTER_FED_STRATEGIES = strategiesWhere('fedByCounter');
 
 /** One id source per strategy, for one `Users` (one process). */
@@ -47,9 +49,12 @@ export type {
   CreationTally,
   IdSource,
   IdSourceDeps,
+  RoundInsert,
   Strategy,
   StrategyProperties,
   TakenIds,
+  TakingIdSource,
+  TransactionalIdSource,
 } from './strategy.js';
 export { newCreationTally } from './strategy.js';
 export { USER_ID_SEQUENCE } from './user-id-counter.js';

@@ -9,6 +9,7 @@
  * Every source gives up after `maxRounds`. Every command a source sends is added to the tally it
  * was handed (see `CommandTally`, src/database).
  */
+import type { ClientSession, MongoClient } from 'mongodb';
 import type { CommandTally } from '../database/index.js';
 import type { HeldValues, Sequences } from '../sequences/index.js';
 
@@ -32,6 +33,11 @@ export interface StrategyProperties {
   readonly idsInTimeOrder: boolean;
   /** Issues the id of a deleted newest user again (max + 1). */
   readonly reissuesDeletedNewest: boolean;
+  /**
+   * A refused insert, a fault or a crash consumes no id (the `$inc` is rolled back with the
+   * insert): the ids it stores are 1..N with no hole.
+   */
+  readonly leavesNoHoles: boolean;
 }
 
 /** The candidate ids of one `take`, and the way back for those stored nowhere. */
@@ -45,7 +51,11 @@ export interface TakenIds {
   giveBack(unstored: ReadonlySet<number>, tally: CreationTally): Promise<void>;
 }
 
-export interface IdSource {
+/** Every source: its ids are taken, then inserted under (`TakingIdSource`), or in one transaction. */
+export type IdSource = TakingIdSource | TransactionalIdSource;
+
+/** A source that takes ids; the users component then inserts under them, outside any transaction. */
+export interface TakingIdSource {
   /** `count` candidate ids, all different, in ascending order. */
   take(count: number, tally: CreationTally): Promise<TakenIds>;
   /** Runs after candidates of round `round` (1-based) were taken by others, before taking again. */
@@ -56,9 +66,42 @@ export interface IdSource {
   release?(): Promise<HeldValues>;
 }
 
+/** What the insert of a transactional round answers: `commit: false` rolls back its ids too. */
+export interface RoundInsert<T> {
+  commit: boolean;
+  value: T;
+}
+
+/**
+ * A source whose ids are taken in the same transaction as the insert (TRANSACTION): an insert it
+ * does not commit takes no id at all.
+ */
+export interface TransactionalIdSource {
+  /**
+   * Takes `count` ids, all different and ascending, and runs `insert` under them in one
+   * transaction with the `$inc`; commits when `insert` answers `commit: true`, else rolls both
+   * back. Transient failures run it again (bounded), so `insert` may run more than once, each
+   * time with the ids of that attempt. Out of attempts: ID_CONTENTION, nothing stored.
+   */
+  takeWithInsert<T>(
+    count: number,
+    tally: CreationTally,
+    insert: (ids: number[], session: ClientSession) => Promise<RoundInsert<T>>,
+    options: { signal?: AbortSignal },
+  ): Promise<T>;
+  /** As `TakingIdSource.afterCollision`: runs after an `_id` of round `round` was taken. */
+  afterCollision(round: number, tally: CreationTally): Promise<void>;
+  readonly maxRounds: number;
+  readonly release?: undefined;
+}
+
 /** What a source may use; one source per strategy per `Users` (one per process). */
 export interface IdSourceDeps {
   sequences: Sequences;
+  /** For sessions (TRANSACTION). */
+  client: MongoClient;
+  /** Server-side bound of each command (DB_TIMEOUT_MS); a commit's too. */
+  maxTimeMS: number;
   /** The largest stored user `_id` (one command, added to the tally). */
   maxId(tally: CreationTally): Promise<number>;
   optimisticMaxAttempts: number;

@@ -18,13 +18,22 @@
  * told their ids yet) and taken again with the collided ones, so the batch stays in input order.
  * Except items with an idempotency key: a concurrent retry may already have replayed them, so they
  * keep their ids and may then come before earlier items (the README says so).
+ *
+ * A transactional source (TRANSACTION) takes its ids in the insert's transaction instead
+ * (`insertInTransactions`): a refused document rolls its whole round back, ids included, then fails
+ * alone while the others go again, so a refused item consumes no id and nothing is withdrawn.
  */
 import { Long } from 'bson';
 import { beforeWrite, countCommand, type WriteOptions } from '../database/index.js';
 import { DomainError } from '../errors.js';
-import type { CreationTally, IdSource, TakenIds } from '../strategies/index.js';
+import type {
+  CreationTally,
+  IdSource,
+  TakenIds,
+  TransactionalIdSource,
+} from '../strategies/index.js';
 import { IdContentionError } from './errors.js';
-import { insertUnordered } from './insert.js';
+import { insertInSession, insertUnordered } from './insert.js';
 import type { UserDocument, UsersCollection } from './model.js';
 
 export type UnsavedUser = Omit<UserDocument, '_id'>;
@@ -41,13 +50,18 @@ export interface InsertReport {
   duplicateKeyRetries: number;
 }
 
+export type InsertOptions = WriteOptions & { beforeInsert?: (docs: UserDocument[]) => void };
+
 export async function insertWithFreshIds(
   users: UsersCollection,
   unsaved: UnsavedUser[],
   source: IdSource,
   tally: CreationTally,
-  options?: WriteOptions & { beforeInsert?: (docs: UserDocument[]) => void },
+  options?: InsertOptions,
 ): Promise<InsertReport> {
+  if ('takeWithInsert' in source) {
+    return insertInTransactions(users, unsaved, source, tally, options);
+  }
   const results: InsertResult[] = new Array(unsaved.length);
   const attempts: number[] = new Array(unsaved.length).fill(0);
   let duplicateKeyRetries = 0;
@@ -131,4 +145,77 @@ async function withdrawAfter(
   });
   await users.collection.deleteMany({ _id: { $in: ids } }, users.options());
   return withdrawn;
+}
+
+/**
+ * TRANSACTION's rounds: every pending document is inserted in the transaction that takes its ids.
+ * A document refused on its email or idempotency key fails alone and the others go again (a new
+ * transaction, so refused items consume no id); a taken `_id` (the counter lagged behind stored
+ * ids) repairs the counter and goes again, at most `maxRounds` times. At most one round per item
+ * plus `maxRounds`, so the loop is bounded.
+ */
+async function insertInTransactions(
+  users: UsersCollection,
+  unsaved: UnsavedUser[],
+  source: TransactionalIdSource,
+  tally: CreationTally,
+  options?: InsertOptions,
+): Promise<InsertReport> {
+  const results: InsertResult[] = new Array(unsaved.length);
+  const attempts: number[] = new Array(unsaved.length).fill(0);
+  let duplicateKeyRetries = 0;
+  let collisions = 0;
+  let pending = unsaved.map((_, position) => position);
+
+  while (pending.length > 0) {
+    beforeWrite(options);
+    const inserting = pending;
+    let round: { docs: UserDocument[]; refused: Awaited<ReturnType<typeof insertInSession>> };
+    try {
+      round = await source.takeWithInsert(
+        inserting.length,
+        tally,
+        async (ids, session) => {
+          const docs = inserting.map((position, k) => ({
+            _id: Long.fromNumber(ids[k]),
+            ...unsaved[position],
+          }));
+          beforeWrite(options);
+          options?.beforeInsert?.(docs);
+          const refused = await insertInSession(users, docs, session, tally);
+          return { commit: refused === null, value: { docs, refused } };
+        },
+        { signal: options?.signal },
+      );
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      for (const position of inserting) results[position] = { error: err };
+      break;
+    }
+    for (const position of inserting) attempts[position] += 1;
+    const { docs, refused } = round;
+    if (refused === null) {
+      inserting.forEach((position, k) => {
+        results[position] = { created: docs[k] };
+      });
+      break;
+    }
+    const refusedItem = inserting[refused.position];
+    if (refused.field !== '_id') {
+      results[refusedItem] = { duplicateOn: refused.field };
+      pending = inserting.filter((position) => position !== refusedItem);
+      continue;
+    }
+    collisions += 1;
+    if (collisions >= source.maxRounds) {
+      for (const position of inserting) {
+        results[position] = { error: new IdContentionError(attempts[position]) };
+      }
+      break;
+    }
+    duplicateKeyRetries += inserting.length;
+    beforeWrite(options);
+    await source.afterCollision(collisions, tally);
+  }
+  return { results, attempts, duplicateKeyRetries };
 }

@@ -9,7 +9,7 @@
  * single document: it is the same `insert` command, without the driver's bulk-write machinery
  * (`BulkWriteResult`, batching), which costs measurably more CPU on every `createUser`.
  */
-import { MongoBulkWriteError } from 'mongodb';
+import { MongoBulkWriteError, type ClientSession } from 'mongodb';
 import { countCommand, duplicateKeyFields, isDuplicateKeyError } from '../database/index.js';
 import type { CreationTally } from '../strategies/index.js';
 import type { UserDocument, UsersCollection } from './model.js';
@@ -68,4 +68,45 @@ export async function insertUnordered(
     }
     return refused;
   }
+}
+
+/**
+ * The insert of a transaction (TRANSACTION): the first refusal aborts the whole transaction (the
+ * server then fails the command, mongod and the stand-in alike), so at most one document is
+ * reported, by its position in `docs`. A duplicate whose document cannot be told apart is handed
+ * on as the error it is, failing the call rather than blaming the wrong item.
+ */
+export async function insertInSession(
+  users: UsersCollection,
+  docs: UserDocument[],
+  session: ClientSession,
+  tally: CreationTally,
+): Promise<{ position: number; field: UniqueField } | null> {
+  countCommand(tally);
+  try {
+    if (docs.length === 1) await users.collection.insertOne(docs[0], users.options({ session }));
+    else await users.collection.insertMany(docs, users.options({ session, ordered: true }));
+    return null;
+  } catch (err) {
+    const writeError = err instanceof MongoBulkWriteError ? [err.writeErrors].flat()[0] : undefined;
+    const cause: unknown = writeError?.err ?? err;
+    const field = duplicatedField(cause) ?? duplicatedField(err);
+    if (field === undefined) throw err;
+    const position = writeError?.index ?? refusedPosition(docs, field, cause);
+    if (position === undefined) throw err;
+    return { position, field };
+  }
+}
+
+/** The document a duplicate-key error without a write index names by its `keyValue`. */
+function refusedPosition(
+  docs: UserDocument[],
+  field: UniqueField,
+  error: unknown,
+): number | undefined {
+  if (docs.length === 1) return 0;
+  const keyValue = (error as { keyValue?: Record<string, unknown> }).keyValue?.[field];
+  if (keyValue === undefined) return undefined;
+  const position = docs.findIndex((doc) => String(doc[field]) === String(keyValue));
+  return position === -1 ? undefined : position;
 }

@@ -85,6 +85,8 @@ export class Users {
     );
     const sources = idSources({
       sequences: deps.sequences,
+      client: deps.db.client,
+      maxTimeMS: deps.maxTimeMS,
       blockSize: deps.blockSize,
       blockSizeMax: deps.blockSizeMax ?? deps.blockSize,
       maxId: (tally) => maxUserId(this.collection, tally),

@@ -8,7 +8,12 @@ beforeAll(async () => {
 });
 afterAll(() => bed.close());
 
-describe.each(COUNTER_FED_STRATEGIES)('%s createUsers', (strategy) => {
+/** Strategies that take ids, then insert: a refused or withdrawn item may leave a gap. */
+const TAKING_THEN_INSERTING = COUNTER_FED_STRATEGIES.filter(
+  (strategy) => !STRATEGIES[strategy].properties.leavesNoHoles,
+);
+
+describe.each(TAKING_THEN_INSERTING)('%s createUsers', (strategy) => {
   test('creates 1,000 users with one allocation and one insert; duplicate emails fail alone', async () => {
     const { users, commandsDuring } = await bed.fresh();
     await users.createUser({ name: 'stored', email: 'taken@example.com' }, strategy);

@@ -270,7 +270,17 @@ export type IdStrategy =
    * with concurrency. Retries only on a duplicate `_id`, bounded, with jittered backoff. Reissues the
    * id of a deleted newest user.
    */
-  | 'OPTIMISTIC_LOOP';
+  | 'OPTIMISTIC_LOOP'
+  /**
+   * For numbers that must have no holes (invoices): the `$inc` on the `userid` counter and the insert
+   * run in one multi-document transaction (`w: majority`), so a refused insert (duplicate email, a
+   * fault, a crash before the commit) rolls the increment back. Ids stay 1..N, in time order, never
+   * reissued after a delete. Costs 3 commands per user (the `$inc`, the insert, the commit); one
+   * transaction at a time per process, transient conflicts with other instances retried (bounded,
+   * jittered), then `ID_CONTENTION`. Needs a replica set: on a standalone it is `BAD_USER_INPUT` on
+   * `strategy`, never a fallback.
+   */
+  | 'TRANSACTION';
 
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type Mutation = {

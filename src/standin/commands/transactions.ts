@@ -25,7 +25,7 @@ import {
   RETRIABLE_CODES,
   TRANSIENT_TRANSACTION_ERROR,
 } from '../engine/errors';
-import { Document, isPlainDocument } from '../engine/values';
+import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
 import { sessionKeyOf, txnNumberOf } from '../state/transactions';
 
 const ALLOWED_IN_TRANSACTION = new Set([
@@ -155,6 +155,37 @@ function checkStartOptions(command: Document): void {
   }
 }
 
+/**
+ * What waiting for commit's or abort's write concern gives on a one-member set, as mongod
+ * answers after applying: more than one member asked for is UnsatisfiableWriteConcern (100), a
+ * mode other than majority UnknownReplWriteConcern (79), both as a writeConcernError.
+ */
+function withWriteConcernOutcome(command: Document, reply: Document): Document {
+  const concern = command.writeConcern;
+  const w = isPlainDocument(concern) ? concern.w : undefined;
+  if (typeof w === 'string' && w !== 'majority') {
+    return {
+      ...reply,
+      writeConcernError: {
+        code: ErrorCode.UnknownReplWriteConcern,
+        codeName: 'UnknownReplWriteConcern',
+        errmsg: `No write concern mode named '${w}' found in replica set configuration`,
+      },
+    };
+  }
+  if (isNumeric(w) && numberOf(w) > 1) {
+    return {
+      ...reply,
+      writeConcernError: {
+        code: ErrorCode.UnsatisfiableWriteConcern,
+        codeName: 'UnsatisfiableWriteConcern',
+        errmsg: 'Not enough data-bearing nodes',
+      },
+    };
+  }
+  return reply;
+}
+
 /** The first statement error of a write reply, which inside a transaction fails the command. */
 function firstWriteError(reply: Document): CommandError | null {
   const errors = reply.writeErrors;
@@ -205,11 +236,11 @@ export function runInTransaction(
     }
     if (name === 'commitTransaction') {
       if (transaction) transactions.commit(session);
-      return { ok: 1 };
+      return withWriteConcernOutcome(command, { ok: 1 });
     }
     if (name === 'abortTransaction') {
       transactions.abort(session);
-      return { ok: 1 };
+      return withWriteConcernOutcome(command, { ok: 1 });
     }
     const reply = definition.run(command, {
       ...context,

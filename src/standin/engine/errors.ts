@@ -36,6 +36,8 @@ export const ErrorCode = {
   CannotCreateIndex: 67,
   InvalidOptions: 72,
   InvalidNamespace: 73,
+  UnknownReplWriteConcern: 79,
+  UnsatisfiableWriteConcern: 100,
   ConflictingOperationInProgress: 117,
   SnapshotUnavailable: 246,
   NoSuchTransaction: 251,

@@ -15,7 +15,12 @@ import {
 } from '../user-id-counter.js';
 
 export const block: Strategy = {
-  properties: { fedByCounter: true, idsInTimeOrder: false, reissuesDeletedNewest: false },
+  properties: {
+    fedByCounter: true,
+    idsInTimeOrder: false,
+    reissuesDeletedNewest: false,
+    leavesNoHoles: false,
+  },
   createSource(deps) {
     const blocks = new BlockAllocator(deps.sequences, USER_ID_SEQUENCE, {
       minBlockSize: deps.blockSize,

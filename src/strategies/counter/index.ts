@@ -15,7 +15,12 @@ import {
 } from '../user-id-counter.js';
 
 export const counter: Strategy = {
-  properties: { fedByCounter: true, idsInTimeOrder: true, reissuesDeletedNewest: false },
+  properties: {
+    fedByCounter: true,
+    idsInTimeOrder: true,
+    reissuesDeletedNewest: false,
+    leavesNoHoles: false,
+  },
   createSource: (deps) => ({
     maxRounds: COUNTER_MAX_ROUNDS,
     async take(count, tally) {

@@ -13,7 +13,12 @@ const BACKOFF_CAP_MS = 1000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export const optimisticLoop: Strategy = {
-  properties: { fedByCounter: false, idsInTimeOrder: true, reissuesDeletedNewest: true },
+  properties: {
+    fedByCounter: false,
+    idsInTimeOrder: true,
+    reissuesDeletedNewest: true,
+    leavesNoHoles: false,
+  },
   createSource: (deps) => ({
     maxRounds: deps.optimisticMaxAttempts,
     async take(count, tally) {

@@ -1,0 +1,146 @@
+/**
+ * Running work in one multi-document transaction, with the retries the driver's transaction
+ * specification prescribes, bounded.
+ *
+ * Why not `session.withTransaction`: the driver (7.9) retries it for up to 120 seconds, far past
+ * a request's deadline, and neither counts nor reports its attempts. Here:
+ * - a `TransientTransactionError` (write conflict with another process, a lost primary, an aborted
+ *   transaction) runs the whole transaction again, at most `maxAttempts` times in all, after a
+ *   jittered pause that grows with the attempt (so two processes that conflicted do not meet again
+ *   in step); then `TransactionRetriesExhausted`, with nothing committed;
+ * - an `UnknownTransactionCommitResult` (the commit may or may not have been applied) sends the
+ *   same `commitTransaction` again, never the work (that could apply it twice), at most
+ *   `maxAttempts` times; commit is idempotent for one transaction. Still unknown after that: the
+ *   driver's error is handed on (it is transient for `isTransientDatabaseError`: the client
+ *   retries, with its idempotency key for exactly-once);
+ * - anything else aborts the transaction and is handed on; the work may also answer `commit:
+ *   false` to roll everything back (a refused insert, so a counter `$inc` is undone with it).
+ * Every attempt checks the caller's deadline (`beforeWrite`) before it starts. The transaction
+ * writes with `w: majority` and reads a snapshot; its commands carry the caller's `maxTimeMS`
+ * (through their collection's `options()`), the commit carries it as `maxCommitTimeMS`.
+ *
+ * A standalone server has no transactions: its refusal (IllegalOperation, "Transaction numbers
+ * are only allowed on a replica set member or mongos") is told apart by `isTransactionsUnsupported`,
+ * so the caller answers that reason instead of a generic failure.
+ */
+import {
+  MongoError,
+  MongoErrorLabel,
+  MongoServerError,
+  type ClientSession,
+  type MongoClient,
+} from 'mongodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { beforeWrite, type WriteOptions } from './write-options.js';
+import { countCommand, type CommandTally } from './command-tally.js';
+
+/**
+ * mongod's answer to a transaction (a txnNumber) on a standalone: "Transaction numbers are only
+ * allowed on a replica set member or mongos"; the driver (7.9) answers a write's with a new error,
+ * "This MongoDB deployment does not support retryable writes", holding the server's as
+ * `originalError`.
+ */
+const ILLEGAL_OPERATION = 20;
+const NO_TRANSACTION_NUMBERS = /transaction numbers/i;
+
+export interface TransactionOptions extends WriteOptions {
+  /** Whole-transaction attempts (and, separately, commit attempts). */
+  maxAttempts: number;
+  /** The commit's server-side bound, as every other command's (DB_TIMEOUT_MS). */
+  maxTimeMS: number;
+  /** Counts the commit and the abort as the caller's commands. */
+  tally?: CommandTally;
+}
+
+/** What the work answers: its value, and whether to commit (false rolls it back). */
+export interface TransactionWork<T> {
+  commit: boolean;
+  value: T;
+}
+
+/** Every attempt met a transient error: nothing was committed. */
+export class TransactionRetriesExhausted extends Error {
+  constructor(
+    readonly attempts: number,
+    readonly lastError: unknown,
+  ) {
+    super(
+      `The transaction met transient errors ${attempts} times in a row; nothing was committed.`,
+    );
+  }
+}
+
+export function isTransactionsUnsupported(error: unknown): boolean {
+  if (!(error instanceof MongoServerError)) return false;
+  const server: unknown = error.originalError ?? error;
+  return (
+    server instanceof MongoServerError &&
+    server.code === ILLEGAL_OPERATION &&
+    NO_TRANSACTION_NUMBERS.test(server.message)
+  );
+}
+
+function hasLabel(error: unknown, label: string): boolean {
+  return error instanceof MongoError && error.hasErrorLabel(label);
+}
+
+/** A pause in [base/2, base) with base = 10 ms * 2^(attempt-1), at most 320 ms. */
+function backoffMs(attempt: number): number {
+  const base = 10 * 2 ** Math.min(attempt - 1, 5);
+  return base / 2 + Math.random() * (base / 2);
+}
+
+export async function runInTransaction<T>(
+  client: MongoClient,
+  work: (session: ClientSession) => Promise<TransactionWork<T>>,
+  options: TransactionOptions,
+): Promise<T> {
+  const session = client.startSession();
+  try {
+    for (let attempt = 1; ; attempt += 1) {
+      beforeWrite(options);
+      session.startTransaction({
+        readConcern: { level: 'snapshot' },
+        writeConcern: { w: 'majority' },
+        maxCommitTimeMS: options.maxTimeMS,
+      });
+      try {
+        const outcome = await work(session);
+        if (!outcome.commit) {
+          await abort(session, options.tally);
+          return outcome.value;
+        }
+        await commit(session, options);
+        return outcome.value;
+      } catch (err) {
+        if (session.inTransaction()) await abort(session, options.tally);
+        if (!hasLabel(err, MongoErrorLabel.TransientTransactionError)) throw err;
+        if (attempt >= options.maxAttempts) throw new TransactionRetriesExhausted(attempt, err);
+        await sleep(backoffMs(attempt));
+      }
+    }
+  } finally {
+    await session.endSession().catch(() => undefined);
+  }
+}
+
+/** Commits, sending the commit again (only the commit) while its result is unknown. */
+async function commit(session: ClientSession, options: TransactionOptions): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    countCommand(options.tally);
+    try {
+      await session.commitTransaction();
+      return;
+    } catch (err) {
+      const unknown = hasLabel(err, MongoErrorLabel.UnknownTransactionCommitResult);
+      if (!unknown || attempt >= options.maxAttempts) throw err;
+      await sleep(backoffMs(attempt));
+    }
+  }
+}
+
+/** Rolls back; an abort that fails leaves the server to end the transaction (its lifetime). */
+async function abort(session: ClientSession, tally: CommandTally | undefined): Promise<void> {
+  countCommand(tally);
+  await session.abortTransaction().catch(() => undefined);
+}

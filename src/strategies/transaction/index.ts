@@ -1,0 +1,102 @@
+/**
+ * TRANSACTION: the `$inc` of the `userid` counter and the insert of the users it numbers run in
+ * one multi-document transaction (`w: majority`, snapshot reads; src/database/transaction.ts), as
+ * PostgreSQL users number invoices with a counter row updated in the insert's transaction.
+ *
+ * Invariants: an id is consumed only when its user is stored. A refused insert (a duplicate
+ * email or idempotency key, a taken `_id`, a fault, a process that dies before the commit) rolls
+ * the `$inc` back with it, so the ids this strategy stores are consecutive: no hole, no duplicate,
+ * whatever fails. A deleted user's id is never issued again (the counter does not go down).
+ *
+ * Conflicts: two transactions that `$inc` the same counter conflict (WriteConflict, a
+ * TransientTransactionError), so within one process only one transaction per counter runs at a
+ * time (`oneAtATime`, a mutex: waiting requests queue instead of conflicting); only transactions
+ * of other processes conflict, and those are retried with bounded, jittered attempts
+ * (`TRANSACTION_MAX_ATTEMPTS`), then ID_CONTENTION (retryable) with nothing stored.
+ *
+ * A database without transactions (a standalone) is refused with BAD_USER_INPUT on `strategy`
+ * naming the reason; there is no fallback to a strategy that leaves holes.
+ */
+import { Mutex } from 'async-mutex';
+import {
+  isTransactionsUnsupported,
+  runInTransaction,
+  TransactionRetriesExhausted,
+} from '../../database/index.js';
+import { BadUserInputError, ContentionError } from '../../errors.js';
+import { valuesOf } from '../../sequences/index.js';
+import type { Strategy } from '../strategy.js';
+import {
+  assertIssuable,
+  COUNTER_MAX_ROUNDS,
+  repairCounterDrift,
+  USER_ID_SEQUENCE,
+} from '../user-id-counter.js';
+
+/**
+ * Whole-transaction attempts of one round. Only other processes conflict (see the header); with
+ * the jittered pauses of src/database/transaction.ts (10 ms doubling, at most 320 ms) eight
+ * attempts span about a second, beyond which the client had better hear ID_CONTENTION.
+ */
+export const TRANSACTION_MAX_ATTEMPTS = 8;
+
+function translated(error: unknown): unknown {
+  if (error instanceof TransactionRetriesExhausted) {
+    return new ContentionError(
+      `The user id counter met transactions of other service instances ${error.attempts} times in a row; nothing was stored. Please retry.`,
+    );
+  }
+  if (isTransactionsUnsupported(error)) {
+    return new BadUserInputError(
+      'The TRANSACTION strategy needs multi-document transactions, which this database does not ' +
+        'offer (it is a standalone server; a replica set or a sharded cluster has them). Nothing ' +
+        'was stored; pick another strategy or run MongoDB as a replica set.',
+      { field: 'strategy' },
+    );
+  }
+  return error;
+}
+
+export const transaction: Strategy = {
+  properties: {
+    fedByCounter: true,
+    idsInTimeOrder: true,
+    reissuesDeletedNewest: false,
+    leavesNoHoles: true,
+  },
+  createSource(deps) {
+    const oneAtATime = new Mutex();
+    return {
+      maxRounds: COUNTER_MAX_ROUNDS,
+      async takeWithInsert(count, tally, insert, options) {
+        try {
+          return await oneAtATime.runExclusive(() =>
+            runInTransaction(
+              deps.client,
+              async (session) => {
+                const range = await deps.sequences.allocate(
+                  USER_ID_SEQUENCE,
+                  count,
+                  tally,
+                  session,
+                );
+                const ids = valuesOf(range);
+                assertIssuable(ids);
+                return insert(ids, session);
+              },
+              {
+                maxAttempts: TRANSACTION_MAX_ATTEMPTS,
+                maxTimeMS: deps.maxTimeMS,
+                tally,
+                signal: options.signal,
+              },
+            ),
+          );
+        } catch (err) {
+          throw translated(err);
+        }
+      },
+      afterCollision: (_round, tally) => repairCounterDrift(deps, tally),
+    };
+  },
+};

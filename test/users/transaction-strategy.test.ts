@@ -1,0 +1,153 @@
+/**
+ * TRANSACTION's own promises, through the real components and driver: a refused item of a batch
+ * consumes no id (the `$inc` is rolled back with the insert), drift is repaired without a hole,
+ * one process runs one transaction per counter at a time, and a standalone is refused by name.
+ */
+import { startStandin } from '../../src/standin';
+import { Sequences } from '../../src/sequences';
+import { StrategyStats } from '../../src/stats';
+import { ID_STRATEGIES } from '../../src/strategies';
+import { Users } from '../../src/users';
+import { MongoClient } from 'mongodb';
+import { sequencesOptions, usersSettings } from '../support/domain-options';
+import { createdIds, names, UsersTestBed } from './fixture';
+
+let bed: UsersTestBed;
+beforeAll(async () => {
+  bed = await UsersTestBed.open();
+});
+afterAll(() => bed.close());
+
+const STRATEGY = 'TRANSACTION';
+
+async function storedIds(db: import('mongodb').Db): Promise<number[]> {
+  const docs = await db
+    .collection('users')
+    .find({}, { projection: { _id: 1 }, sort: { _id: 1 } })
+    .toArray();
+  return docs.map((doc) => Number(doc._id));
+}
+
+const upTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+test('a batch with duplicate emails stores 1..N: refused items roll their round back and take no id', async () => {
+  const { users, db, commandsDuring, sequences } = await bed.fresh();
+  await users.createUser({ name: 'stored', email: 'taken@example.com' }, STRATEGY);
+  const inputs = Array.from({ length: 200 }, (_, i) => ({
+    name: `user ${i}`,
+    email: `user${i}@example.com`,
+  }));
+  inputs[10].email = 'user3@example.com'; // repeats an earlier item: refused before any write
+  inputs[150].email = 'taken@example.com'; // repeats a stored user: refused by the index
+  inputs[170].email = 'TAKEN@example.com'; // the same again: refused before any write
+
+  let results: Awaited<ReturnType<typeof users.createUsers>> = [];
+  const commands = await commandsDuring(async () => {
+    results = await users.createUsers(inputs, STRATEGY);
+  });
+
+  for (const index of [10, 150, 170]) {
+    expect(results[index]).toMatchObject({ error: { code: 'EMAIL_TAKEN', field: 'email' } });
+  }
+  expect(createdIds(results)).toEqual(upTo(198).slice(1));
+  expect(await storedIds(db)).toEqual(upTo(198));
+  expect(await sequences.peekNext({ name: 'userid' })).toBe(199);
+  // One round rolled back (the stored duplicate aborted it, `$inc` and all), then the one that commits.
+  expect(commands.filter((name) => name === 'findAndModify')).toHaveLength(2);
+  expect(commands.filter((name) => name === 'insert')).toHaveLength(2);
+});
+
+test('an unknown inviter fails alone and takes no id', async () => {
+  const { users, db } = await bed.fresh();
+  const results = await users.createUsers(
+    [{ name: 'a' }, { name: 'b', invitedById: '99' }, { name: 'c' }],
+    STRATEGY,
+  );
+  expect(results[1]).toMatchObject({ error: { code: 'INVITER_NOT_FOUND' } });
+  expect(createdIds(results)).toEqual([1, 2]);
+  expect(await storedIds(db)).toEqual([1, 2]);
+});
+
+test('after drift (ids stored by OPTIMISTIC_LOOP) the counter is repaired and the batch follows without a hole', async () => {
+  const { users, db, sequences } = await bed.fresh();
+  for (const input of names(3, 'optimistic')) await users.createUser(input, 'OPTIMISTIC_LOOP');
+  const results = await users.createUsers(names(10), STRATEGY);
+  expect(createdIds(results)).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+  expect(await storedIds(db)).toEqual(upTo(13));
+  expect(await sequences.peekNext({ name: 'userid' })).toBe(14);
+});
+
+test('one process runs one transaction per counter at a time: 40 concurrent creations, no retry', async () => {
+  const { users, db, stats, commandsDuring } = await bed.fresh();
+  let outcomes: PromiseSettledResult<Awaited<ReturnType<typeof users.createUser>>>[] = [];
+  const commands = await commandsDuring(async () => {
+    outcomes = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) =>
+        users.createUser(
+          { name: `user ${i}`, email: `dup${i % 30}@example.com` }, // 10 duplicate emails
+          STRATEGY,
+        ),
+      ),
+    );
+  });
+  const created = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value.user.id] : []));
+  expect(created).toHaveLength(30);
+  const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason.code] : []));
+  expect(refused).toEqual(Array(10).fill('EMAIL_TAKEN'));
+  expect(await storedIds(db)).toEqual(upTo(30));
+  // No conflict inside the process: one `$inc` and one insert per transaction, none run again.
+  expect(commands.filter((name) => name === 'findAndModify')).toHaveLength(40);
+  expect(commands.filter((name) => name === 'insert')).toHaveLength(40);
+  expect(stats.snapshot().find((s) => s.strategy === STRATEGY)).toMatchObject({
+    usersCreated: 30,
+  });
+});
+
+test('a standalone has no transactions: BAD_USER_INPUT on strategy naming the reason, nothing stored', async () => {
+  const standalone = await startStandin({ replSet: null, log: () => undefined });
+  // As a client of a standalone must: it has no retryable writes either.
+  const client = await MongoClient.connect(standalone.uri, {
+    serverSelectionTimeoutMS: 5_000,
+    retryWrites: false,
+  });
+  try {
+    const db = client.db('standalone');
+    const sequences = new Sequences(db, sequencesOptions);
+    const users = new Users({
+      db,
+      sequences,
+      stats: new StrategyStats(ID_STRATEGIES),
+      ...usersSettings,
+    });
+    await users.ensureIndexes();
+    const refused = await users.createUser({ name: 'invoice' }, STRATEGY).catch((err) => err);
+    expect(refused).toMatchObject({ code: 'BAD_USER_INPUT', field: 'strategy' });
+    expect(refused.message).toMatch(/standalone/);
+    expect(refused.message).toMatch(/transactions/);
+    expect(await db.collection('users').countDocuments()).toBe(0);
+    expect(await db.collection('counters').countDocuments()).toBe(0);
+    // The other strategies still work there.
+    expect(await users.createUser({ name: 'counted' }, 'COUNTER')).toMatchObject({
+      user: { name: 'counted' },
+    });
+  } finally {
+    await client.close();
+    await standalone.stop();
+  }
+});
+
+test('a creation whose deadline fires while it waits for its turn writes nothing and leaves no hole', async () => {
+  const { users, db, sequences } = await bed.fresh();
+  const deadline = new AbortController();
+  const before = Array.from({ length: 5 }, (_, i) => users.createUser(names(5)[i], STRATEGY));
+  const late = users.createUser({ name: 'late' }, STRATEGY, { signal: deadline.signal });
+  deadline.abort(new Error('deadline'));
+  const after = Array.from({ length: 5 }, (_, i) =>
+    users.createUser({ name: `after ${i}` }, STRATEGY),
+  );
+  await expect(late).rejects.toThrow('deadline');
+  const created = await Promise.all([...before, ...after]);
+  expect(created.map((c) => Number(c.user.id)).sort((a, b) => a - b)).toEqual(upTo(10));
+  expect(await storedIds(db)).toEqual(upTo(10));
+  expect(await sequences.peekNext({ name: 'userid' })).toBe(11);
+});
