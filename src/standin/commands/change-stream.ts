@@ -21,27 +21,26 @@
 import { Long, Timestamp } from 'bson';
 import { CommandContext, optionalNumber } from './context';
 import { parseResumeToken } from '../engine/change-events';
-import { badValue, CommandError, ErrorCode, LocationCode, unsupported } from '../engine/errors';
+import {
+  badValue,
+  CommandError,
+  ErrorCode,
+  LocationCode,
+  RETRIABLE_CODES,
+  unsupported,
+} from '../engine/errors';
 import { Variables } from '../engine/expressions';
 import { isMongodStage, unknownOrUnsupportedStage } from '../engine/stage-names';
 import { Document, isNumeric, isPlainDocument, numberOf } from '../engine/values';
 import { ChangeStream, StartOption } from '../state/change-stream';
 
 const AWAIT_DATA_DEFAULT_MS = 1000;
-/** codes after which a driver may resume a change stream: mongod labels them ResumableChangeStreamError */
-const RESUMABLE_CODES = new Set<number>([
-  ErrorCode.HostUnreachable,
-  ErrorCode.HostNotFound,
-  ErrorCode.NetworkTimeout,
-  ErrorCode.ShutdownInProgress,
-  ErrorCode.PrimarySteppedDown,
-  ErrorCode.ExceededTimeLimit,
-  ErrorCode.SocketException,
-  ErrorCode.NotWritablePrimary,
-  ErrorCode.InterruptedAtShutdown,
-  ErrorCode.InterruptedDueToReplStateChange,
-  ErrorCode.NotPrimaryNoSecondaryOk,
-  ErrorCode.NotPrimaryOrSecondary,
+/**
+ * codes after which a driver may resume a change stream, labelled ResumableChangeStreamError:
+ * mongod's RetriableError category and the sharding and read-preference errors a stream survives
+ */
+const RESUMABLE_CODES: ReadonlySet<number> = new Set<number>([
+  ...RETRIABLE_CODES,
   ErrorCode.StaleShardVersion,
   ErrorCode.StaleEpoch,
   ErrorCode.StaleConfig,
