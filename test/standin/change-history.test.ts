@@ -7,8 +7,7 @@
  * txnNumber; update descriptions are mongod's.
  */
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { Long, MongoClient, ResumeToken, Timestamp } from 'mongodb';
 import { startStandin } from '../../src/standin';
@@ -18,16 +17,9 @@ import { ChangeHistory } from '../../src/standin/state/change-history';
 import { ChangeStream } from '../../src/standin/state/change-stream';
 import { updateDocument } from '../../src/standin/engine/writes';
 import { Document } from '../../src/standin/engine/values';
+import { freshDataDir } from './data-dir';
 
-let dir: string;
-
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'standin-changes-'));
-});
-
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dataDir = freshDataDir('standin-changes-');
 
 async function numbersAfter(uri: string, token: ResumeToken, count: number): Promise<number[]> {
   const client = await MongoClient.connect(uri);
@@ -70,14 +62,14 @@ async function insertAndTakeToken(
 
 test('a stream resumes across a clean restart of the data directory, over many journal generations', async () => {
   const first = await startStandin({
-    dataDir: dir,
+    dataDir: dataDir.path,
     snapshotAfterBytes: 2 * 1024,
     log: () => undefined,
   });
   const token = await insertAndTakeToken(first.uri, 1, 200, 50);
   await first.stop();
   const second = await startStandin({
-    dataDir: dir,
+    dataDir: dataDir.path,
     snapshotAfterBytes: 2 * 1024,
     log: () => undefined,
   });
@@ -96,7 +88,7 @@ test('a stream resumes across a clean restart of the data directory, over many j
 test('a stream resumes after kill -9 of the stand-in process', async () => {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/standin/cli.ts', '--port', '0', '--data-dir', dir],
+    ['--import', 'tsx', 'src/standin/cli.ts', '--port', '0', '--data-dir', dataDir.path],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const uri = await new Promise<string>((resolve, reject) => {
@@ -113,7 +105,7 @@ test('a stream resumes after kill -9 of the stand-in process', async () => {
     child.once('exit', () => resolve());
     child.kill('SIGKILL');
   });
-  const restarted = await startStandin({ dataDir: dir, log: () => undefined });
+  const restarted = await startStandin({ dataDir: dataDir.path, log: () => undefined });
   try {
     expect(await numbersAfter(restarted.uri, token, 15)).toEqual(
       Array.from({ length: 15 }, (_, i) => 6 + i),
@@ -271,7 +263,7 @@ test('a rename and changeStreamPreAndPostImages survive a restart, from the jour
   // reply waited for its fsync): the second replays its journal; stopped, the first snapshots
   // and the journal is empty. (One process cannot open a directory twice: state/data-lock.ts.)
   for (const crashed of [true, false]) {
-    const sub = await mkdtemp(path.join(dir, 'run-'));
+    const sub = await mkdtemp(path.join(dataDir.path, 'run-'));
     const first = await startStandin({ dataDir: sub, log: () => undefined });
     const client = await MongoClient.connect(first.uri);
     const db = client.db('t');
@@ -418,7 +410,7 @@ test('after the history forgets changes the journal could not write, a stream th
 });
 
 test("a transaction's events are kept across a restart: one cluster time, its lsid and txnNumber", async () => {
-  const first = await startStandin({ dataDir: dir, log: () => undefined });
+  const first = await startStandin({ dataDir: dataDir.path, log: () => undefined });
   const token = await insertAndTakeToken(first.uri, 1, 1, 1);
   const client = await MongoClient.connect(first.uri);
   const session = client.startSession();
@@ -433,7 +425,7 @@ test("a transaction's events are kept across a restart: one cluster time, its ls
     await client.close();
   }
   await first.stop();
-  const second = await startStandin({ dataDir: dir, log: () => undefined });
+  const second = await startStandin({ dataDir: dataDir.path, log: () => undefined });
   const reader = await MongoClient.connect(second.uri);
   const stream = reader.db('t').collection('c').watch([], { resumeAfter: token });
   try {

@@ -6,24 +6,16 @@
  * in-process. A full filesystem is full-disk.test.ts; simultaneous starts, data-lock.test.ts.
  */
 import { closeSync, openSync } from 'node:fs';
-import { appendFile, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { appendFile, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Long, MongoClient } from 'mongodb';
 import { startStandin } from '../../src/standin';
 import { killed, startCli } from './cli-process';
+import { freshDataDir } from './data-dir';
 
 const CLIENTS = 32;
 
-let dir: string;
-
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'standin-durability-'));
-});
-
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dataDir = freshDataDir('standin-durability-');
 
 /** the driver reads an Int64 that fits as a number */
 interface Counter {
@@ -37,7 +29,7 @@ interface User {
 }
 
 test('SIGKILL under 32 clients loses no acknowledged user or counter value; ids continue above every stored one', async () => {
-  const first = await startCli(dir);
+  const first = await startCli(dataDir.path);
   expect(first.line).toMatch(/not MongoDB; replica set rs0; data kept in/);
   const client = await MongoClient.connect(first.uri, {
     maxPoolSize: CLIENTS,
@@ -78,7 +70,7 @@ test('SIGKILL under 32 clients loses no acknowledged user or counter value; ids 
   await Promise.all(workers);
   await client.close(true);
 
-  const second = await startCli(dir);
+  const second = await startCli(dataDir.path);
   const reader = await MongoClient.connect(second.uri, { serverSelectionTimeoutMS: 2_000 });
   try {
     const rdb = reader.db('durable');
@@ -107,12 +99,12 @@ test('SIGKILL under 32 clients loses no acknowledged user or counter value; ids 
 });
 
 async function journalFiles(): Promise<string[]> {
-  return (await readdir(dir)).filter((name) => name.startsWith('journal.')).sort();
+  return (await readdir(dataDir.path)).filter((name) => name.startsWith('journal.')).sort();
 }
 
 /** Three users written through the CLI, which is then SIGKILLed: they are only in the journal. */
 async function crashAfterThreeUsers(): Promise<string> {
-  const { child, uri } = await startCli(dir);
+  const { child, uri } = await startCli(dataDir.path);
   const client = await MongoClient.connect(uri);
   for (const id of [1, 2, 3])
     await client
@@ -121,7 +113,7 @@ async function crashAfterThreeUsers(): Promise<string> {
       .insertOne({ _id: id, email: `${id}@x` });
   await client.close();
   await killed(child);
-  return path.join(dir, (await journalFiles()).pop()!);
+  return path.join(dataDir.path, (await journalFiles()).pop()!);
 }
 
 test('a torn last journal record is dropped; everything acknowledged before it is kept', async () => {
@@ -129,7 +121,7 @@ test('a torn last journal record is dropped; everything acknowledged before it i
   const whole = await readFile(journal);
   await appendFile(journal, whole.subarray(0, Math.floor(whole.length / 2)));
 
-  const reopened = await startStandin({ dataDir: dir, log: () => undefined });
+  const reopened = await startStandin({ dataDir: dataDir.path, log: () => undefined });
   expect(reopened.recovery!.tornBytes).toBeGreaterThan(0);
   const reader = await MongoClient.connect(reopened.uri);
   await expect(reader.db('t').collection('users').countDocuments()).resolves.toBe(3);
@@ -142,14 +134,14 @@ test('a corrupt record that is not the last one stops recovery with an error nam
   const bytes = await readFile(journal);
   bytes[12] ^= 0xff; // inside the first record's payload
   await writeFile(journal, bytes);
-  await expect(startStandin({ dataDir: dir, log: () => undefined })).rejects.toThrow(
+  await expect(startStandin({ dataDir: dataDir.path, log: () => undefined })).rejects.toThrow(
     /journal\.\d+: record at byte 0 fails its checksum/,
   );
 });
 
 test('snapshots bound the journal; concurrent writes across rotations all survive a restart', async () => {
   const standin = await startStandin({
-    dataDir: dir,
+    dataDir: dataDir.path,
     snapshotAfterBytes: 16 * 1024,
     // generations a snapshot contains are kept only as the change history's window
     limits: { changeHistoryBytes: 0 },
@@ -171,10 +163,10 @@ test('snapshots bound the journal; concurrent writes across rotations all surviv
   await users.updateOne({ _id: 8 }, { $set: { email: 'eight@x' } });
   await client.close();
   await standin.stop();
-  expect(await readdir(dir)).toContain('snapshot');
+  expect(await readdir(dataDir.path)).toContain('snapshot');
   expect((await journalFiles()).length).toBeLessThanOrEqual(2);
 
-  const reopened = await startStandin({ dataDir: dir, log: () => undefined });
+  const reopened = await startStandin({ dataDir: dataDir.path, log: () => undefined });
   const reader = await MongoClient.connect(reopened.uri);
   // the sessions' retryable-write records are documents too (config.transactions)
   const records = await reader.db('config').collection('transactions').countDocuments();
@@ -190,14 +182,14 @@ test('snapshots bound the journal; concurrent writes across rotations all surviv
 });
 
 test('a crash while a snapshot is written (a partial snapshot.tmp) loses nothing', async () => {
-  const standin = await startStandin({ dataDir: dir, log: () => undefined });
+  const standin = await startStandin({ dataDir: dataDir.path, log: () => undefined });
   const client = await MongoClient.connect(standin.uri);
   await client.db('t').collection<User>('users').insertOne({ _id: 1, email: '1@x' });
   await client.close();
   await standin.stop();
-  await writeFile(path.join(dir, 'snapshot.tmp'), 'half a snapshot');
+  await writeFile(path.join(dataDir.path, 'snapshot.tmp'), 'half a snapshot');
 
-  const reopened = await startStandin({ dataDir: dir, log: () => undefined });
+  const reopened = await startStandin({ dataDir: dataDir.path, log: () => undefined });
   const reader = await MongoClient.connect(reopened.uri);
   await expect(reader.db('t').collection<User>('users').findOne({ _id: 1 })).resolves.toEqual({
     _id: 1,
@@ -205,12 +197,12 @@ test('a crash while a snapshot is written (a partial snapshot.tmp) loses nothing
   });
   await reader.close();
   await reopened.stop();
-  expect(await readdir(dir)).not.toContain('snapshot.tmp');
+  expect(await readdir(dataDir.path)).not.toContain('snapshot.tmp');
 });
 
 test('a second live process cannot open the same data directory', async () => {
-  const standin = await startStandin({ dataDir: dir, log: () => undefined });
-  const other = await startCli(dir).catch((error: Error) => error);
+  const standin = await startStandin({ dataDir: dataDir.path, log: () => undefined });
+  const other = await startCli(dataDir.path).catch((error: Error) => error);
   expect(other).toBeInstanceOf(Error);
   expect((other as Error).message).toMatch(new RegExp(`in use by process ${process.pid}`));
   await standin.stop();
@@ -227,13 +219,13 @@ async function descriptorOf(file: string): Promise<number> {
 
 test('a journal that cannot write and cannot be cut back (a device, not a file) refuses every command until restart; a restart has what was acknowledged', async () => {
   const logged: string[] = [];
-  const standin = await startStandin({ dataDir: dir, log: (line) => logged.push(line) });
+  const standin = await startStandin({ dataDir: dataDir.path, log: (line) => logged.push(line) });
   const client = await MongoClient.connect(standin.uri);
   const users = client.db('t').collection<User>('users');
   await users.insertOne({ _id: 1, email: '1@x' });
   // The journal's descriptor now points at /dev/full: the next write fails with ENOSPC, and
   // truncating back to the last good length fails too (a character device has no length).
-  const fd = await descriptorOf(path.join(dir, (await journalFiles()).pop()!));
+  const fd = await descriptorOf(path.join(dataDir.path, (await journalFiles()).pop()!));
   closeSync(fd);
   expect(openSync('/dev/full', 'w')).toBe(fd);
 
@@ -248,7 +240,7 @@ test('a journal that cannot write and cannot be cut back (a device, not a file) 
   await client.close();
   await standin.stop();
 
-  const reopened = await startStandin({ dataDir: dir, log: () => undefined });
+  const reopened = await startStandin({ dataDir: dataDir.path, log: () => undefined });
   const reader = await MongoClient.connect(reopened.uri);
   await expect(reader.db('t').collection('users').find({}).toArray()).resolves.toEqual([
     { _id: 1, email: '1@x' },

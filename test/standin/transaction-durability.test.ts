@@ -7,24 +7,14 @@
  * 1..counter (no hole, no duplicate), every user has its three orders and every order its user,
  * and every acknowledged commit is there.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { Long, MongoClient } from 'mongodb';
 import { killed, startCli } from './cli-process';
+import { freshDataDir } from './data-dir';
 
 const CLIENTS = 16;
 const ORDERS_PER_USER = 3;
 
-let dir: string;
-
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'standin-txn-durability-'));
-});
-
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dataDir = freshDataDir('standin-txn-durability-');
 
 interface Counter {
   _id: string;
@@ -32,7 +22,7 @@ interface Counter {
 }
 
 test('SIGKILL under 16 clients committing transactions keeps each one whole or not at all', async () => {
-  const first = await startCli(dir);
+  const first = await startCli(dataDir.path);
   const client = await MongoClient.connect(first.uri, {
     maxPoolSize: CLIENTS,
     serverSelectionTimeoutMS: 2_000,
@@ -83,7 +73,7 @@ test('SIGKILL under 16 clients committing transactions keeps each one whole or n
   await Promise.all(workers);
   await client.close(true);
 
-  const second = await startCli(dir);
+  const second = await startCli(dataDir.path);
   const reader = await MongoClient.connect(second.uri, { serverSelectionTimeoutMS: 2_000 });
   try {
     const rdb = reader.db('durable');
