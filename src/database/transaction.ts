@@ -15,7 +15,8 @@
  *   retries, with its idempotency key for exactly-once);
  * - anything else aborts the transaction and is handed on; the work may also answer `commit:
  *   false` to roll everything back (a refused insert, so a counter `$inc` is undone with it).
- * Every attempt checks the caller's deadline (`beforeWrite`) before it starts. The transaction
+ * Every attempt checks the caller's deadline (`beforeWrite`) before it starts, and so does the
+ * commit: a deadline that passed while the work ran rolls it back instead. The transaction
  * writes with `w: majority` and reads a snapshot; its commands carry the caller's `maxTimeMS`
  * (through their collection's `options()`), the commit carries it as `maxCommitTimeMS`.
  *
@@ -110,6 +111,9 @@ export async function runInTransaction<T>(
           await abort(session, options.tally);
           return outcome.value;
         }
+        // The commit is a write of its own: once the deadline passed (the client was answered
+        // 503 while the work waited), it must not start; the catch below rolls the work back.
+        beforeWrite(options);
         await commit(session, options);
         return outcome.value;
       } catch (err) {
