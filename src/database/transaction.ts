@@ -15,7 +15,10 @@
  *   retries, with its idempotency key for exactly-once);
  * - anything else aborts the transaction and is handed on; the work may also answer `commit:
  *   false` to roll everything back (a refused insert, so a counter `$inc` is undone with it).
- * Every attempt checks the caller's deadline (`beforeWrite`) before it starts. The transaction
+ * Every retry (a whole transaction, or a commit sent again) is added to the caller's tally, those
+ * after a WriteConflict apart, so the stats show what contention costs.
+ * Every attempt checks the caller's deadline (`beforeWrite`) before it starts, and so does the
+ * commit: a deadline that passed while the work ran rolls it back instead. The transaction
  * writes with `w: majority` and reads a snapshot; its commands carry the caller's `maxTimeMS`
  * (through their collection's `options()`), the commit carries it as `maxCommitTimeMS`.
  *
@@ -32,7 +35,8 @@ import {
 } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeWrite, type WriteOptions } from './write-options.js';
-import { countCommand, type CommandTally } from './command-tally.js';
+import { countCommand, countTransactionRetry, type CommandTally } from './command-tally.js';
+import { TRANSIENT_SERVER_CODES } from './transient.js';
 
 /**
  * mongod's answer to a transaction (a txnNumber) on a standalone: "Transaction numbers are only
@@ -48,7 +52,7 @@ export interface TransactionOptions extends WriteOptions {
   maxAttempts: number;
   /** The commit's server-side bound, as every other command's (DB_TIMEOUT_MS). */
   maxTimeMS: number;
-  /** Counts the commit and the abort as the caller's commands. */
+  /** Counts the commit and the abort as the caller's commands, and every retry (with its cause). */
   tally?: CommandTally;
 }
 
@@ -78,6 +82,10 @@ export function isTransactionsUnsupported(error: unknown): boolean {
     server.code === ILLEGAL_OPERATION &&
     NO_TRANSACTION_NUMBERS.test(server.message)
   );
+}
+
+function isWriteConflict(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === TRANSIENT_SERVER_CODES.WriteConflict;
 }
 
 function hasLabel(error: unknown, label: string): boolean {
@@ -110,12 +118,16 @@ export async function runInTransaction<T>(
           await abort(session, options.tally);
           return outcome.value;
         }
+        // The commit is a write of its own: once the deadline passed (the client was answered
+        // 503 while the work waited), it must not start; the catch below rolls the work back.
+        beforeWrite(options);
         await commit(session, options);
         return outcome.value;
       } catch (err) {
         if (session.inTransaction()) await abort(session, options.tally);
         if (!hasLabel(err, MongoErrorLabel.TransientTransactionError)) throw err;
         if (attempt >= options.maxAttempts) throw new TransactionRetriesExhausted(attempt, err);
+        countTransactionRetry(options.tally, isWriteConflict(err));
         await sleep(backoffMs(attempt));
       }
     }
@@ -134,6 +146,7 @@ async function commit(session: ClientSession, options: TransactionOptions): Prom
     } catch (err) {
       const unknown = hasLabel(err, MongoErrorLabel.UnknownTransactionCommitResult);
       if (!unknown || attempt >= options.maxAttempts) throw err;
+      countTransactionRetry(options.tally, false);
       await sleep(backoffMs(attempt));
     }
   }
