@@ -140,6 +140,8 @@ export async function runDriverBaseline(options: {
     p99Ms: latency.p99Ms,
     commandsPerUser: users === 0 ? null : (counting.commandsSent() - commandsBefore) / users,
     duplicateKeyRetriesPerUser: users === 0 ? null : retries / users,
+    transactionRetriesPerUser: null,
+    writeConflictsPerUser: null,
     failedRequests: 0,
     cpuMsPerUser: cpuPerUser(cpu, users),
     peakRssMb: null,

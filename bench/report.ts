@@ -5,8 +5,8 @@
  * Contract: everything here except `writeReport` and `renderChartSvg` is a pure function of the
  * cell results and the run's environment, so the report can be tested without running a benchmark.
  * Every report names the database backend, the versions and the core count, and says that absolute
- * figures vary between runs and machines while the ratios are what to compare. Targets (issues 5
- * and 14), the service's CPU per user against the raw tutorial loop's client CPU per user, and
+ * figures vary between runs and machines while the ratios are what to compare. Targets (issues 5,
+ * 14 and 22), the service's CPU per user against the raw tutorial loop's client CPU per user, and
  * the counter-write model (issue 8) are computed from the cells of the same run, never from
  * figures of another run.
  */
@@ -32,6 +32,12 @@ export interface CellResult {
   p99Ms: number;
   commandsPerUser: number | null;
   duplicateKeyRetriesPerUser: number | null;
+  /**
+   * Transactions run again and commits sent again per user (the service's
+   * `user_transaction_retries_total`), and of those the write conflicts; null for driver cells.
+   */
+  transactionRetriesPerUser: number | null;
+  writeConflictsPerUser: number | null;
   /** Requests that failed: transport errors, timeouts, non-2xx, or a GraphQL `errors` member. */
   failedRequests: number;
   /**
@@ -192,6 +198,8 @@ export function cellsTable(cells: CellResult[]): string {
     'p99 ms',
     'Commands/user',
     'Dup-key retries/user',
+    'Txn retries/user',
+    'Write conflicts/user',
     'CPU ms/user (service / db / client)',
     'Service CPU ÷ raw loop client CPU',
     'Peak RSS MB',
@@ -205,6 +213,8 @@ export function cellsTable(cells: CellResult[]): string {
     fixed(c.p99Ms, 1),
     fixed(c.commandsPerUser, 3),
     fixed(c.duplicateKeyRetriesPerUser, 3),
+    fixed(c.transactionRetriesPerUser, 3),
+    fixed(c.writeConflictsPerUser, 3),
     cpuSplit(c),
     times(cpuVersusRawLoop(c, cells)),
     fixed(c.peakRssMb, 0),
@@ -391,12 +401,42 @@ function issue5Checks(cells: CellResult[], c: number): TargetCheck[] {
   ];
 }
 
+/**
+ * Issue 22's TRANSACTION targets: half of COUNTER's users/s, and few transaction retries from one
+ * instance (in one process, transactions on the counter take turns, so only other processes'
+ * transactions should conflict).
+ */
+function issue22Checks(cells: CellResult[], c: number): TargetCheck[] {
+  return [
+    throughput(
+      cells,
+      c,
+      22,
+      `TRANSACTION@${c} ≥ 0.5× COUNTER@${c} users/s`,
+      ['TRANSACTION', 'COUNTER'],
+      0.5,
+      times,
+    ),
+    bound(
+      22,
+      `TRANSACTION@${c} ≤ 0.1 transaction retries per user (one instance)`,
+      findCell(cells, 'TRANSACTION', c)?.transactionRetriesPerUser,
+      (retries) => retries <= 0.1,
+      (retries) => fixed(retries, 3),
+    ),
+  ];
+}
+
 export function targetChecks(
   cells: CellResult[],
   concurrency = 64,
   rounds: PairedRound[] = [],
 ): TargetCheck[] {
-  return [...issue14Checks(cells, concurrency, rounds), ...issue5Checks(cells, concurrency)];
+  return [
+    ...issue14Checks(cells, concurrency, rounds),
+    ...issue5Checks(cells, concurrency),
+    ...issue22Checks(cells, concurrency),
+  ];
 }
 
 const verdict = (met: boolean | null): string =>

@@ -5,7 +5,7 @@
  * Contract: a cell's users are the ones the service itself counts (`users_created_total` from
  * every instance's `/metrics`), including requests still in flight when the load stopped, over the
  * time until the last of them was created; per-user ratios (commands, duplicate-key retries,
- * counter-document writes, CPU) use the same count. Latency percentiles are autocannon's, per
+ * counter-document writes, transaction retries and write conflicts, CPU) use the same count. Latency percentiles are autocannon's, per
  * request. A cell starts only after the previous load on the fleet has drained.
  */
 import { ID_STRATEGIES } from '../src/strategies';
@@ -160,6 +160,8 @@ export async function measureServiceCell(
     p99Ms: load.p99Ms,
     commandsPerUser: perUser(delta('user_creation_db_commands_total', plan.strategy)),
     duplicateKeyRetriesPerUser: perUser(delta('user_duplicate_key_retries_total', plan.strategy)),
+    transactionRetriesPerUser: perUser(delta('user_transaction_retries_total', plan.strategy)),
+    writeConflictsPerUser: perUser(delta('user_transaction_write_conflicts_total', plan.strategy)),
     failedRequests: load.failedRequests,
     cpuMsPerUser: cpuPerUser(cpu, users),
     peakRssMb,

@@ -8,9 +8,23 @@
  */
 export interface CommandTally {
   commands: number;
+  /**
+   * Transactions run again after a TransientTransactionError, and commits sent again after an
+   * UnknownTransactionCommitResult (./transaction.ts); absent until the first.
+   */
+  transactionRetries?: number;
+  /** Of those retries, the ones after a WriteConflict: another transaction wrote the same document. */
+  writeConflicts?: number;
 }
 
 /** Adds one sent command to the tally, when there is one. */
 export function countCommand(tally: CommandTally | undefined): void {
   if (tally) tally.commands += 1;
+}
+
+/** Adds one transaction retry to the tally, and one write conflict when that was its cause. */
+export function countTransactionRetry(tally: CommandTally | undefined, conflict: boolean): void {
+  if (!tally) return;
+  tally.transactionRetries = (tally.transactionRetries ?? 0) + 1;
+  if (conflict) tally.writeConflicts = (tally.writeConflicts ?? 0) + 1;
 }

@@ -11,7 +11,7 @@ export { isTransientDatabaseError, TRANSIENT_SERVER_CODES } from './transient.js
 export { beforeWrite, type WriteOptions } from './write-options.js';
 export { isNamespaceNotFound, NAMESPACE_NOT_FOUND } from './namespace.js';
 export { boundedCollection, type BoundedCollection } from './command-options.js';
-export { countCommand, type CommandTally } from './command-tally.js';
+export { countCommand, countTransactionRetry, type CommandTally } from './command-tally.js';
 export {
   isTransactionsUnsupported,
   runInTransaction,

@@ -15,6 +15,8 @@
  *   retries, with its idempotency key for exactly-once);
  * - anything else aborts the transaction and is handed on; the work may also answer `commit:
  *   false` to roll everything back (a refused insert, so a counter `$inc` is undone with it).
+ * Every retry (a whole transaction, or a commit sent again) is added to the caller's tally, those
+ * after a WriteConflict apart, so the stats show what contention costs.
  * Every attempt checks the caller's deadline (`beforeWrite`) before it starts. The transaction
  * writes with `w: majority` and reads a snapshot; its commands carry the caller's `maxTimeMS`
  * (through their collection's `options()`), the commit carries it as `maxCommitTimeMS`.
@@ -37,7 +39,8 @@ import {
 } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeWrite, type WriteOptions } from './write-options.js';
-import { countCommand, type CommandTally } from './command-tally.js';
+import { countCommand, countTransactionRetry, type CommandTally } from './command-tally.js';
+import { TRANSIENT_SERVER_CODES } from './transient.js';
 
 /**
  * mongod's answer to a transaction (a txnNumber) on a standalone: "Transaction numbers are only
@@ -53,7 +56,7 @@ export interface TransactionOptions extends WriteOptions {
   maxAttempts: number;
   /** The commit's server-side bound, as every other command's (DB_TIMEOUT_MS). */
   maxTimeMS: number;
-  /** Counts the commit and the abort as the caller's commands. */
+  /** Counts the commit and the abort as the caller's commands, and every retry (with its cause). */
   tally?: CommandTally;
 }
 
@@ -83,6 +86,10 @@ export function isTransactionsUnsupported(error: unknown): boolean {
     server.code === ILLEGAL_OPERATION &&
     NO_TRANSACTION_NUMBERS.test(server.message)
   );
+}
+
+function isWriteConflict(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === TRANSIENT_SERVER_CODES.WriteConflict;
 }
 
 function hasLabel(error: unknown, label: string): boolean {
@@ -137,6 +144,7 @@ export async function runInTransaction<T>(
         if (session.inTransaction()) await abort(session, options.tally);
         if (!hasLabel(err, MongoErrorLabel.TransientTransactionError)) throw err;
         if (attempt >= options.maxAttempts) throw new TransactionRetriesExhausted(attempt, err);
+        countTransactionRetry(options.tally, isWriteConflict(err));
         await sleep(backoffMs(attempt));
       }
     }
@@ -155,6 +163,7 @@ async function commit(session: ClientSession, options: TransactionOptions): Prom
     } catch (err) {
       const unknown = hasLabel(err, MongoErrorLabel.UnknownTransactionCommitResult);
       if (!unknown || attempt >= options.maxAttempts) throw err;
+      countTransactionRetry(options.tally, false);
       await sleep(backoffMs(attempt));
     }
   }

@@ -22,6 +22,10 @@ export interface CreationRecord<S extends string = string> {
   attempts: number;
   duplicateKeyRetries: number;
   counterRepairs: number;
+  /** Transactions run again and commits sent again (TRANSACTION; 0 for the others). */
+  transactionRetries: number;
+  /** Of those, the ones after a write conflict with another transaction. */
+  writeConflicts: number;
   commands: number;
   latencyMs: number;
 }
@@ -32,6 +36,8 @@ export interface StrategySnapshot<S extends string = string> {
   insertAttempts: number;
   duplicateKeyRetries: number;
   counterRepairs: number;
+  transactionRetries: number;
+  writeConflicts: number;
   /** Commands sent for this strategy's creations per user created; null before the first user. */
   commandsPerUser: number | null;
   p50Ms: number | null;
@@ -45,6 +51,8 @@ const TOTALLED = [
   'attempts',
   'duplicateKeyRetries',
   'counterRepairs',
+  'transactionRetries',
+  'writeConflicts',
   'commands',
 ] as const;
 
@@ -61,6 +69,14 @@ const SERIES: Record<keyof Totals, { name: string; help: string }> = {
   counterRepairs: {
     name: 'counter_repairs_total',
     help: 'Counter repairs ($max to the stored max _id) after an issued id was taken, by id strategy.',
+  },
+  transactionRetries: {
+    name: 'user_transaction_retries_total',
+    help: 'Transactions run again (transient errors) and commits sent again (unknown result), by id strategy.',
+  },
+  writeConflicts: {
+    name: 'user_transaction_write_conflicts_total',
+    help: 'Transaction retries caused by a write conflict with another transaction, by id strategy.',
   },
   commands: {
     name: 'user_creation_db_commands_total',
@@ -132,6 +148,8 @@ export class StrategyStats<S extends string = string> {
         attempts: 0,
         duplicateKeyRetries: 0,
         counterRepairs: 0,
+        transactionRetries: 0,
+        writeConflicts: 0,
         commands: 0,
       });
       this.latencies.set(strategy, new LatencySketch());
@@ -186,6 +204,8 @@ export class StrategyStats<S extends string = string> {
         insertAttempts: totals.attempts,
         duplicateKeyRetries: totals.duplicateKeyRetries,
         counterRepairs: totals.counterRepairs,
+        transactionRetries: totals.transactionRetries,
+        writeConflicts: totals.writeConflicts,
         commandsPerUser: totals.users === 0 ? null : totals.commands / totals.users,
         p50Ms: latency.quantile(0.5),
         p95Ms: latency.quantile(0.95),

@@ -229,6 +229,8 @@ export async function createUsersWith(
       strategy,
       ...totals,
       counterRepairs: tally.counterRepairs,
+      transactionRetries: tally.transactionRetries ?? 0,
+      writeConflicts: tally.writeConflicts ?? 0,
       commands: tally.commands,
       latencyMs: performance.now() - started,
     });

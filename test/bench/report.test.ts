@@ -32,6 +32,8 @@ const cell = (
   p99Ms: 20,
   commandsPerUser: 2,
   duplicateKeyRetriesPerUser: 0,
+  transactionRetriesPerUser: 0,
+  writeConflictsPerUser: 0,
   failedRequests: 0,
   cpuMsPerUser: { service: 0.5, database: 0.25, client: null },
   peakRssMb: 120,
@@ -163,6 +165,38 @@ describe('targetChecks', () => {
     expect(byTarget('RSS')).toMatchObject({ issue: 14, measured: '210 MB', met: false });
     const lean = targetChecks([cell('COUNTER', 64, { peakRssMb: 150 })]);
     expect(lean.find((t) => t.target.includes('RSS'))).toMatchObject({ met: true });
+  });
+
+  it("holds TRANSACTION to half of COUNTER's users/s and 0.1 transaction retries per user", () => {
+    const slow = targetChecks([
+      cell('COUNTER', 64, { usersPerSecond: 1_000 }),
+      cell('TRANSACTION', 64, { usersPerSecond: 450, transactionRetriesPerUser: 0.25 }),
+    ]);
+    expect(slow.find((t) => t.target.includes('0.5× COUNTER'))).toMatchObject({
+      issue: 22,
+      measured: '0.45×',
+      met: false,
+    });
+    expect(slow.find((t) => t.target.includes('transaction retries'))).toMatchObject({
+      issue: 22,
+      measured: '0.250',
+      met: false,
+    });
+    const fast = targetChecks([
+      cell('COUNTER', 64, { usersPerSecond: 1_000 }),
+      cell('TRANSACTION', 64, { usersPerSecond: 500, transactionRetriesPerUser: 0.1 }),
+    ]);
+    expect(fast.filter((t) => t.issue === 22).map((t) => t.met)).toEqual([true, true]);
+  });
+
+  it('shows transaction retries and write conflicts per user in the cells table', () => {
+    const table = cellsTable([
+      cell('TRANSACTION', 64, { transactionRetriesPerUser: 0.25, writeConflictsPerUser: 0.125 }),
+    ]).split('\n');
+    expect(table[0]).toContain(
+      '| Dup-key retries/user | Txn retries/user | Write conflicts/user |',
+    );
+    expect(table[2]).toContain('| 0.000 | 0.250 | 0.125 |');
   });
 
   it('says a target was not measured when its cells are missing', () => {

@@ -100,37 +100,67 @@ test('two instances x 16 clients with duplicate emails: ids exactly 1..N, every 
   }
 }, 120_000);
 
-const FAULTS: Array<{ name: string; fault: FailCommandData; mode: FailPointMode }> = [
+/**
+ * `retries`: what `strategyStats` must then show for TRANSACTION. Exact where the service alone
+ * retries (a failed insert runs the whole transaction again); at least one where the driver also
+ * retries a commit once by itself before the service sends it again.
+ */
+const FAULTS: Array<{
+  name: string;
+  fault: FailCommandData;
+  mode: FailPointMode;
+  retries: { atLeast: number; exactly?: number; writeConflicts: number };
+}> = [
   {
     name: 'a non-retryable error on the insert (InternalError 1): that request fails',
     fault: { failCommands: ['insert'], errorCode: 1 },
     mode: { times: 1 },
+    retries: { atLeast: 0, exactly: 0, writeConflicts: 0 },
   },
   {
     name: 'a transient error on the insert (WriteConflict 112): the transaction runs again',
     fault: { failCommands: ['insert'], errorCode: 112 },
     mode: { times: 2 },
+    retries: { atLeast: 2, exactly: 2, writeConflicts: 2 },
   },
   {
     name: 'the connection closed on commitTransaction: the commit is sent again',
     fault: { failCommands: ['commitTransaction'], closeConnection: true },
     mode: { times: 2 },
+    retries: { atLeast: 1, writeConflicts: 0 },
   },
   {
     name: 'ShutdownInProgress (91) on commitTransaction, three times: unknown result, commit again',
     fault: { failCommands: ['commitTransaction'], errorCode: 91 },
     mode: { times: 3 },
+    retries: { atLeast: 1, writeConflicts: 0 },
   },
   {
     name: 'a non-retryable error on commitTransaction (InternalError 1): that request fails',
     fault: { failCommands: ['commitTransaction'], errorCode: 1 },
     mode: { times: 1 },
+    retries: { atLeast: 0, exactly: 0, writeConflicts: 0 },
   },
 ];
 
+/** TRANSACTION's retries and write conflicts as `strategyStats` reports them. */
+async function transactionRetries(
+  service: TestService,
+): Promise<{ transactionRetries: number; writeConflicts: number }> {
+  const { body } = await service.graphql(
+    '{ strategyStats { strategy transactionRetries writeConflicts } }',
+    {},
+    ADMIN_HEADERS,
+  );
+  const { transactionRetries, writeConflicts } = body.data.strategyStats.find(
+    (s: { strategy: string }) => s.strategy === 'TRANSACTION',
+  );
+  return { transactionRetries, writeConflicts };
+}
+
 test.each(FAULTS.map((f) => [f.name, f] as const))(
-  'fault: %s; no hole after',
-  async (_name, { fault, mode }) => {
+  'fault: %s; no hole after, the retries counted',
+  async (_name, { fault, mode, retries }) => {
     const dbName = uniqueDbName('txn-fault');
     const service = await startTestService({
       dbName,
@@ -167,6 +197,10 @@ test.each(FAULTS.map((f) => [f.name, f] as const))(
         await create(service, 'last', 'last@example.com'),
       ];
       expect(after.map((a) => a.code)).toEqual([null, 'EMAIL_TAKEN', null]);
+      const counted = await transactionRetries(service);
+      expect(counted.transactionRetries).toBeGreaterThanOrEqual(retries.atLeast);
+      if (retries.exactly !== undefined) expect(counted.transactionRetries).toBe(retries.exactly);
+      expect(counted.writeConflicts).toBe(retries.writeConflicts);
       await expectNoHole(
         db,
         [...before, ...during, ...after].filter((a) => a.id !== null),

@@ -7,6 +7,8 @@ const record = (overrides: Partial<CreationRecord<IdStrategy>>): CreationRecord<
   attempts: 1,
   duplicateKeyRetries: 0,
   counterRepairs: 0,
+  transactionRetries: 0,
+  writeConflicts: 0,
   commands: 2,
   latencyMs: 1,
   ...overrides,
@@ -28,6 +30,8 @@ describe('StrategyStats', () => {
         insertAttempts: 0,
         duplicateKeyRetries: 0,
         counterRepairs: 0,
+        transactionRetries: 0,
+        writeConflicts: 0,
         commandsPerUser: null,
         p50Ms: null,
         p95Ms: null,
@@ -46,6 +50,10 @@ describe('StrategyStats', () => {
     stats.record(record({ strategy: 'OPTIMISTIC_LOOP', commands: 2 }));
     stats.record(record({ strategy: 'COUNTER', attempts: 2, counterRepairs: 1, commands: 5 }));
     stats.record(record({ strategy: 'BLOCK', users: 1000, attempts: 1000, commands: 3 }));
+    stats.record(
+      record({ strategy: 'TRANSACTION', transactionRetries: 3, writeConflicts: 2, commands: 9 }),
+    );
+    stats.record(record({ strategy: 'TRANSACTION', transactionRetries: 1, commands: 4 }));
     const byStrategy = Object.fromEntries(stats.snapshot().map((s) => [s.strategy, s]));
     expect(byStrategy.OPTIMISTIC_LOOP).toMatchObject({
       usersCreated: 2,
@@ -60,6 +68,13 @@ describe('StrategyStats', () => {
       commandsPerUser: 5,
     });
     expect(byStrategy.BLOCK.commandsPerUser).toBeCloseTo(0.003, 10);
+    expect(byStrategy.TRANSACTION).toMatchObject({
+      usersCreated: 2,
+      transactionRetries: 4,
+      writeConflicts: 2,
+      commandsPerUser: 6.5,
+    });
+    expect(byStrategy.COUNTER).toMatchObject({ transactionRetries: 0, writeConflicts: 0 });
   });
 
   test('latency percentiles are those of the observations, within 1%', () => {
@@ -79,6 +94,7 @@ describe('StrategyStats', () => {
   test('/metrics text carries the same totals and percentiles as the snapshot, and counter writes per sequence', async () => {
     const stats = new StrategyStats(ID_STRATEGIES);
     for (const latencyMs of [5, 10, 200]) stats.record(record({ strategy: 'BLOCK', latencyMs }));
+    stats.record(record({ strategy: 'TRANSACTION', transactionRetries: 2, writeConflicts: 1 }));
     stats.recordCounterWrite('userid');
     stats.recordCounterWrite('userid');
     stats.recordCounterWrite('invoice');
@@ -88,6 +104,11 @@ describe('StrategyStats', () => {
     expect(seriesValue(text, 'user_creation_db_commands_total{strategy="BLOCK"}')).toBe(6);
     expect(seriesValue(text, 'counter_document_writes_total{sequence="userid"}')).toBe(2);
     expect(seriesValue(text, 'counter_document_writes_total{sequence="invoice"}')).toBe(1);
+    expect(seriesValue(text, 'user_transaction_retries_total{strategy="TRANSACTION"}')).toBe(2);
+    expect(
+      seriesValue(text, 'user_transaction_write_conflicts_total{strategy="TRANSACTION"}'),
+    ).toBe(1);
+    expect(seriesValue(text, 'user_transaction_retries_total{strategy="BLOCK"}')).toBe(0);
     expect(seriesValue(text, 'user_creation_latency_ms{strategy="BLOCK",quantile="0.5"}')).toBe(
       block.p50Ms,
     );

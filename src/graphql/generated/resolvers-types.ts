@@ -762,8 +762,19 @@ export type StrategyStats = {
   p99Ms?: Maybe<Scalars['Float']['output']>;
   /** The strategy. */
   strategy: IdStrategy;
+  /**
+   * Transactions run again after a transient error (a write conflict with another service instance,
+   * a lost primary) and commits sent again after an unknown result. Only TRANSACTION runs
+   * transactions; 0 for the others.
+   */
+  transactionRetries: Scalars['Int']['output'];
   /** Users it created. */
   usersCreated: Scalars['Int']['output'];
+  /**
+   * Of `transactionRetries`, those caused by a write conflict: another transaction wrote the same
+   * counter or user first.
+   */
+  writeConflicts: Scalars['Int']['output'];
 };
 
 /**
@@ -1292,7 +1303,9 @@ export type StrategyStatsResolvers<ContextType = GraphQLContext, ParentType exte
   p95Ms?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   p99Ms?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   strategy?: Resolver<ResolversTypes['IdStrategy'], ParentType, ContextType>;
+  transactionRetries?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   usersCreated?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  writeConflicts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
