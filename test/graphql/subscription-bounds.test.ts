@@ -39,12 +39,16 @@ beforeAll(async () => {
   standin = await startStandin({ log: () => {} });
   watched = await startTestService({
     mongodbUri: standin.uri,
-    subscriptionBounds: { ...SUBSCRIPTIONS, perClient: 2, keepAliveMs: 2_000 },
+    subscriptionBounds: { ...SUBSCRIPTIONS, perClient: 2, keepAliveMs: 5_000 },
   });
-  for (const via of [service, watched]) {
+  for (const [via, name] of [
+    [service, 'watched'],
+    [watched, 'watched'],
+    [watched, 'unanswered'],
+  ] as const) {
     const defined = await via.graphql(
-      'mutation { createSequence(input: { name: "watched" }) { error { code } } }',
-      {},
+      'mutation D($name: String!) { createSequence(input: { name: $name }) { error { code } } }',
+      { name },
       CLIENT_HEADERS,
     );
     expect(defined.body.data.createSequence.error).toBeNull();
@@ -82,14 +86,14 @@ interface Watch {
   stop(): void;
 }
 
-function watch(client: WsClient): Watch {
+function watch(client: WsClient, name = 'watched'): Watch {
   let stop = () => {};
   let settle: (error: unknown) => void = () => {};
   const failed = new Promise<unknown>((resolve) => (settle = resolve));
   const live = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no event within the wait')), WAIT_MS);
     stop = client.subscribe(
-      { query: SEQUENCE_CHANGED, variables: { name: 'watched' } },
+      { query: SEQUENCE_CHANGED, variables: { name } },
       {
         next: () => {
           clearTimeout(timer);
@@ -119,9 +123,9 @@ async function expectRefused(client: WsClient, bound: RegExp): Promise<void> {
   expect(errors[0].extensions).toMatchObject({ code: 'TOO_MANY_SUBSCRIPTIONS', retryable: true });
 }
 
-/** Tries `attempt` until it answers true, at most 50 times a bounded wait apart. */
+/** Tries `attempt` until it answers true, at most 150 times a bounded wait apart. */
 async function eventually(attempt: () => Promise<boolean>): Promise<boolean> {
-  for (let i = 0; i < 50; i += 1) {
+  for (let i = 0; i < 150; i += 1) {
     if (await attempt()) return true;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -214,7 +218,8 @@ test('heartbeats: a live client is pinged and stays; a peer that stops answering
   const deadClosed = new Promise<number>((resolve) =>
     dead.on('closed', (event) => resolve((event as { code: number }).code)),
   );
-  await watch(dead).live;
+  // Another sequence, so its change stream is its own (subscribers of one share one).
+  await watch(dead, 'unanswered').live;
   expect(await openCursors()).toBe(before + 2);
   await expectRefused(wsClient(watched), /At most 2 subscriptions per client/);
 

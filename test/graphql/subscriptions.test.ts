@@ -235,20 +235,22 @@ test('a sequence of another owner is not found, as over HTTP', async () => {
   await expect(open.done).rejects.toThrow(/SEQUENCE_NOT_FOUND/);
 });
 
-test('a subscription that ends, or whose connection closes, closes its change stream on the server', async () => {
+test('subscribers of one sequence share one change stream, closed on the server when the last leaves', async () => {
   // A private database, so no other test's cursors are counted.
   const standin = await startStandin({ log: () => {} });
   const own = await startTestService({ mongodbUri: standin.uri });
   try {
-    await own.graphql(
-      'mutation { createSequence(input: { name: "watched" }) { error { code } } }',
-      {},
-      CLIENT,
-    );
+    for (const name of ['watched', 'other']) {
+      await own.graphql(
+        'mutation D($name: String!) { createSequence(input: { name: $name }) { error { code } } }',
+        { name },
+        CLIENT,
+      );
+    }
     const openCursors = async (): Promise<number> =>
       (await own.client.db('admin').command({ serverStatus: 1 })).metrics.cursor.open.total;
     const settled = async (expected: number) => {
-      for (let i = 0; i < 50 && (await openCursors()) !== expected; i += 1) {
+      for (let i = 0; i < 100 && (await openCursors()) !== expected; i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       return openCursors();
@@ -258,10 +260,18 @@ test('a subscription that ends, or whose connection closes, closes its change st
     const watching = [1, 2, 3].map(() =>
       collect(ws, SEQUENCE_CHANGED, { name: 'watched' }, (events) => events.length >= 1),
     );
-    await Promise.all(watching.map((subscription) => subscription.done));
-    expect(await openCursors()).toBe(before + 3);
+    const elsewhere = collect(
+      wsClient(own),
+      SEQUENCE_CHANGED,
+      { name: 'other' },
+      (events) => events.length >= 1,
+    );
+    await Promise.all([...watching, elsewhere].map((subscription) => subscription.done));
+    // One stream per sequence, however many watch it.
+    expect(await openCursors()).toBe(before + 2);
     watching[0].stop();
-    expect(await settled(before + 2)).toBe(before + 2);
+    elsewhere.stop();
+    expect(await settled(before + 1)).toBe(before + 1);
     await ws.dispose();
     expect(await settled(before)).toBe(before);
   } finally {
