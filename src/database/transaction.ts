@@ -17,7 +17,8 @@
  *   false` to roll everything back (a refused insert, so a counter `$inc` is undone with it).
  * Every retry (a whole transaction, or a commit sent again) is added to the caller's tally, those
  * after a WriteConflict apart, so the stats show what contention costs.
- * Every attempt checks the caller's deadline (`beforeWrite`) before it starts. The transaction
+ * Every attempt checks the caller's deadline (`beforeWrite`) before it starts, and so does the
+ * commit: a deadline that passed while the work ran rolls it back instead. The transaction
  * writes with `w: majority` and reads a snapshot; its commands carry the caller's `maxTimeMS`
  * (through their collection's `options()`), the commit carries it as `maxCommitTimeMS`.
  *
@@ -137,6 +138,9 @@ export async function runInTransaction<T>(
           await abort(session, options.tally);
           return outcome.value;
         }
+        // The commit is a write of its own: once the deadline passed (the client was answered
+        // 503 while the work waited), it must not start; the catch below rolls the work back.
+        beforeWrite(options);
         await commit(session, options);
         for (const announce of announcements) announce();
         return outcome.value;

@@ -1,0 +1,389 @@
+/**
+ * The kill run's two workloads (./kill-run.ts runs them): what each client sends, and what the
+ * database must hold afterwards.
+ *
+ * TRANSACTION: each client creates users one by one with `createUser(strategy: TRANSACTION)`, each
+ * with its own idempotency key, a fifth of them with one of two shared emails (refused inserts,
+ * which must take no id). Afterwards (`Ledger`, then a scan of `users`): stored ids exactly 1..N,
+ * no id twice, every acknowledged user stored with its name and key, and the `userid` counter at N.
+ *
+ * Gapless: the clients allocate from one gapless sequence (hold `holdSeconds`) and, in turn,
+ * confirm (7 in 10), release (2 in 10) or abandon (1 in 10: its hold expires) each value. A
+ * confirmation whose answer was lost (no answer, SERVICE_UNAVAILABLE) may have been applied: it
+ * is tallied as unanswered. Afterwards every hold has expired and a closing client allocates and
+ * confirms until no value is pending, so the confirmed values must be exactly 1..seq: no value
+ * acknowledged twice, every acknowledged confirmation confirmed (not pending, not above `seq`),
+ * and no confirmed value that no confirmation asked for.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Db } from 'mongodb';
+import { CREATE_USER, postGraphQL, type GraphQLResultLike } from './client';
+import { Ledger } from './ledger';
+
+export type WorkloadName = 'transaction' | 'gapless';
+
+export interface WorkloadReport {
+  /** Users created, or values confirmed, as acknowledged to the clients. */
+  acknowledged: number;
+  /** The largest stored id, or the gapless sequence's `seq` after the closing client. */
+  highest: number;
+  /** Stored ids (or confirmed values) missing from 1..highest. */
+  holes: number;
+  /** Ids stored (or values acknowledged) twice. */
+  duplicates: number;
+  /** Operations that ran out of attempts. */
+  unresolved: number;
+  /** Workload-specific counts (refused emails; releases, expiries, closing confirmations ...). */
+  counts: Record<string, number>;
+  problems: string[];
+}
+
+export interface PreparedWorkload {
+  client(index: number): Promise<void>;
+  finish(db: Db): Promise<WorkloadReport>;
+}
+
+export interface Workload {
+  /** The commands the fail points fail in turn. */
+  faultedCommands: string[];
+  /** `holdSeconds`: a gapless sequence's hold. */
+  prepare(context: RunContext, holdSeconds: number): Promise<PreparedWorkload>;
+}
+
+/** Sends of one operation before a client gives up on it (counted as unresolved). */
+const MAX_ATTEMPTS = 40;
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** Where a client's requests go: a service process's URL and the token it takes. */
+export interface ServiceSlot {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * What the clients of a run share: the service processes (a slot is null while its process is
+ * down), when to stop, and the tally of answers.
+ */
+export class RunContext<S extends ServiceSlot = ServiceSlot> {
+  readonly tag = randomUUID().slice(0, 8);
+  readonly answers = new Map<string, number>();
+  readonly unexpected: string[] = [];
+  /** Acknowledgements per whole second since `stopIn` started the load. */
+  readonly timeline: number[] = [];
+  private readonly inFlight: number[];
+  private startedAt = 0;
+  private stopAt = Number.POSITIVE_INFINITY;
+
+  constructor(
+    readonly slots: Array<S | null>,
+    private readonly clientsPerInstance: number,
+  ) {
+    this.inFlight = slots.map(() => 0);
+  }
+
+  get stopped(): boolean {
+    return performance.now() >= this.stopAt;
+  }
+
+  /** Starts the load's clock: `stopped` turns true `ms` from now. */
+  stopIn(ms: number): void {
+    this.startedAt = performance.now();
+    this.stopAt = this.startedAt + ms;
+  }
+
+  /** A user created or a value confirmed, as the client was told, on the timeline. */
+  acknowledged(): void {
+    const second = Math.floor((performance.now() - this.startedAt) / 1000);
+    while (this.timeline.length <= second) this.timeline.push(0);
+    this.timeline[second] += 1;
+  }
+
+  inFlightAt(slot: number): number {
+    return this.inFlight[slot];
+  }
+
+  count(outcome: string): void {
+    this.answers.set(outcome, (this.answers.get(outcome) ?? 0) + 1);
+  }
+
+  /**
+   * Posts one operation to the client's own process, or to the next one up while its own is
+   * down: the JSON body, or what came instead (TRANSPORT: refused, reset or timed out; HTTP_<s>).
+   */
+  async send(
+    client: number,
+    query: string,
+    variables: object,
+  ): Promise<GraphQLResultLike | string> {
+    const home = Math.floor(client / this.clientsPerInstance) % this.slots.length;
+    const slot = this.slots
+      .map((_, i) => (home + i) % this.slots.length)
+      .find((i) => this.slots[i] !== null);
+    if (slot === undefined) return 'TRANSPORT';
+    const instance = this.slots[slot] as S;
+    this.inFlight[slot] += 1;
+    try {
+      const http = await postGraphQL(instance.url, query, variables, {
+        headers: instance.headers,
+        timeoutMs: REQUEST_TIMEOUT_MS,
+      });
+      return typeof http.body === 'object' && http.body !== null
+        ? (http.body as GraphQLResultLike)
+        : `HTTP_${http.status}`;
+    } catch {
+      return 'TRANSPORT';
+    } finally {
+      this.inFlight[slot] -= 1;
+    }
+  }
+}
+
+/** Codes after which the same operation is sent again (the outcome is none, or unknown). */
+const RETRYABLE = new Set([
+  'ID_CONTENTION',
+  'SERVICE_UNAVAILABLE',
+  'TOO_MANY_RESERVATIONS',
+  'INTERNAL_SERVER_ERROR',
+]);
+/** Codes that leave a write's outcome unknown (it may have been applied); so do HTTP_<status>. */
+const UNKNOWN_OUTCOME = new Set(['SERVICE_UNAVAILABLE', 'INTERNAL_SERVER_ERROR', 'TRANSPORT']);
+const unknownOutcome = (code: string) => UNKNOWN_OUTCOME.has(code) || code.startsWith('HTTP_');
+const READ_TIMEOUT_MS = 20_000;
+
+const backoff = (attempt: number) => sleep(Math.min(500, 25 * attempt) * (0.5 + Math.random()));
+
+/** The payload of root field `field`, and its error code or the first top-level one. */
+function payloadOf(
+  body: GraphQLResultLike | string,
+  field: string,
+): { payload: Record<string, unknown> | null; code: string | null } {
+  if (typeof body === 'string') return { payload: null, code: body };
+  const payload = (body.data?.[field] ?? null) as Record<string, unknown> | null;
+  const error = payload?.error as { code?: string } | null | undefined;
+  const code = error?.code ?? body.errors?.[0]?.extensions?.code ?? null;
+  return { payload, code: code ?? (payload === null ? '(no payload)' : null) };
+}
+
+/**
+ * Sends one operation until it has an answer that is not retryable, at most MAX_ATTEMPTS times.
+ * Returns the payload (null: out of attempts, or a final error whose code is `code`) and whether
+ * any send's outcome was unknown.
+ */
+async function sendUntilAnswered(
+  context: RunContext,
+  client: number,
+  field: string,
+  query: string,
+  variables: object,
+): Promise<{ payload: Record<string, unknown> | null; code: string | null; unsure: boolean }> {
+  let unsure = false;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+    const { payload, code } = payloadOf(await context.send(client, query, variables), field);
+    context.count(code ?? 'answered');
+    if (code === null) return { payload, code, unsure };
+    if (unknownOutcome(code)) unsure = true;
+    if (!RETRYABLE.has(code) && !unknownOutcome(code)) return { payload: null, code, unsure };
+    await backoff(attempt);
+  }
+  return { payload: null, code: 'UNRESOLVED', unsure };
+}
+
+/** One input in 5 asks for one of these few emails, so refused inserts come early and often. */
+const SHARED_EMAILS = 2;
+
+function transactionWorkload(): Workload {
+  return {
+    faultedCommands: ['findAndModify', 'insert', 'commitTransaction'],
+    async prepare(context) {
+      const ledger = new Ledger();
+      const counts = { emailsRefused: 0, unresolved: 0 };
+      let next = 0;
+      return {
+        async client(c) {
+          while (!context.stopped) {
+            const n = (next += 1);
+            const input = {
+              name: `kill-run ${n}`,
+              idempotencyKey: `kill-run-${context.tag}-${n}`,
+              ...(n % 5 === 4 ? { email: `shared${n % SHARED_EMAILS}@example.com` } : {}),
+            };
+            const answer = await sendUntilAnswered(context, c, 'createUser', CREATE_USER, {
+              input,
+              strategy: 'TRANSACTION',
+            });
+            const user = answer.payload?.user as { id: string; name: string } | undefined;
+            if (user) {
+              ledger.recordOutcomes([input], [{ user, replayed: false, code: null }]);
+              context.acknowledged();
+            } else if (answer.code === 'EMAIL_TAKEN') counts.emailsRefused += 1;
+            else if (answer.code === 'UNRESOLVED') counts.unresolved += 1;
+            else context.unexpected.push(`createUser ${n} answered ${answer.code}`);
+          }
+        },
+        async finish(db) {
+          const problems = await ledger.problems(db);
+          const ids = (
+            await db
+              .collection('users')
+              .find({}, { projection: { _id: 1 } })
+              .maxTimeMS(READ_TIMEOUT_MS)
+              .toArray()
+          ).map((doc) => Number(doc._id));
+          const distinct = new Set(ids);
+          const highest = Math.max(0, ...ids);
+          const holes = highest - distinct.size;
+          const counter = await db
+            .collection<{ _id: string; seq: unknown }>('counters')
+            .findOne({ _id: 'userid' }, { maxTimeMS: READ_TIMEOUT_MS });
+          const seq = counter === null ? 0 : Number(counter.seq);
+          if (holes > 0) problems.push(`${holes} holes below id ${highest}`);
+          if (seq !== highest)
+            problems.push(`userid counter at ${seq}, largest stored id ${highest}`);
+          return {
+            acknowledged: ledger.size,
+            highest,
+            holes,
+            duplicates: ids.length - distinct.size,
+            unresolved: counts.unresolved,
+            counts: { emailsRefused: counts.emailsRefused },
+            problems,
+          };
+        },
+      };
+    },
+  };
+}
+
+const SEQUENCE = 'kill-run-invoice';
+const CREATE_SEQUENCE = `mutation ($input: CreateSequenceInput!) {
+  createSequence(input: $input) { sequence { id } error { code message } } }`;
+const ALLOCATE = `mutation ($name: String!) {
+  allocateSequence(name: $name) { reservation { id value } error { code } } }`;
+const CONFIRM = `mutation ($id: ID!) { confirmReservation(id: $id) { value error { code } } }`;
+const RELEASE = `mutation ($id: ID!) { releaseReservation(id: $id) { value error { code } } }`;
+
+interface GaplessCounter {
+  _id: string;
+  seq: unknown;
+  pending?: Array<{ value: unknown }>;
+}
+
+function gaplessWorkload(): Workload {
+  return {
+    faultedCommands: ['findAndModify'],
+    async prepare(context, holdSeconds) {
+      const created = await sendUntilAnswered(context, 0, 'createSequence', CREATE_SEQUENCE, {
+        input: { name: SEQUENCE, gapless: true, holdSeconds },
+      });
+      if (created.payload === null) throw new Error(`createSequence answered ${created.code}`);
+      /** Every acknowledged confirmation's value, in order; a value twice is a duplicate. */
+      const confirmed: number[] = [];
+      /** Values whose confirmation may have been applied without an answer saying so. */
+      const unanswered = new Set<number>();
+      const counts = {
+        confirmed: 0,
+        released: 0,
+        abandoned: 0,
+        notFound: 0,
+        closing: 0,
+        unresolved: 0,
+      };
+      let next = 0;
+
+      /** One value: allocated, then confirmed, released or abandoned. */
+      async function oneValue(c: number, action: 'confirm' | 'release' | 'abandon'): Promise<void> {
+        const allocated = await sendUntilAnswered(context, c, 'allocateSequence', ALLOCATE, {
+          name: SEQUENCE,
+        });
+        const reservation = allocated.payload?.reservation as
+          { id: string; value: unknown } | undefined;
+        if (!reservation) {
+          if (allocated.code === 'UNRESOLVED') counts.unresolved += 1;
+          else context.unexpected.push(`allocateSequence answered ${allocated.code}`);
+          return;
+        }
+        const value = Number(reservation.value);
+        if (action === 'abandon') {
+          counts.abandoned += 1;
+          return;
+        }
+        const [field, query] =
+          action === 'confirm' ? ['confirmReservation', CONFIRM] : ['releaseReservation', RELEASE];
+        const answer = await sendUntilAnswered(context, c, field, query, { id: reservation.id });
+        if (answer.payload !== null) {
+          if (action === 'confirm') {
+            confirmed.push(value);
+            context.acknowledged();
+          }
+          counts[action === 'confirm' ? 'confirmed' : 'released'] += 1;
+        } else if (action === 'confirm' && answer.unsure) {
+          // A send whose answer was lost may have confirmed it; RESERVATION_NOT_FOUND then says so.
+          unanswered.add(value);
+        } else if (answer.code === 'RESERVATION_NOT_FOUND') {
+          counts.notFound += 1; // its hold expired and another client took the value first
+        } else if (answer.code === 'UNRESOLVED') {
+          counts.unresolved += 1;
+        } else {
+          context.unexpected.push(`${field} answered ${answer.code}`);
+        }
+      }
+
+      return {
+        async client(c) {
+          while (!context.stopped) {
+            const n = (next += 1) % 10;
+            await oneValue(c, n < 7 ? 'confirm' : n < 9 ? 'release' : 'abandon');
+          }
+        },
+        async finish(db) {
+          const counters = db.collection<GaplessCounter>('counters');
+          const read = () => counters.findOne({ _id: SEQUENCE }, { maxTimeMS: READ_TIMEOUT_MS });
+          // Every hold expires; then the closing client confirms what is pending, lowest first.
+          await sleep(holdSeconds * 1000 + 500);
+          for (let round = 0; round < 2_000; round += 1) {
+            if (((await read())?.pending ?? []).length === 0) break;
+            const before = confirmed.length;
+            await oneValue(0, 'confirm');
+            counts.closing += confirmed.length - before;
+          }
+          const doc = await read();
+          const seq = doc === null ? 0 : Number(doc.seq);
+          const pending = new Set((doc?.pending ?? []).map((entry) => Number(entry.value)));
+          const problems: string[] = [];
+          if (pending.size > 0) problems.push(`${pending.size} values still pending after closing`);
+          const seen = new Set<number>();
+          let duplicates = 0;
+          for (const value of confirmed) {
+            if (seen.has(value)) {
+              duplicates += 1;
+              problems.push(`value ${value} acknowledged as confirmed twice`);
+            }
+            seen.add(value);
+            if (value > seq || pending.has(value)) problems.push(`confirmed value ${value} lost`);
+          }
+          let phantom = 0;
+          for (let value = 1; value <= seq; value += 1) {
+            if (!pending.has(value) && !seen.has(value) && !unanswered.has(value)) phantom += 1;
+          }
+          if (phantom > 0)
+            problems.push(`${phantom} values confirmed that no confirmation asked for`);
+          return {
+            acknowledged: confirmed.length,
+            highest: seq,
+            holes: pending.size,
+            duplicates,
+            unresolved: counts.unresolved,
+            counts: { ...counts, unanswered: unanswered.size },
+            problems,
+          };
+        },
+      };
+    },
+  };
+}
+
+export const WORKLOADS: Record<WorkloadName, Workload> = {
+  transaction: transactionWorkload(),
+  gapless: gaplessWorkload(),
+};
