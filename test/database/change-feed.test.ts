@@ -47,13 +47,15 @@ test('a feed that falls behind is ended with SUBSCRIBER_BEHIND; the other goes o
   await collection.insertOne({ _id: 0 }); // the database and collection exist before watching
   const [reader, idle] = await Promise.all([feedOf(collection), feedOf(collection)]);
   try {
-    const total = MAX_QUEUED + 50;
+    // In steps the reading feed keeps up with (it reads each step before the next is written).
+    const total = MAX_QUEUED + 100;
     const ids = Array.from({ length: total }, (_, i) => i + 1);
-    for (let i = 0; i < total; i += 500) {
-      await collection.insertMany(ids.slice(i, i + 500).map((_id) => ({ _id })));
+    const seen: number[] = [];
+    for (let i = 0; i < total; i += 100) {
+      await collection.insertMany(ids.slice(i, i + 100).map((_id) => ({ _id })));
+      seen.push(...(await read(reader, 100)).map((event) => event.value));
     }
-    const seen = await read(reader, total);
-    expect(seen.map((event) => event.value)).toEqual(ids);
+    expect(seen).toEqual(ids);
 
     // `idle` read nothing while more than MAX_QUEUED changes were handed out.
     const error = await idle.next().then(
