@@ -52,6 +52,7 @@ function describe(report: KillRunReport): string {
       .map(([name, n]) => `${name} ${n}`)
       .join(', ')}`,
     `- kill -9 of pid ${kill.pid} at ${kill.atSeconds.toFixed(1)} s with ${kill.inFlight} requests in flight to it; replacement ready ${kill.restartedAfterSeconds?.toFixed(1)} s later`,
+    `- acknowledged per second: ${report.timeline.join(' ')}`,
     `- answers per send: ${Object.entries(report.answers)
       .map(([code, n]) => `${code} ${n}`)
       .join(', ')}`,

@@ -70,7 +70,10 @@ export class RunContext<S extends ServiceSlot = ServiceSlot> {
   readonly tag = randomUUID().slice(0, 8);
   readonly answers = new Map<string, number>();
   readonly unexpected: string[] = [];
+  /** Acknowledgements per whole second since `stopIn` started the load. */
+  readonly timeline: number[] = [];
   private readonly inFlight: number[];
+  private startedAt = 0;
   private stopAt = Number.POSITIVE_INFINITY;
 
   constructor(
@@ -84,8 +87,17 @@ export class RunContext<S extends ServiceSlot = ServiceSlot> {
     return performance.now() >= this.stopAt;
   }
 
+  /** Starts the load's clock: `stopped` turns true `ms` from now. */
   stopIn(ms: number): void {
-    this.stopAt = performance.now() + ms;
+    this.startedAt = performance.now();
+    this.stopAt = this.startedAt + ms;
+  }
+
+  /** A user created or a value confirmed, as the client was told, on the timeline. */
+  acknowledged(): void {
+    const second = Math.floor((performance.now() - this.startedAt) / 1000);
+    while (this.timeline.length <= second) this.timeline.push(0);
+    this.timeline[second] += 1;
   }
 
   inFlightAt(slot: number): number {
@@ -202,8 +214,10 @@ function transactionWorkload(): Workload {
               strategy: 'TRANSACTION',
             });
             const user = answer.payload?.user as { id: string; name: string } | undefined;
-            if (user) ledger.recordOutcomes([input], [{ user, replayed: false, code: null }]);
-            else if (answer.code === 'EMAIL_TAKEN') counts.emailsRefused += 1;
+            if (user) {
+              ledger.recordOutcomes([input], [{ user, replayed: false, code: null }]);
+              context.acknowledged();
+            } else if (answer.code === 'EMAIL_TAKEN') counts.emailsRefused += 1;
             else if (answer.code === 'UNRESOLVED') counts.unresolved += 1;
             else context.unexpected.push(`createUser ${n} answered ${answer.code}`);
           }
@@ -301,7 +315,10 @@ function gaplessWorkload(): Workload {
           action === 'confirm' ? ['confirmReservation', CONFIRM] : ['releaseReservation', RELEASE];
         const answer = await sendUntilAnswered(context, c, field, query, { id: reservation.id });
         if (answer.payload !== null) {
-          if (action === 'confirm') confirmed.push(value);
+          if (action === 'confirm') {
+            confirmed.push(value);
+            context.acknowledged();
+          }
           counts[action === 'confirm' ? 'confirmed' : 'released'] += 1;
         } else if (action === 'confirm' && answer.unsure) {
           // A send whose answer was lost may have confirmed it; RESERVATION_NOT_FOUND then says so.

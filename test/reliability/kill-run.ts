@@ -73,6 +73,8 @@ export interface KillRunReport {
   loadAverage: { start: number; end: number };
   /** Sends by outcome: a result, a code, or TRANSPORT (no answer: refused, reset, timed out). */
   answers: Record<string, number>;
+  /** Acknowledgements in each second of the run (the kill's and the fail points' dents show). */
+  timeline: number[];
   kill: { pid: number; atSeconds: number; inFlight: number; restartedAfterSeconds: number | null };
   failPoints: Array<{ name: string; fired: number }>;
   /** Transaction retries and write conflicts per strategyStats, last read from each process. */
@@ -288,6 +290,7 @@ export async function runKillRun(options: KillRunOptions): Promise<KillRunReport
       seconds,
       loadAverage: { start: loadStart, end: loadavg()[0] },
       answers: Object.fromEntries([...context.answers].sort(([a], [b]) => a.localeCompare(b))),
+      timeline: context.timeline,
       kill: killed,
       failPoints: [...fired].map(([name, count]) => ({ name, fired: count })),
       transactionStats: stats.total(),
