@@ -42,6 +42,9 @@ export interface ServiceFleet {
   stop(): Promise<void>;
 }
 
+/** The client name a fleet's token stands for (`CLIENT_TOKENS`). */
+export const FLEET_CLIENT = 'bench';
+
 const ROOT = join(__dirname, '..');
 const READY_TIMEOUT_MS = 60_000;
 const HTTP_TIMEOUT_MS = 10_000;
@@ -141,7 +144,7 @@ export async function startServiceFleet(options: {
   const token = randomBytes(24).toString('hex');
   const headers = { authorization: `Bearer ${token}` };
   const env = {
-    CLIENT_TOKENS: `bench:${token}`,
+    CLIENT_TOKENS: `${FLEET_CLIENT}:${token}`,
     MONGODB_URI: options.mongodbUri,
     MONGODB_DB: options.dbName,
     NODE_ENV: 'production',

@@ -63,6 +63,7 @@ import {
   SequenceExhaustedError,
   SequenceNotFoundError,
 } from './errors.js';
+import { moveOwnedCounters, type NamespaceMove } from './namespaces.js';
 import { pageOfSequences, type SequencePage, type SequencePageRequest } from './pages.js';
 import { SequenceChanges } from './changes.js';
 import { type Reservation, Reservations } from './reservations.js';
@@ -257,18 +258,24 @@ export class Sequences {
     return pageOfSequences(this.counters, request);
   }
 
+  /** Moves 0.3's client-owned counters into their owner's namespace (./namespaces.ts). */
+  moveOwnedCounters(): Promise<NamespaceMove> {
+    return moveOwnedCounters(this.counters);
+  }
+
   /**
-   * Defines a sequence. Creating it again with the same definition returns it (also when it was
-   * created implicitly with the defaults); a different definition is BAD_USER_INPUT naming the
+   * Defines a sequence, owned by the client whose namespace its key names (`input.owner`; none in
+   * the shared namespace). Creating it again with the same definition returns it (also when it
+   * was created implicitly with the defaults); a different definition is BAD_USER_INPUT naming the
    * first differing field, since definitions never change.
    */
   async create(
     input: SequenceKey & DefinitionInput,
-    options: WriteOptions & { owner?: string | null } = {},
+    options: WriteOptions = {},
   ): Promise<SequenceState> {
     const resolved = resolveKey(input);
     const definition = validateDefinition(input);
-    const owner = options.owner ?? null;
+    const owner = resolved.owner;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const doc: CounterDocument = {
         _id: resolved.id,
@@ -289,11 +296,10 @@ export class Sequences {
       const stored = definitionOf(existing);
       this.definitions.set(resolved.id, stored);
       if (owner !== null && existing.owner !== owner) {
-        // The same answer whoever holds it and however it is defined: nothing of its owner, its
-        // definition or its values reaches another tenant. That the name is taken cannot be
-        // hidden while names are shared by every client.
+        // Only a counter written by hand sits in a client's namespace with another owner: the
+        // same answer as any other refusal of the name, nothing of that counter.
         throw new BadUserInputError(
-          `The name of sequence ${describeKey(resolved)} is not available (names are shared by every client of this service); choose another name or scope.`,
+          `The name of sequence ${describeKey(resolved)} is not available; choose another name or scope.`,
           { field: 'name' },
         );
       }

@@ -57,4 +57,4 @@ export type {
   TransactionalIdSource,
 } from './strategy.js';
 export { newCreationTally } from './strategy.js';
-export { USER_ID_SEQUENCE } from './user-id-counter.js';
+export { USER_ID_SEQUENCE, UserIdTurns } from './user-id-counter.js';

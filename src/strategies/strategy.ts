@@ -12,6 +12,7 @@
 import type { ClientSession, MongoClient } from 'mongodb';
 import type { CommandTally } from '../database/index.js';
 import type { HeldValues, Sequences } from '../sequences/index.js';
+import type { UserIdTurns } from './user-id-counter.js';
 
 /** What one call that creates users spent, reported to the stats. */
 export interface CreationTally extends CommandTally {
@@ -79,7 +80,7 @@ export interface RoundInsert<T> {
 export interface TransactionalIdSource {
   /**
    * Takes `count` ids, all different and ascending, and runs `insert` under them in one
-   * transaction with the `$inc`; commits when `insert` answers `commit: true`, else rolls both
+   * transaction with the `$inc`, alone among this process's rounds (`UserIdTurns`); commits when `insert` answers `commit: true`, else rolls both
    * back. Transient failures run it again (bounded), so `insert` may run more than once, each
    * time with the ids of that attempt. Out of attempts: ID_CONTENTION, nothing stored.
    */
@@ -100,6 +101,8 @@ export interface IdSourceDeps {
   sequences: Sequences;
   /** For sessions (TRANSACTION). */
   client: MongoClient;
+  /** This process's turns on the `userid` counter; the users component takes the shared ones. */
+  turns: UserIdTurns;
   /** Server-side bound of each command (DB_TIMEOUT_MS); a commit's too. */
   maxTimeMS: number;
   /** The largest stored user `_id` (one command, added to the tally). */

@@ -15,12 +15,50 @@
  * without reissuing around them. A give-back the database fails to answer also leaves a gap: the
  * caller's answer (e.g. duplicate email) stands.
  */
+import { Semaphore } from 'async-mutex';
 import { MongoError } from 'mongodb';
 import { SequenceCorruptError, type AllocatedRange, type SequenceKey } from '../sequences/index.js';
 import type { CreationTally, IdSourceDeps } from './strategy.js';
 
 /** The counter that feeds user ids, named as in MongoDB's tutorial. */
 export const USER_ID_SEQUENCE: SequenceKey = { name: 'userid' };
+
+/**
+ * Whose turn it is to number users in this process: a transactional round (TRANSACTION) runs
+ * alone, every other round (take, insert, give back, repair) runs beside the others.
+ *
+ * Why: a TRANSACTION round holds the `userid` counter's document and its new `_id`s locked at the
+ * server until it commits, and a plain write that meets those locks (COUNTER's or BLOCK's `$inc`,
+ * OPTIMISTIC_LOOP's insert of the same max + 1, a drift repair) waits there, as on mongod, holding
+ * one of the driver's pooled connections. Enough of them fill the pool, and the commit that would
+ * release them waits for a connection: a deadlock that only their maxTimeMS ends (CI met it: 500
+ * mixed creations, "operation exceeded time limit"). With turns, such writes wait here, holding
+ * nothing, and a transaction never meets a write of its own process, so it conflicts
+ * (WriteConflict) only with other processes. Rounds of other processes still wait at the server,
+ * on their own connections, for as long as one transaction lasts.
+ *
+ * Fair: turns are granted in request order (async-mutex's Semaphore is FIFO, and a waiting
+ * transactional round holds back the shared rounds that come after it), so neither side starves.
+ */
+export class UserIdTurns {
+  /**
+   * Shared rounds at once. More would gain nothing: the driver sends at most `maxPoolSize`
+   * (100 by default) commands at once. Small on purpose: the Semaphore scans its capacity at
+   * every release (a capacity of 2^30 made each release take seconds).
+   */
+  static readonly SHARED_AT_ONCE = 128;
+  private readonly semaphore = new Semaphore(UserIdTurns.SHARED_AT_ONCE);
+
+  /** Runs a round that writes outside any transaction; such rounds run together. */
+  shared<T>(round: () => Promise<T>): Promise<T> {
+    return this.semaphore.runExclusive(round, 1);
+  }
+
+  /** Runs a transactional round alone in this process. */
+  alone<T>(round: () => Promise<T>): Promise<T> {
+    return this.semaphore.runExclusive(round, UserIdTurns.SHARED_AT_ONCE);
+  }
+}
 
 /** Counter-fed strategies retry after a repair; more rounds only happen under optimistic traffic. */
 export const COUNTER_MAX_ROUNDS = 20;

@@ -24,6 +24,7 @@ import {
   type CreationTally,
   type IdSource,
   type IdStrategy,
+  type UserIdTurns,
 } from '../strategies/index.js';
 import {
   DuplicateEmailError,
@@ -52,6 +53,8 @@ export interface CreationDeps {
   users: UsersCollection;
   stats: StrategyStats<IdStrategy>;
   sources: Record<IdStrategy, IdSource>;
+  /** This process's turns on the `userid` counter, shared by every strategy's source. */
+  turns: UserIdTurns;
   indexes: UserIndexes;
 }
 
@@ -331,7 +334,7 @@ async function createOnce(
   const report = await insertWithFreshIds(
     deps.users,
     plan.toInsert.map((candidate) => unsavedUser(candidate, strategy, createdAt)),
-    deps.sources[strategy],
+    { source: deps.sources[strategy], turns: deps.turns },
     tally,
     {
       signal: options?.signal,

@@ -22,6 +22,9 @@
  * A transactional source (TRANSACTION) takes its ids in the insert's transaction instead
  * (`insertInTransactions`): a refused document rolls its whole round back, ids included, then fails
  * alone while the others go again, so a refused item consumes no id and nothing is withdrawn.
+ *
+ * Turns: every round that writes outside a transaction runs in a shared turn of the process's
+ * `UserIdTurns`, a transactional round alone (src/strategies/user-id-counter.ts says why).
  */
 import { Long } from 'bson';
 import { beforeWrite, countCommand, type WriteOptions } from '../database/index.js';
@@ -30,7 +33,9 @@ import type {
   CreationTally,
   IdSource,
   TakenIds,
+  TakingIdSource,
   TransactionalIdSource,
+  UserIdTurns,
 } from '../strategies/index.js';
 import { IdContentionError } from './errors.js';
 import { insertInSession, insertUnordered } from './insert.js';
@@ -52,67 +57,95 @@ export interface InsertReport {
 
 export type InsertOptions = WriteOptions & { beforeInsert?: (docs: UserDocument[]) => void };
 
+/** The strategy's source, and this process's turns on the `userid` counter (see src/strategies). */
+export interface Numbering {
+  source: IdSource;
+  turns: UserIdTurns;
+}
+
 export async function insertWithFreshIds(
   users: UsersCollection,
   unsaved: UnsavedUser[],
-  source: IdSource,
+  { source, turns }: Numbering,
   tally: CreationTally,
   options?: InsertOptions,
 ): Promise<InsertReport> {
   if ('takeWithInsert' in source) {
-    return insertInTransactions(users, unsaved, source, tally, options);
+    return insertInTransactions(users, unsaved, source, turns, tally, options);
   }
-  const results: InsertResult[] = new Array(unsaved.length);
-  const attempts: number[] = new Array(unsaved.length).fill(0);
-  let duplicateKeyRetries = 0;
+  const report: InsertReport = {
+    results: new Array(unsaved.length),
+    attempts: new Array(unsaved.length).fill(0),
+    duplicateKeyRetries: 0,
+  };
   let pending = unsaved.map((_, position) => position);
-
   for (let round = 1; pending.length > 0; round += 1) {
-    let taken: TakenIds;
-    beforeWrite(options);
-    try {
-      taken = await source.take(pending.length, tally);
-    } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
-      for (const position of pending) results[position] = { error: err };
-      break;
-    }
-    const docs = pending.map((position, k) => ({
-      _id: Long.fromNumber(taken.ids[k]),
-      ...unsaved[position],
-    }));
-    beforeWrite(options);
-    options?.beforeInsert?.(docs);
-    const refused = await insertUnordered(users, docs, tally);
-
-    const collided: number[] = [];
-    const unstored = new Set<number>();
-    pending.forEach((position, k) => {
-      attempts[position] += 1;
-      const field = refused.get(k);
-      if (field === undefined) results[position] = { created: docs[k] };
-      else if (field === '_id') collided.push(position);
-      else {
-        results[position] = { duplicateOn: field };
-        unstored.add(k);
-      }
-    });
-    if (unstored.size > 0 && !options?.signal?.aborted) await taken.giveBack(unstored, tally);
-    if (collided.length > 0 && round >= source.maxRounds) {
-      for (const position of collided) {
-        results[position] = { error: new IdContentionError(attempts[position]) };
-      }
-      break;
-    }
-    if (collided.length > 0) {
-      duplicateKeyRetries += collided.length;
-      const withdrawn = await withdrawAfter(users, collided[0], pending, docs, results, tally);
-      beforeWrite(options);
-      await source.afterCollision(round, tally);
-      pending = [...collided, ...withdrawn].sort((a, b) => a - b);
-    } else pending = [];
+    const inserting = pending;
+    pending = await turns.shared(() =>
+      takingRound(round, inserting, { users, unsaved, source, tally, options, report }),
+    );
   }
-  return { results, attempts, duplicateKeyRetries };
+  return report;
+}
+
+interface TakingRound {
+  users: UsersCollection;
+  unsaved: UnsavedUser[];
+  source: TakingIdSource;
+  tally: CreationTally;
+  options?: InsertOptions;
+  report: InsertReport;
+}
+
+/** One round of a taking source: take, insert, give back, repair; answers what is still pending. */
+async function takingRound(
+  round: number,
+  pending: number[],
+  { users, unsaved, source, tally, options, report }: TakingRound,
+): Promise<number[]> {
+  const { results, attempts } = report;
+  let taken: TakenIds;
+  beforeWrite(options);
+  try {
+    taken = await source.take(pending.length, tally);
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    for (const position of pending) results[position] = { error: err };
+    return [];
+  }
+  const docs = pending.map((position, k) => ({
+    _id: Long.fromNumber(taken.ids[k]),
+    ...unsaved[position],
+  }));
+  beforeWrite(options);
+  options?.beforeInsert?.(docs);
+  const refused = await insertUnordered(users, docs, tally);
+
+  const collided: number[] = [];
+  const unstored = new Set<number>();
+  pending.forEach((position, k) => {
+    attempts[position] += 1;
+    const field = refused.get(k);
+    if (field === undefined) results[position] = { created: docs[k] };
+    else if (field === '_id') collided.push(position);
+    else {
+      results[position] = { duplicateOn: field };
+      unstored.add(k);
+    }
+  });
+  if (unstored.size > 0 && !options?.signal?.aborted) await taken.giveBack(unstored, tally);
+  if (collided.length === 0) return [];
+  if (round >= source.maxRounds) {
+    for (const position of collided) {
+      results[position] = { error: new IdContentionError(attempts[position]) };
+    }
+    return [];
+  }
+  report.duplicateKeyRetries += collided.length;
+  const withdrawn = await withdrawAfter(users, collided[0], pending, docs, results, tally);
+  beforeWrite(options);
+  await source.afterCollision(round, tally);
+  return [...collided, ...withdrawn].sort((a, b) => a - b);
 }
 
 /**
@@ -158,6 +191,7 @@ async function insertInTransactions(
   users: UsersCollection,
   unsaved: UnsavedUser[],
   source: TransactionalIdSource,
+  turns: UserIdTurns,
   tally: CreationTally,
   options?: InsertOptions,
 ): Promise<InsertReport> {
@@ -215,7 +249,7 @@ async function insertInTransactions(
     }
     duplicateKeyRetries += inserting.length;
     beforeWrite(options);
-    await source.afterCollision(collisions, tally);
+    await turns.shared(() => source.afterCollision(collisions, tally));
   }
   return { results, attempts, duplicateKeyRetries };
 }

@@ -23,6 +23,7 @@ import { type HeldValues, type ReservedSequence, type Sequences } from '../seque
 import type { StrategyStats } from '../stats/index.js';
 import {
   idSources,
+  UserIdTurns,
   USER_ID_SEQUENCE,
   type IdSource,
   type IdStrategy,
@@ -83,9 +84,11 @@ export class Users {
       }),
       deps.maxTimeMS,
     );
+    const turns = new UserIdTurns();
     const sources = idSources({
       sequences: deps.sequences,
       client: deps.db.client,
+      turns,
       maxTimeMS: deps.maxTimeMS,
       blockSize: deps.blockSize,
       blockSizeMax: deps.blockSizeMax ?? deps.blockSize,
@@ -94,7 +97,13 @@ export class Users {
     });
     this.indexes = new UserIndexes(this.collection);
     this.sources = sources;
-    this.creation = { users: this.collection, stats: deps.stats, sources, indexes: this.indexes };
+    this.creation = {
+      users: this.collection,
+      stats: deps.stats,
+      sources,
+      turns,
+      indexes: this.indexes,
+    };
   }
 
   /** Creates the unique indexes (at start-up; they are re-created by themselves when lost). */

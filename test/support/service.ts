@@ -98,7 +98,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     runtimeAdapters: { os },
   });
   const components = createComponents(client.db(dbName), config);
-  if (options.ensureIndexes ?? true) await components.users.ensureIndexes();
+  if (options.ensureIndexes ?? true) {
+    await components.users.ensureIndexes();
+    // As src/main.ts does at start.
+    await components.sequences.moveOwnedCounters();
+  }
   const http = await startHttpServer(config, {
     client,
     components,

@@ -5,7 +5,7 @@
  * Commands are counted from the driver's own command monitoring (`commandStarted`), restricted to
  * the test's database, so a count includes everything the component sent there and nothing else.
  */
-import type { CommandStartedEvent, Db, MongoClient } from 'mongodb';
+import type { CommandStartedEvent, Db, MongoClient, MongoClientOptions } from 'mongodb';
 import { Sequences } from '../../src/sequences';
 import { StrategyStats } from '../../src/stats';
 import { ID_STRATEGIES, type IdStrategy } from '../../src/strategies';
@@ -28,10 +28,11 @@ export interface UsersUnderTest {
 }
 
 export class UsersTestBed {
-  private constructor(private readonly client: MongoClient) {}
+  private constructor(readonly client: MongoClient) {}
 
-  static async open(): Promise<UsersTestBed> {
-    return new UsersTestBed(await connectTestClient({ monitorCommands: true }));
+  /** `options`: e.g. a small `maxPoolSize`, to show what waits for a pooled connection. */
+  static async open(options: MongoClientOptions = {}): Promise<UsersTestBed> {
+    return new UsersTestBed(await connectTestClient({ monitorCommands: true, ...options }));
   }
 
   async fresh(options: Partial<UsersDeps> = {}): Promise<UsersUnderTest> {

@@ -8,16 +8,17 @@
  * the `$inc` back with it, so the ids this strategy stores are consecutive: no hole, no duplicate,
  * whatever fails. A deleted user's id is never issued again (the counter does not go down).
  *
- * Conflicts: two transactions that `$inc` the same counter conflict (WriteConflict, a
- * TransientTransactionError), so within one process only one transaction per counter runs at a
- * time (`oneAtATime`, a mutex: waiting requests queue instead of conflicting); only transactions
- * of other processes conflict, and those are retried with bounded, jittered attempts
- * (`TRANSACTION_MAX_ATTEMPTS`), then ID_CONTENTION (retryable) with nothing stored.
+ * Conflicts: a transaction that `$inc`s the counter conflicts (WriteConflict, a
+ * TransientTransactionError) with any other write of that counter after its snapshot, so within
+ * one process a transactional round runs alone (`UserIdTurns.alone`: the other strategies' rounds
+ * and other transactions wait in the process, not at the server; see ../user-id-counter.ts for the
+ * deadlock this also avoids); only writes of other processes conflict, and those are retried with
+ * bounded, jittered attempts (`TRANSACTION_MAX_ATTEMPTS`), then ID_CONTENTION (retryable) with
+ * nothing stored.
  *
  * A database without transactions (a standalone) is refused with BAD_USER_INPUT on `strategy`
  * naming the reason; there is no fallback to a strategy that leaves holes.
  */
-import { Mutex } from 'async-mutex';
 import {
   isTransactionsUnsupported,
   runInTransaction,
@@ -65,12 +66,11 @@ export const transaction: Strategy = {
     leavesNoHoles: true,
   },
   createSource(deps) {
-    const oneAtATime = new Mutex();
     return {
       maxRounds: COUNTER_MAX_ROUNDS,
       async takeWithInsert(count, tally, insert, options) {
         try {
-          return await oneAtATime.runExclusive(() =>
+          return await deps.turns.alone(() =>
             runInTransaction(
               deps.client,
               async (session) => {
