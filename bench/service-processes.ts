@@ -92,8 +92,9 @@ async function startOne(
   env: Record<string, string>,
   nodeArgs: string[],
   entry: string,
+  fixedPort?: number,
 ): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const child = spawn(process.execPath, [...startScriptHeapFlags(), ...nodeArgs, entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port) },
@@ -137,6 +138,8 @@ export async function startServiceFleet(options: {
   nodeArgs?: string[];
   /** The service's built entry point; this checkout's `dist/main.js` unless told otherwise. */
   entry?: string;
+  /** Ports `port`, `port + 1`, ... for the processes (a range one was given); free ones if unset. */
+  port?: number;
 }): Promise<ServiceFleet> {
   const token = randomBytes(24).toString('hex');
   const headers = { authorization: `Bearer ${token}` };
@@ -150,8 +153,13 @@ export async function startServiceFleet(options: {
     ID_BLOCK_SIZE_MAX: String(options.blockSizeMax),
   };
   const started = await Promise.allSettled(
-    Array.from({ length: options.instances }, () =>
-      startOne(env, options.nodeArgs ?? [], options.entry ?? join(ROOT, 'dist/main.js')),
+    Array.from({ length: options.instances }, (_, i) =>
+      startOne(
+        env,
+        options.nodeArgs ?? [],
+        options.entry ?? join(ROOT, 'dist/main.js'),
+        options.port === undefined ? undefined : options.port + i,
+      ),
     ),
   );
   const running = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));

@@ -34,6 +34,7 @@ import { countCommand, type CommandTally } from '../database/command-tally.js';
 import { isDuplicateKeyError } from '../database/duplicate-key.js';
 import { boundedCollection, type BoundedCollection } from '../database/command-options.js';
 import { beforeWrite, type WriteOptions } from '../database/write-options.js';
+import { afterCommit } from '../database/transaction.js';
 import {
   type CounterDocument,
   type SequenceState,
@@ -109,7 +110,10 @@ export function valuesOf(range: AllocatedRange): number[] {
 export interface SequencesOptions {
   /** WRITE_CONCERN (src/config.ts holds every default). */
   writeConcern: WriteConcernSettings;
-  /** Called once per successful write of a counter document (allocation, repair, set, create). */
+  /**
+   * Called once per successful write of a counter document (allocation, repair, set, create); for
+   * an allocation inside a transaction, once it commits, never when it is rolled back.
+   */
   onCounterWrite?: (key: SequenceKey) => void;
   /**
    * Server-side time limit of every command (DB_TIMEOUT_MS). The mongodb driver 7 ignores
@@ -213,7 +217,8 @@ export class Sequences {
       const doc = await this.increment(resolved, definition, delta, guard);
       if (doc !== null) {
         const last = storedSeq(doc);
-        this.wrote(resolved, doc);
+        // In a transaction, the write is only one once committed (a rolled-back `$inc` is none).
+        afterCommit(guard.session, () => this.wrote(resolved, doc));
         const range = { first: last - delta + definition.step, last, step: definition.step, count };
         return { range, doc, reservation: null };
       }

@@ -15,6 +15,7 @@ import { clientOptions } from '../../src/database';
 import type { ServiceComponents } from '../../src/components';
 import { createComponents } from '../../src/components';
 import { startHttpServer } from '../../src/http';
+import type { SubscriptionBounds } from '../../src/graphql/subscriptions';
 import { createLogger } from '../../src/logger';
 import { testMongoUri, uniqueDbName } from './db';
 
@@ -52,6 +53,8 @@ export interface TestServiceOptions {
   mongodbUri?: string;
   /** False to start without creating indexes, e.g. over a database that cannot be reached. */
   ensureIndexes?: boolean;
+  /** Narrower subscription bounds, to show each bite with a few connections. */
+  subscriptionBounds?: SubscriptionBounds;
 }
 
 /** POSTs one GraphQL operation as JSON; the body is parsed whatever the status. */
@@ -105,6 +108,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     components,
     logger: createLogger(config),
     host: '127.0.0.1',
+    subscriptionBounds: options.subscriptionBounds,
   });
   return {
     url: http.url,
