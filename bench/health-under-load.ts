@@ -160,7 +160,7 @@ async function main() {
     throw error;
   });
   let loadWindow: { started: number; ended: number } | undefined;
-  let exitedAt = Date.now();
+  let exitedAt: number | undefined;
   try {
     const { url } = fleet.processes[0];
     console.log(`database: ${database.description}; service: ${url} (NODE_ENV=production)`);
@@ -197,7 +197,7 @@ async function main() {
     await database.stop();
     console.log(`load average after: ${load()}`);
   }
-  if (profileDir !== null && loadWindow !== undefined) {
+  if (profileDir !== null && loadWindow !== undefined && exitedAt !== undefined) {
     await printProfile(profileDir, loadWindow, exitedAt);
   }
 }
