@@ -12,6 +12,10 @@
  * - driver errors that mean no server could be used in time: network errors and timeouts, server
  *   selection, a pool or client closed under the request, waiting for a connection;
  * - a write concern that was not satisfied (the write may or may not be durable);
+ * - a bulk write (`insertMany`) that failed on one of the above: the driver wraps that error in a
+ *   MongoBulkWriteError as its `errorResponse`, and the wrapper need not keep its labels (seen
+ *   when the database stopped under a group transaction's insertMany: an unlabelled wrapper of
+ *   "connection closed", answered INTERNAL_SERVER_ERROR before this rule);
  * - the server codes named in `TRANSIENT_SERVER_CODES`, each named once: shutdown, stepdown, time
  *   limits, lock and write conflicts, replica-set states that pass, and a disk that cannot take
  *   writes now (OutOfDiskSpace; a failing or read-only journal answers NotWritablePrimary, as a
@@ -93,6 +97,13 @@ export function isTransientDatabaseError(err: unknown): boolean {
   if (TRANSIENT_LABELS.some((label) => err.hasErrorLabel(label))) return true;
   if (UNEXPORTED_POOL_ERRORS.has(err.name)) return true;
   if (UNAVAILABLE_ERROR_CLASSES.some((errorClass) => err instanceof errorClass)) return true;
+  if (
+    err instanceof MongoBulkWriteError &&
+    err.errorResponse instanceof MongoError &&
+    isTransientDatabaseError(err.errorResponse)
+  ) {
+    return true;
+  }
   // An unordered insert whose writes were applied but whose write concern was not satisfied.
   if (err instanceof MongoBulkWriteError && err.result?.getWriteConcernError()) return true;
   return typeof err.code === 'number' && TRANSIENT_CODES.has(err.code);

@@ -3,7 +3,7 @@
  * with the `failCommand` fail point (scoped to this file's own appName) and read back from a real
  * `find`, so the test sees exactly what a component would catch.
  */
-import type { MongoClient } from 'mongodb';
+import { MongoBulkWriteError, MongoNetworkError, type MongoClient } from 'mongodb';
 import { isTransientDatabaseError, TRANSIENT_SERVER_CODES } from '../../src/database';
 import { clearFailPoint, setFailPoint } from '../reliability/fail-points';
 import { connectTestClient, uniqueDbName } from '../support/db';
@@ -58,6 +58,42 @@ test('a dropped connection is transient', async () => {
   const err = await errorOfFind({ failCommands: ['find'], closeConnection: true });
   expect(err).toBeDefined();
   expect(isTransientDatabaseError(err)).toBe(true);
+});
+
+test('an insertMany that failed on a dropped connection is transient, also when its wrapper has no label', async () => {
+  await setFailPoint(
+    admin,
+    appName,
+    { times: 1 },
+    { failCommands: ['insert'], closeConnection: true },
+  );
+  let real: unknown;
+  try {
+    await client
+      .db(appName)
+      .collection('bulk')
+      .insertMany([{ a: 1 }, { a: 2 }]);
+  } catch (err) {
+    real = err;
+  } finally {
+    await clearFailPoint(admin, appName);
+  }
+  expect(real).toBeInstanceOf(MongoBulkWriteError);
+  expect(isTransientDatabaseError(real)).toBe(true);
+  // The shape the outage test met when the database stopped under a group transaction: the same
+  // wrapper around an unlabelled "connection closed" (the log showed no label on either).
+  const unlabelled = new MongoBulkWriteError(
+    new MongoNetworkError('connection 4 to 127.0.0.1:39803 closed'),
+    (real as MongoBulkWriteError).result,
+  );
+  expect(unlabelled.errorLabels).toEqual([]);
+  expect(isTransientDatabaseError(unlabelled)).toBe(true);
+  // A bulk write refused by the server for the documents themselves is not.
+  const refused = new MongoBulkWriteError(
+    { message: 'E11000 duplicate key', code: 11000, writeErrors: [] },
+    (real as MongoBulkWriteError).result,
+  );
+  expect(isTransientDatabaseError(refused)).toBe(false);
 });
 
 test("client mistakes, duplicate keys and the service's own errors are not transient", async () => {

@@ -224,7 +224,14 @@ test('32 clients on two instances reserve, confirm, release and abandon at once:
   const name = 'concurrent-gapless';
   await define({ name, gapless: true, holdSeconds: 1 });
   const confirmed: number[] = [];
-  const tally = { released: 0, abandoned: 0, contention: 0, lostToExpiry: 0 };
+  const tally = {
+    released: 0,
+    abandoned: 0,
+    contention: 0,
+    lostToExpiry: 0,
+    unavailable: 0,
+    confirmRetries: 0,
+  };
   let draw = 7;
   const random = () => {
     draw = (draw * 1103515245 + 12345) % 2 ** 31;
@@ -234,6 +241,16 @@ test('32 clients on two instances reserve, confirm, release and abandon at once:
     const via = index % 2 === 0 ? service : other;
     for (let round = 0; round < 12; round += 1) {
       const answer = await via.graphql(ALLOCATE, { name }, CLIENT);
+      if (answer.body.data == null) {
+        // A request past its deadline on a loaded machine: 503, retryable; a value it may have
+        // reserved is abandoned, expires and is refilled below like any other.
+        expect(answer.body.errors?.[0]?.extensions).toMatchObject({
+          code: 'SERVICE_UNAVAILABLE',
+          retryable: true,
+        });
+        tally.unavailable += 1;
+        continue;
+      }
       const allocated = answer.body.data.allocateSequence;
       if (allocated.error !== null) {
         expect(allocated.error).toMatchObject({ code: 'ID_CONTENTION', retryable: true });
@@ -246,7 +263,7 @@ test('32 clients on two instances reserve, confirm, release and abandon at once:
         // client sends it again, as the API says.
         let done = await settle(CONFIRM, allocated.reservation.id, via);
         for (let retry = 0; done.error?.code === 'ID_CONTENTION' && retry < 20; retry += 1) {
-          tally.contention += 1;
+          tally.confirmRetries += 1;
           done = await settle(CONFIRM, allocated.reservation.id, via);
         }
         if (done.error === null) confirmed.push(done.value as number);
@@ -287,9 +304,14 @@ test('32 clients on two instances reserve, confirm, release and abandon at once:
   expect(after.gaps).toEqual({ runs: [], scannedThrough: after.value, complete: true });
   expect(all).toEqual(Array.from({ length: after.value }, (_, i) => i + 1));
   // Every round of every client is accounted for: confirmed, lost to an expired hold, released,
-  // abandoned, or refused as contention (how many of each depends on the machine's load).
+  // abandoned, refused as contention or past its deadline (how many of each depends on the load).
   expect(
-    confirmed.length + tally.lostToExpiry + tally.released + tally.abandoned + tally.contention,
+    confirmed.length +
+      tally.lostToExpiry +
+      tally.released +
+      tally.abandoned +
+      tally.contention +
+      tally.unavailable,
   ).toBe(32 * 12);
   expect(confirmed.length).toBeGreaterThan(0);
   const stored = await service.client
