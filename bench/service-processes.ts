@@ -42,6 +42,9 @@ export interface ServiceFleet {
   stop(): Promise<void>;
 }
 
+/** The client name a fleet's token stands for (`CLIENT_TOKENS`). */
+export const FLEET_CLIENT = 'bench';
+
 const ROOT = join(__dirname, '..');
 const READY_TIMEOUT_MS = 60_000;
 const HTTP_TIMEOUT_MS = 10_000;
@@ -89,8 +92,9 @@ async function startOne(
   env: Record<string, string>,
   nodeArgs: string[],
   entry: string,
+  fixedPort?: number,
 ): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const child = spawn(process.execPath, [...startScriptHeapFlags(), ...nodeArgs, entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port) },
@@ -134,11 +138,13 @@ export async function startServiceFleet(options: {
   nodeArgs?: string[];
   /** The service's built entry point; this checkout's `dist/main.js` unless told otherwise. */
   entry?: string;
+  /** Ports `port`, `port + 1`, ... for the processes (a range one was given); free ones if unset. */
+  port?: number;
 }): Promise<ServiceFleet> {
   const token = randomBytes(24).toString('hex');
   const headers = { authorization: `Bearer ${token}` };
   const env = {
-    CLIENT_TOKENS: `bench:${token}`,
+    CLIENT_TOKENS: `${FLEET_CLIENT}:${token}`,
     MONGODB_URI: options.mongodbUri,
     MONGODB_DB: options.dbName,
     NODE_ENV: 'production',
@@ -147,8 +153,13 @@ export async function startServiceFleet(options: {
     ID_BLOCK_SIZE_MAX: String(options.blockSizeMax),
   };
   const started = await Promise.allSettled(
-    Array.from({ length: options.instances }, () =>
-      startOne(env, options.nodeArgs ?? [], options.entry ?? join(ROOT, 'dist/main.js')),
+    Array.from({ length: options.instances }, (_, i) =>
+      startOne(
+        env,
+        options.nodeArgs ?? [],
+        options.entry ?? join(ROOT, 'dist/main.js'),
+        options.port === undefined ? undefined : options.port + i,
+      ),
     ),
   );
   const running = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));

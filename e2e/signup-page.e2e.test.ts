@@ -4,6 +4,7 @@
  * them, and shows a duplicate email beside the email field from `errors[0].extensions`. A page on an
  * origin not in CORS_ORIGINS is refused by the browser, and a cross-site form post (the request CORS
  * does not stop) is refused by CSRF prevention, as is a GET query without `apollo-require-preflight`.
+ * The `userid` counter on the page moves live (a subscription) when any client creates a user.
  * Outcomes are checked through the API as well as the DOM.
  */
 import { mkdir } from 'node:fs/promises';
@@ -356,3 +357,21 @@ test.each([
     expect((await storedUsers()).filter((user) => user.name === name)).toEqual([]);
   },
 );
+
+test('the userid counter moves live, through a subscription, when a user is created', async () => {
+  const { page } = await openPage(allowedSite);
+  const counter = await page.waitForSelector('#userid-counter[data-live="true"]');
+  const before = Number(await counter.getAttribute('data-value'));
+  const pageRequests: string[] = [];
+  page.on('request', (request) => pageRequests.push(`${request.method()} ${request.url()}`));
+  // Created by another client (not the page): only the subscription can tell the page.
+  const created = await service.graphql<{ createUser: { user: { id: string } } }>(
+    'mutation { createUser(input: { name: "Counted" }, strategy: COUNTER) { user { id } } }',
+  );
+  const id = Number(created.body.data!.createUser.user.id);
+  expect(id).toBeGreaterThan(before);
+  await page.waitForSelector(`#userid-counter[data-value="${id}"]`);
+  expect(await page.textContent('#userid-counter')).toBe(String(id));
+  expect(pageRequests).toEqual([]); // no polling, no refetch: the value came over the WebSocket
+  await screenshot(page, 'userid-counter-live');
+});

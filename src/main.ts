@@ -44,6 +44,13 @@ async function main(): Promise<void> {
   const client = await connectDatabase(uri, config);
   const components = createComponents(client.db(config.MONGODB_DB), config);
   await components.users.ensureIndexes();
+  const namespaces = await components.sequences.moveOwnedCounters();
+  if (namespaces.moved.length > 0 || namespaces.conflicts.length > 0) {
+    logger[namespaces.conflicts.length > 0 ? 'warn' : 'info'](
+      namespaces,
+      `0.3 sequences moved into their owner's namespace: ${namespaces.moved.length}; left in place (their new id is taken): ${namespaces.conflicts.length}`,
+    );
+  }
   const http = await startHttpServer(config, { client, components, logger });
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {

@@ -1,9 +1,13 @@
 /**
  * createEntities: clients (with the events they observe), databases, collections and sessions.
  * A client's observed command events are kept per client id, minus the ones it ignores and the
- * runner's own configureFailPoint.
+ * runner's own configureFailPoint. A started event's command is kept as it was sent (a BSON
+ * copy taken when the event fires): driver 7.9 later changes objects the event still refers to
+ * (a transaction's first command shares the client's readConcern object, which gets the next
+ * transaction's afterClusterTime; the Node driver's own runner skips those tests, NODE-5924).
  */
 import {
+  BSON,
   ClientSession,
   CommandFailedEvent,
   CommandStartedEvent,
@@ -34,6 +38,13 @@ const EVENT_NAMES: Array<[string, ObservedEvent['kind']]> = [
   ['commandFailed', 'commandFailedEvent'],
 ];
 
+/** The command as the wire carries it: a copy, undefined fields left out, longs kept Long. */
+function asSent(command: Document): Document {
+  return BSON.deserialize(BSON.serialize(command, { ignoreUndefined: true }), {
+    promoteLongs: false,
+  });
+}
+
 function observe(client: MongoClient, spec: Document, events: ObservedEvent[]): void {
   const observed = new Set<string>(spec.observeEvents ?? []);
   const ignored = new Set<string>([
@@ -46,8 +57,12 @@ function observe(client: MongoClient, spec: Document, events: ObservedEvent[]): 
     client.on(
       driverName as 'commandStarted',
       (event: CommandStartedEvent | CommandSucceededEvent | CommandFailedEvent) => {
-        if (!ignored.has(event.commandName))
-          events.push({ kind, event: event as unknown as Document });
+        if (ignored.has(event.commandName)) return;
+        const recorded =
+          event instanceof CommandStartedEvent
+            ? { ...event, command: asSent(event.command) }
+            : event;
+        events.push({ kind, event: recorded as unknown as Document });
       },
     );
   }

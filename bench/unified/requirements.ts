@@ -10,6 +10,8 @@ export type Topology = 'single' | 'replicaset' | 'sharded' | 'load-balanced';
 export interface ServerProfile {
   version: number[];
   topology: Topology;
+  /** members hello lists (1 for a standalone) */
+  members: number;
 }
 
 function versionOf(text: string): number[] {
@@ -33,7 +35,8 @@ export async function profileServer(uri: string): Promise<ServerProfile> {
     const hello = await admin.command({ hello: 1 });
     const topology: Topology =
       hello.msg === 'isdbgrid' ? 'sharded' : hello.setName ? 'replicaset' : 'single';
-    return { version: versionOf(String(info.version)), topology };
+    const members = Array.isArray(hello.hosts) ? hello.hosts.length : 1;
+    return { version: versionOf(String(info.version)), topology, members };
   } finally {
     await client.close();
   }
@@ -61,4 +64,32 @@ export function unmetRequirement(
   if (!requirements) return null;
   const reasons = requirements.map((req) => unmetReason(req, server));
   return reasons.includes(null) ? null : reasons.join(' | ');
+}
+
+/** Every client entity of the file and of the test's own createEntities operations. */
+function clientSpecs(file: Document, test: Document): Document[] {
+  const created = (test.operations as Document[])
+    .filter((op) => op.object === 'testRunner' && op.name === 'createEntities')
+    .flatMap((op) => op.arguments.entities as Document[]);
+  return [...(file.createEntities ?? []), ...created]
+    .map((entity: Document) => entity.client)
+    .filter(Boolean);
+}
+
+/**
+ * Why a one-member replica set cannot run the test: one of its clients has readPreference
+ * `secondary`, and driver 7.9 selects a server by the client's read preference to connect (an
+ * explicit connect or the first operation's), so without a secondary it never connects, against
+ * a real one-member mongod just as here. Such a test needs more than one member.
+ */
+export function missingSecondary(
+  file: Document,
+  test: Document,
+  server: ServerProfile,
+): string | null {
+  if (server.topology !== 'replicaset' || server.members > 1) return null;
+  const wantsSecondary = clientSpecs(file, test).some(
+    (client) => String(client.uriOptions?.readPreference ?? '').toLowerCase() === 'secondary',
+  );
+  return wantsSecondary ? 'needs a secondary (a client reads from secondaries only)' : null;
 }

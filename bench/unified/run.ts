@@ -6,8 +6,9 @@
  *
  * runs every test of each directory that the server under test would run (runOnRequirements
  * against its buildInfo version and hello topology; others are skipped and counted) through
- * driver 7.9 and prints, per suite, the refused / wrong / skipped tests with their reasons and a
- * line `{"suite":…,"pass":…,"refused":…,"wrong":…,"skipped":…}` (test-run.ts defines each).
+ * driver 7.9 and prints, per suite, the refused / wrong / driver-side / skipped tests with their
+ * reasons and a line `{"suite":…,"pass":…,"refused":…,"wrong":…,"driver-side":…,"skipped":…}`
+ * (test-run.ts defines each).
  * Without --uri it starts an in-process stand-in: a one-member replica set, or a standalone with
  * --standalone. Not part of `npm test`: the spec files are not vendored (fetch them:
  * git clone https://github.com/mongodb/specifications). --quiet leaves out skipped lines.

@@ -6,7 +6,10 @@
  *   refusal (BadValue 2 or CommandNotFound 59) where the test expected otherwise: clear, not wrong;
  * - wrong: anything else (a different answer, a different error, or a runner limit, which the
  *   reason names);
- * - skipped: the server under test would not run it (runOnRequirements) or the file says why.
+ * - driver-side: everything as specified except what driver 7.9 adds to a command on its own
+ *   (driver-side.ts), which the reason names; not a pass;
+ * - skipped: the server under test would not run it (runOnRequirements), it needs a secondary a
+ *   one-member set does not have, or the file says why.
  */
 import { Document, MongoClient, MongoServerError } from 'mongodb';
 import { createEntities } from './create-entities';
@@ -16,9 +19,9 @@ import { Matcher } from './match';
 import { Mismatch } from './mismatch';
 import { OPERATIONS } from './operations';
 import { OperationContext } from './operations/table';
-import { ServerProfile, unmetRequirement } from './requirements';
+import { missingSecondary, ServerProfile, unmetRequirement } from './requirements';
 
-export type Verdict = 'pass' | 'refused' | 'wrong' | 'skipped';
+export type Verdict = 'pass' | 'refused' | 'wrong' | 'driver-side' | 'skipped';
 
 export interface TestResult {
   verdict: Verdict;
@@ -131,8 +134,9 @@ async function runSteps(file: Document, test: Document, context: OperationContex
   for (const events of context.entities.events.values()) events.length = 0;
   for (const [index, operation] of (test.operations as Document[]).entries())
     await runOperation(operation, index, context, matcher);
-  checkEvents(test.expectEvents ?? [], context.entities, matcher);
+  const driverSide = checkEvents(test.expectEvents ?? [], context.entities, matcher);
   if (test.outcome) await checkOutcome(test.outcome, context.uri, matcher);
+  return driverSide;
 }
 
 export async function runTest(
@@ -143,7 +147,8 @@ export async function runTest(
 ): Promise<TestResult> {
   const unmet =
     unmetRequirement(file.runOnRequirements, server) ??
-    unmetRequirement(test.runOnRequirements, server);
+    unmetRequirement(test.runOnRequirements, server) ??
+    missingSecondary(file, test, server);
   if (unmet) return { verdict: 'skipped', reason: unmet };
   if (test.skipReason) return { verdict: 'skipped', reason: test.skipReason };
   const context: OperationContext = {
@@ -152,7 +157,8 @@ export async function runTest(
     runNested: () => Promise.reject(new Mismatch('nested operations before the test started')),
   };
   try {
-    await runSteps(file, test, context);
+    const driverSide = await runSteps(file, test, context);
+    if (driverSide.length > 0) return { verdict: 'driver-side', reason: driverSide.join('; ') };
     return { verdict: 'pass' };
   } catch (error) {
     if (error instanceof Refused) return { verdict: 'refused', reason: error.message };

@@ -22,6 +22,11 @@
  * writes with `w: majority` and reads a snapshot; its commands carry the caller's `maxTimeMS`
  * (through their collection's `options()`), the commit carries it as `maxCommitTimeMS`.
  *
+ * Work done inside a transaction may only be announced once it is committed: `afterCommit(session,
+ * fn)` runs `fn` after this runner's commit succeeds, and never for an attempt that is rolled back
+ * (aborted, retried, refused): a counter's `$inc` that is undone is no write (issue 22: statistics
+ * counted rolled-back increments). A session that is in no transaction runs `fn` at once.
+ *
  * A standalone server has no transactions: its refusal (IllegalOperation, "Transaction numbers
  * are only allowed on a replica set member or mongos") is told apart by `isTransactionsUnsupported`,
  * so the caller answers that reason instead of a generic failure.
@@ -98,6 +103,19 @@ function backoffMs(attempt: number): number {
   return base / 2 + Math.random() * (base / 2);
 }
 
+/** What each session's current transaction announces once committed (see the header). */
+const committed = new WeakMap<ClientSession, Array<() => void>>();
+
+/** Runs `announce` once `session`'s transaction commits; at once when it is in none. */
+export function afterCommit(session: ClientSession | undefined, announce: () => void): void {
+  const pending = session === undefined ? undefined : committed.get(session);
+  if (pending === undefined || !session!.inTransaction()) {
+    announce();
+    return;
+  }
+  pending.push(announce);
+}
+
 export async function runInTransaction<T>(
   client: MongoClient,
   work: (session: ClientSession) => Promise<TransactionWork<T>>,
@@ -112,6 +130,8 @@ export async function runInTransaction<T>(
         writeConcern: { w: 'majority' },
         maxCommitTimeMS: options.maxTimeMS,
       });
+      const announcements: Array<() => void> = [];
+      committed.set(session, announcements);
       try {
         const outcome = await work(session);
         if (!outcome.commit) {
@@ -122,6 +142,7 @@ export async function runInTransaction<T>(
         // 503 while the work waited), it must not start; the catch below rolls the work back.
         beforeWrite(options);
         await commit(session, options);
+        for (const announce of announcements) announce();
         return outcome.value;
       } catch (err) {
         if (session.inTransaction()) await abort(session, options.tally);

@@ -14,9 +14,13 @@
  *   graphql-armor's depth, cost, alias and directive rules, as over HTTP.
  * - How many (src/limits.ts `SUBSCRIPTIONS`): connections per process, subscriptions per
  *   connection and per client (over all its connections in this process); beyond them the new
- *   connection is closed (1013, try again later) or the subscription answered an error, and
- *   nothing else changes. Heartbeats: the server pings every `keepAliveMs` and drops a connection
- *   that did not answer the previous ping (graphql-ws's keep-alive over ws ping/pong).
+ *   connection is closed (1013, try again later) or the subscription answered an error with code
+ *   TOO_MANY_SUBSCRIPTIONS (retryable: once another ends), and nothing else changes. A
+ *   subscription counts from its `subscribe` message until it completes, fails or its connection
+ *   closes. Heartbeats: the server pings every `keepAliveMs` and terminates a connection that did
+ *   not answer within `keepAliveMs` (graphql-ws's keep-alive over ws ping/pong), so a dead peer's
+ *   subscriptions and change streams end. `bounds` replaces them for a test only (to show each
+ *   bite without a thousand connections); the service runs with `SUBSCRIPTIONS`.
  * - Each connection has one context (src/graphql/context.ts) whose signal aborts when it closes;
  *   a subscription's change stream closes when it completes or its connection closes.
  */
@@ -51,7 +55,11 @@ export interface SubscriptionServerDeps {
   /** The GraphQL-level rules over HTTP besides graphql-js's own (graphql-armor's). */
   validationRules: readonly ValidationRule[];
   logger: Logger;
+  /** `SUBSCRIPTIONS` (src/limits.ts) unless a test narrows them. */
+  bounds?: SubscriptionBounds;
 }
+
+export type SubscriptionBounds = { readonly [bound in keyof typeof SUBSCRIPTIONS]: number };
 
 export interface SubscriptionServer {
   /** Completes every subscription and closes every connection (1001). */
@@ -84,11 +92,17 @@ const refusal = (message: string) => [
   new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } }),
 ];
 
+/** A bound of `SUBSCRIPTIONS` refused this subscription; it may succeed once another ends. */
+const overBound = (message: string) => [
+  new GraphQLError(message, { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', retryable: true } }),
+];
+
 export function startSubscriptionServer(deps: SubscriptionServerDeps): SubscriptionServer {
+  const bounds = deps.bounds ?? SUBSCRIPTIONS;
   const wss = new WebSocketServer({
     server: deps.server,
     path: '/graphql',
-    maxPayload: SUBSCRIPTIONS.messageBytes,
+    maxPayload: bounds.messageBytes,
   });
   const connections = new WeakMap<object, Connection>();
   const perClient = new Map<string, number>();
@@ -98,7 +112,7 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
   const rules = [...specifiedRules, ...deps.validationRules];
 
   wss.on('connection', (socket) => {
-    if (wss.clients.size > SUBSCRIPTIONS.connections) {
+    if (wss.clients.size > bounds.connections) {
       socket.close(1013, 'Too many subscription connections; try again later');
     }
   });
@@ -142,13 +156,25 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
             'Only subscriptions go over WebSocket; send queries and mutations to POST /graphql',
           );
         }
-        if (connection.subscriptions.size >= SUBSCRIPTIONS.perConnection) {
-          return refusal(`At most ${SUBSCRIPTIONS.perConnection} subscriptions per connection`);
+        const contextValue = await contextOf({
+          caller: connection.caller,
+          budget: { signal: connection.ended.signal },
+          // A subscription creates and allocates nothing; its pages are bounded by the document
+          // rules (depth, cost) as it cannot be batched.
+          bounds: new RequestBounds(1, { usersPerRequest: 0, anonymous: false }),
+        });
+        // Counted from here, with no await before it is handed to graphql-ws, which then calls
+        // onComplete whatever happens to it (it ends, fails, or its connection closes).
+        if (connection.ended.signal.aborted) return refusal('The connection is closed');
+        if (connection.subscriptions.size >= bounds.perConnection) {
+          return overBound(`At most ${bounds.perConnection} subscriptions per connection`);
         }
         const key = clientKey(connection.caller);
         const held = perClient.get(key) ?? 0;
-        if (held >= SUBSCRIPTIONS.perClient) {
-          return refusal(`At most ${SUBSCRIPTIONS.perClient} subscriptions per client`);
+        if (held >= bounds.perClient) {
+          return overBound(
+            `At most ${bounds.perClient} subscriptions per client (over all its connections)`,
+          );
         }
         perClient.set(key, held + 1);
         connection.subscriptions.add(id);
@@ -157,13 +183,7 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
           document,
           operationName: payload.operationName,
           variableValues: payload.variables ?? undefined,
-          contextValue: await contextOf({
-            caller: connection.caller,
-            budget: { signal: connection.ended.signal },
-            // A subscription creates and allocates nothing; its pages are bounded by the document
-            // rules (depth, cost) as it cannot be batched.
-            bounds: new RequestBounds(1, { usersPerRequest: 0, anonymous: false }),
-          }),
+          contextValue,
         };
       },
       onError: (_ctx, _id, _payload, errors) =>
@@ -184,7 +204,7 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
       },
     },
     wss,
-    SUBSCRIPTIONS.keepAliveMs,
+    bounds.keepAliveMs,
   );
 
   return {

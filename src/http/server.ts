@@ -14,7 +14,7 @@ import type { Config } from '../config.js';
 import type { ServiceComponents } from '../components.js';
 import { createAuthenticator } from '../auth/index.js';
 import { createApolloServer, createSchema, documentProtection } from '../graphql/server.js';
-import { startSubscriptionServer } from '../graphql/subscriptions.js';
+import { startSubscriptionServer, type SubscriptionBounds } from '../graphql/subscriptions.js';
 import type { Logger } from '../logger.js';
 import { createApp } from './app.js';
 
@@ -25,6 +25,8 @@ export interface HttpServerDeps {
   logger: Logger;
   /** Interface to listen on; all interfaces when omitted. */
   host?: string;
+  /** Narrower subscription bounds for a test; `SUBSCRIPTIONS` (src/limits.ts) otherwise. */
+  subscriptionBounds?: SubscriptionBounds;
 }
 
 export interface RunningHttpServer {
@@ -51,6 +53,7 @@ export async function startHttpServer(
     components: deps.components,
     validationRules: armor.validationRules,
     logger: deps.logger,
+    bounds: deps.subscriptionBounds,
   });
   server.on(
     'request',

@@ -10,10 +10,14 @@
  * tenants.
  *
  * Invariants:
- * - Ownership. A sequence a client creates stores that client as `owner`. A client sees, reads,
- *   allocates from and sets only its own sequences; any other answers exactly like one that does
- *   not exist (SEQUENCE_NOT_FOUND, or absent from `list`), so tenants learn nothing of each other.
- *   Admin sees and uses all. Counters without an owner (version 0.1's, `userid`) are admin-only.
+ * - Ownership. A client names sequences in a namespace of its own (./keys.ts): the names it sends
+ *   are its own, whatever other clients use, and a sequence it creates stores it as `owner`. A
+ *   client sees, reads, allocates from and sets only its own sequences; any other answers exactly
+ *   like one that does not exist (SEQUENCE_NOT_FOUND, or absent from `list`), and creating a name
+ *   another client uses creates the caller's own, so tenants learn nothing of each other. Admin
+ *   names the shared namespace (its own counters, version 0.1's, `userid`: those without an
+ *   owner, admin-only but for `userid`), a client's as `<client>~<name>` (the first part of that
+ *   sequence's `id`), and sees all in `list`.
  * - Only `create` creates: `allocate`, `setValue` and `peekNext` on an undefined name are
  *   SEQUENCE_NOT_FOUND and write nothing. Reserved sequences exist implicitly.
  * - Reserved sequences (`userid`) belong to the component whose ids they feed. Nobody allocates
@@ -36,8 +40,17 @@ import {
 import type { ChangeFeed } from '../database/change-feed.js';
 import { BadUserInputError, ForbiddenError, SequenceNotFoundError } from './errors.js';
 import { type GapPage, type GapRequest, assertGapRequest } from './gaps.js';
-import { type SequenceKey, describeKey, parseSequenceId, resolveKey } from './keys.js';
+import {
+  OWNER_MARK,
+  type ResolvedKey,
+  type SequenceKey,
+  describeKey,
+  malformedSequenceId,
+  parseSequenceId,
+  resolveKey,
+} from './keys.js';
 import type { SequencePage, SequencePageRequest } from './pages.js';
+import type { NamespaceMove } from './namespaces.js';
 import type { Reservation } from './reservations.js';
 import type { AllocatedRange, Sequences } from './sequences.js';
 
@@ -54,6 +67,22 @@ export interface ReservedSequence {
   largestStored(): Promise<number>;
   /** The issued ids the owning component does not hold (below its largest), a page of runs. */
   gaps(request: GapRequest): Promise<GapPage>;
+}
+
+/** An id (of a sequence, or a reservation) as the caller sees it: see `SequenceCatalog.seen`. */
+function idSeenBy(access: SequenceAccess, id: string): string {
+  if (access.role === 'admin') return id;
+  const prefix = `${access.client}${OWNER_MARK}`;
+  return id.startsWith(prefix) ? id.slice(prefix.length) : id;
+}
+
+/**
+ * The stored id of a reservation id a client sent: in its namespace. Reservations are of gapless
+ * sequences, never reserved ones; one holding `~` from a client names no sequence of it and is
+ * refused as malformed.
+ */
+function storedId(access: SequenceAccess, id: string): string {
+  return access.role === 'admin' ? id : `${access.client}${OWNER_MARK}${id}`;
 }
 
 /** The owner filter of a caller: a client's own name; none for admin. */
@@ -73,18 +102,16 @@ export class SequenceCatalog {
 
   /** The sequence, or null when it does not exist or is not the caller's. */
   async get(key: SequenceKey, access: SequenceAccess): Promise<SequenceState | null> {
-    const reserved = this.reservedOf(key);
-    const state = await this.counters.get(key);
-    if (reserved !== undefined) {
-      return this.withDrift(reserved, state ?? unusedState(resolveKey(key), IMPLICIT_DEFINITION));
-    }
-    const owner = ownerOf(access);
-    return state === null || (owner !== undefined && state.owner !== owner) ? null : state;
+    return this.seenOrNull(await this.getOwned(this.keyOf(key, access), access), access);
   }
 
-  /** The sequence with this `id` (`name` or `name/scope`) as `get` answers it; BAD_USER_INPUT naming `field` when malformed. */
-  getById(id: string, access: SequenceAccess, field = 'id'): Promise<SequenceState | null> {
-    return this.get(parseSequenceId(id, field), access);
+  /**
+   * The sequence with this `id` (as the caller sees ids, see `seen`) as `get` answers it;
+   * BAD_USER_INPUT naming `field` when malformed.
+   */
+  async getById(id: string, access: SequenceAccess, field = 'id'): Promise<SequenceState | null> {
+    const state = await this.getOwned(this.storedKey(id, access, field), access);
+    return this.seenOrNull(state, access);
   }
 
   /**
@@ -95,24 +122,37 @@ export class SequenceCatalog {
     request: Omit<SequencePageRequest, 'owner' | 'shared'>,
     access: SequenceAccess,
   ): Promise<SequencePage> {
+    const cursor = (id: string | null | undefined, field: string) =>
+      id === undefined || id === null ? id : this.storedKey(id, access, field).id;
     const page = await this.counters.page({
       ...request,
+      after: cursor(request.after, 'after'),
+      before: cursor(request.before, 'before'),
       owner: ownerOf(access),
       shared: [...this.reserved.keys()],
     });
     const entries = await Promise.all(
       page.entries.map(async (entry) => {
-        if (!('sequence' in entry)) return entry;
+        const id = idSeenBy(access, entry.id);
+        if (!('sequence' in entry)) return { ...entry, id };
         const reserved = this.reservedOf(entry.sequence);
         return reserved === undefined
-          ? entry
-          : { ...entry, sequence: await this.withDrift(reserved, entry.sequence) };
+          ? { id, sequence: this.seen(entry.sequence, access) }
+          : { id, sequence: await this.withDrift(reserved, entry.sequence) };
       }),
     );
     return { ...page, entries };
   }
 
-  /** Defines a sequence owned by the calling client (by nobody for admin); idempotent. */
+  /**
+   * Moves version 0.3's client-owned counters into their owner's namespace; run once at start,
+   * before serving (./namespaces.ts).
+   */
+  moveOwnedCounters(): Promise<NamespaceMove> {
+    return this.counters.moveOwnedCounters();
+  }
+
+  /** Defines a sequence in the caller's namespace, owned by the calling client; idempotent. */
   async create(
     input: SequenceKey & DefinitionInput,
     access: SequenceAccess,
@@ -130,7 +170,8 @@ export class SequenceCatalog {
       const state = await this.counters.create({ name: reserved.name }, options);
       return this.withDrift(reserved, state);
     }
-    return this.counters.create(input, { ...options, owner: ownerOf(access) ?? null });
+    const state = await this.counters.create({ ...input, ...this.keyOf(input, access) }, options);
+    return this.seen(state, access);
   }
 
   /** Consumes `count` values of an existing sequence; answers the range and the updated state. */
@@ -147,7 +188,17 @@ export class SequenceCatalog {
         { field: 'name' },
       );
     }
-    return this.counters.allocateExisting(key, count, { ...options, owner: ownerOf(access) });
+    const allocated = await this.counters.allocateExisting(this.keyOf(key, access), count, {
+      ...options,
+      owner: ownerOf(access),
+    });
+    const { reservation } = allocated;
+    return {
+      ...allocated,
+      sequence: this.seen(allocated.sequence, access),
+      reservation:
+        reservation === null ? null : { ...reservation, id: idSeenBy(access, reservation.id) },
+    };
   }
 
   /** Sets the last issued value of an existing sequence (reserved ones: admin, forward only). */
@@ -165,29 +216,38 @@ export class SequenceCatalog {
       });
       return this.withDrift(reserved, state);
     }
-    return this.counters.setValue(key, value, {
+    const state = await this.counters.setValue(this.keyOf(key, access), value, {
       ...options,
       owner: ownerOf(access),
       mayCreate: false,
     });
+    return this.seen(state, access);
   }
 
   /** Confirms a value of a gapless sequence (the caller's own): it is used for good. */
-  confirmReservation(
+  async confirmReservation(
     id: string,
     access: SequenceAccess,
     options?: WriteOptions,
   ): Promise<{ value: number; sequence: SequenceState }> {
-    return this.counters.reservations.confirm(id, { ...options, owner: ownerOf(access) });
+    const settled = await this.counters.reservations.confirm(storedId(access, id), {
+      ...options,
+      owner: ownerOf(access),
+    });
+    return { ...settled, sequence: this.seen(settled.sequence, access) };
   }
 
   /** Releases a value of a gapless sequence unused: the next allocation hands it out again. */
-  releaseReservation(
+  async releaseReservation(
     id: string,
     access: SequenceAccess,
     options?: WriteOptions,
   ): Promise<{ value: number; sequence: SequenceState }> {
-    return this.counters.reservations.release(id, { ...options, owner: ownerOf(access) });
+    const settled = await this.counters.reservations.release(storedId(access, id), {
+      ...options,
+      owner: ownerOf(access),
+    });
+    return { ...settled, sequence: this.seen(settled.sequence, access) };
   }
 
   /**
@@ -198,7 +258,9 @@ export class SequenceCatalog {
     assertGapRequest(request);
     const reserved = this.reservedOf(state);
     if (reserved !== undefined) return reserved.gaps(request);
-    return state.gapless ? this.counters.reservations.gaps(state, request) : null;
+    // The state as its caller saw it: its stored id again, from its name, scope and owner.
+    const stored = { ...state, id: resolveKey(state).id };
+    return state.gapless ? this.counters.reservations.gaps(stored, request) : null;
   }
 
   /**
@@ -211,28 +273,81 @@ export class SequenceCatalog {
     access: SequenceAccess,
     after: string | null,
   ): Promise<ChangeFeed<SequenceState>> {
-    const resolved = resolveKey(key);
+    const resolved = resolveKey(this.keyOf(key, access));
     const read = async () => {
-      const state = await this.get(key, access);
+      const state = await this.getOwned(resolved, access);
       if (state === null) throw new SequenceNotFoundError(describeKey(resolved));
-      return state;
+      return this.seen(state, access);
     };
     await read();
-    return this.counters.changes.watch(resolved, after, read);
+    return this.counters.changes.watch(resolved, after, read, (state) => this.seen(state, access));
   }
 
   /** The value the next allocation of an existing sequence will return; nothing is written. */
   async peekNext(key: SequenceKey, access: SequenceAccess): Promise<number> {
     const reserved = this.reservedOf(key);
-    return this.counters.peekNext(key, {
+    return this.counters.peekNext(this.keyOf(key, access), {
       owner: reserved === undefined ? ownerOf(access) : undefined,
       mayCreate: reserved !== undefined,
     });
   }
 
-  /** The reserved sequence `key` names, if any. */
+  /** The reserved sequence `key` names, if any (in the shared namespace, unscoped). */
   private reservedOf(key: SequenceKey): ReservedSequence | undefined {
-    return (key.scope ?? null) === null ? this.reserved.get(key.name) : undefined;
+    return (key.scope ?? null) === null && (key.owner ?? null) === null
+      ? this.reserved.get(key.name)
+      : undefined;
+  }
+
+  /**
+   * The key a caller's name stands for: a reserved name is the shared sequence for everyone; a
+   * client's names are in its own namespace; admin's in the shared one, or, written
+   * `<client>~<name>`, in that client's.
+   */
+  private keyOf(key: SequenceKey, access: SequenceAccess): SequenceKey {
+    if (this.reservedOf(key) !== undefined) return { ...key, owner: null };
+    if (access.role === 'client') return { ...key, owner: access.client };
+    const mark = key.name.indexOf(OWNER_MARK);
+    return mark < 0
+      ? { ...key, owner: null }
+      : { ...key, name: key.name.slice(mark + 1), owner: key.name.slice(0, mark) };
+  }
+
+  /**
+   * How the caller sees a sequence: a client its own by their id in its namespace, without the
+   * `<client>~` of storage (so a client's ids are those of 0.3, and no other client's name shows);
+   * admin by the stored id.
+   */
+  private seen(state: SequenceState, access: SequenceAccess): SequenceState {
+    const id = idSeenBy(access, state.id);
+    return id === state.id ? state : { ...state, id };
+  }
+
+  private seenOrNull(state: SequenceState | null, access: SequenceAccess): SequenceState | null {
+    return state === null ? null : this.seen(state, access);
+  }
+
+  /**
+   * The key a sequence id the caller sent stands for (the inverse of `seen`): a client's ids are in
+   * its namespace, but for the reserved ones; an id holding `~` from a client is malformed, whoever
+   * it names (BAD_USER_INPUT naming `field`, as any malformed id).
+   */
+  private storedKey(id: string, access: SequenceAccess, field: string): ResolvedKey {
+    const key = parseSequenceId(id, field);
+    if (access.role === 'admin' || this.reservedOf(key) !== undefined) return key;
+    if (key.owner !== null) throw malformedSequenceId(field);
+    return resolveKey({ ...key, owner: access.client });
+  }
+
+  /** The sequence of a key in its namespace, or null when it does not exist or is not the caller's. */
+  private async getOwned(key: SequenceKey, access: SequenceAccess): Promise<SequenceState | null> {
+    const reserved = this.reservedOf(key);
+    const state = await this.counters.get(key);
+    if (reserved !== undefined) {
+      return this.withDrift(reserved, state ?? unusedState(resolveKey(key), IMPLICIT_DEFINITION));
+    }
+    const owner = ownerOf(access);
+    return state === null || (owner !== undefined && state.owner !== owner) ? null : state;
   }
 
   /** Like `reservedOf`, refusing every caller but admin (after validating the key): for writes. */

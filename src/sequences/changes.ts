@@ -24,11 +24,15 @@ export class SequenceChanges {
     private readonly maxTimeMS: number,
   ) {}
 
-  /** The changes of `key`'s counter; after `after` (a cursor) when given, else from now. */
+  /**
+   * The changes of `key`'s counter; after `after` (a cursor) when given, else from now. Each state
+   * is handed out as `seen` makes it (how its caller sees ids).
+   */
   watch(
     key: ResolvedKey,
     after: string | null,
     current: () => Promise<SequenceState>,
+    seen: (state: SequenceState) => SequenceState = (state) => state,
   ): Promise<ChangeFeed<SequenceState>> {
     return openChangeFeed(
       this.counters,
@@ -51,7 +55,7 @@ export class SequenceChanges {
       (change) => {
         if (!('fullDocument' in change) || change.fullDocument == null) return null;
         try {
-          return toState(key, change.fullDocument);
+          return seen(toState(key, change.fullDocument));
         } catch (err) {
           if (err instanceof SequenceCorruptError) return null;
           throw err;

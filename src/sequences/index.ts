@@ -25,6 +25,7 @@ export {
   assertGapRequest,
   gapPage,
 } from './gaps.js';
+export type { NamespaceMove } from './namespaces.js';
 export type { Reservation } from './reservations.js';
 export { type SequenceKey, validateSequenceName } from './keys.js';
 export { type ListedSequence, type SequencePage, type SequencePageRequest } from './pages.js';

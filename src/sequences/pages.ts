@@ -2,7 +2,8 @@
  * Pages of counters: a cursor connection over (name, scope), Relay's first/after and last/before,
  * narrowed by scope and by owner, with `totalCount`.
  *
- * Invariants: a cursor is a sequence `id` (`name` or `name/scope`), so a page resumes exactly after
+ * Invariants: a cursor is a sequence `id` (`name` or `name/scope`, after `owner~` in a client's
+ * namespace), so a page resumes exactly after
  * (or before) that counter whatever was created since; a page reads at most `size + 1` listable
  * documents; `totalCount` costs a command only when asked for. A client's list holds its own
  * counters and the `shared` ones (`userid`, readable by every client), never another client's.
@@ -121,7 +122,7 @@ async function listed(
 ): Promise<{ page: ListedSequence[]; more: boolean }> {
   const docs = counters.collection
     .find(filter, counters.options())
-    .sort({ name: direction, scope: direction })
+    .sort({ name: direction, scope: direction, _id: direction })
     .batchSize(size + 1);
   const page: ListedSequence[] = [];
   try {
@@ -140,7 +141,11 @@ async function listed(
 /** The key of a listed counter; null for one whose name, scope or `_id` no key can have (foreign). */
 function listedKey(doc: CounterDocument): ResolvedKey | null {
   try {
-    const key = resolveKey({ name: doc.name as string, scope: doc.scope ?? null });
+    const key = resolveKey({
+      name: doc.name as string,
+      scope: doc.scope ?? null,
+      owner: doc.owner ?? null,
+    });
     return key.id === doc._id ? key : null;
   } catch {
     return null;
@@ -163,26 +168,34 @@ function cursorKey(cursor: string | null | undefined, field: string): ResolvedKe
 }
 
 /**
- * Counters strictly beyond `key` in the (name, scope) order: after it for 1, before it for -1. The
- * unscoped counter of a name stores no `scope` and sorts first among that name's counters.
+ * Counters strictly beyond `key` in the (name, scope, _id) order: after it for 1, before it for
+ * -1. The unscoped counter of a name stores no `scope` and sorts first among that name's counters;
+ * `_id` orders the namespaces (owners) that use one name and scope.
  */
 function beyond(key: ResolvedKey, direction: 1 | -1): Filter<CounterDocument> {
   const name = direction === 1 ? { $gt: key.name } : { $lt: key.name };
+  const sameKey = {
+    name: key.name,
+    scope: key.scope === null ? { $exists: false } : key.scope,
+    _id: direction === 1 ? { $gt: key.id } : { $lt: key.id },
+  };
   if (direction === 1) {
     return {
       $or: [
         { name },
         { name: key.name, scope: key.scope === null ? { $exists: true } : { $gt: key.scope } },
+        sameKey,
       ],
     };
   }
   return key.scope === null
-    ? { name }
+    ? { $or: [{ name }, sameKey] }
     : {
         $or: [
           { name },
           { name: key.name, scope: { $exists: false } },
           { name: key.name, scope: { $lt: key.scope } },
+          sameKey,
         ],
       };
 }

@@ -34,6 +34,7 @@ import { countCommand, type CommandTally } from '../database/command-tally.js';
 import { isDuplicateKeyError } from '../database/duplicate-key.js';
 import { boundedCollection, type BoundedCollection } from '../database/command-options.js';
 import { beforeWrite, type WriteOptions } from '../database/write-options.js';
+import { afterCommit } from '../database/transaction.js';
 import {
   type CounterDocument,
   type SequenceState,
@@ -62,6 +63,7 @@ import {
   SequenceExhaustedError,
   SequenceNotFoundError,
 } from './errors.js';
+import { moveOwnedCounters, type NamespaceMove } from './namespaces.js';
 import { pageOfSequences, type SequencePage, type SequencePageRequest } from './pages.js';
 import { SequenceChanges } from './changes.js';
 import { type Reservation, Reservations } from './reservations.js';
@@ -108,7 +110,10 @@ export function valuesOf(range: AllocatedRange): number[] {
 export interface SequencesOptions {
   /** WRITE_CONCERN (src/config.ts holds every default). */
   writeConcern: WriteConcernSettings;
-  /** Called once per successful write of a counter document (allocation, repair, set, create). */
+  /**
+   * Called once per successful write of a counter document (allocation, repair, set, create); for
+   * an allocation inside a transaction, once it commits, never when it is rolled back.
+   */
   onCounterWrite?: (key: SequenceKey) => void;
   /**
    * Server-side time limit of every command (DB_TIMEOUT_MS). The mongodb driver 7 ignores
@@ -212,7 +217,8 @@ export class Sequences {
       const doc = await this.increment(resolved, definition, delta, guard);
       if (doc !== null) {
         const last = storedSeq(doc);
-        this.wrote(resolved, doc);
+        // In a transaction, the write is only one once committed (a rolled-back `$inc` is none).
+        afterCommit(guard.session, () => this.wrote(resolved, doc));
         const range = { first: last - delta + definition.step, last, step: definition.step, count };
         return { range, doc, reservation: null };
       }
@@ -252,18 +258,24 @@ export class Sequences {
     return pageOfSequences(this.counters, request);
   }
 
+  /** Moves 0.3's client-owned counters into their owner's namespace (./namespaces.ts). */
+  moveOwnedCounters(): Promise<NamespaceMove> {
+    return moveOwnedCounters(this.counters);
+  }
+
   /**
-   * Defines a sequence. Creating it again with the same definition returns it (also when it was
-   * created implicitly with the defaults); a different definition is BAD_USER_INPUT naming the
+   * Defines a sequence, owned by the client whose namespace its key names (`input.owner`; none in
+   * the shared namespace). Creating it again with the same definition returns it (also when it
+   * was created implicitly with the defaults); a different definition is BAD_USER_INPUT naming the
    * first differing field, since definitions never change.
    */
   async create(
     input: SequenceKey & DefinitionInput,
-    options: WriteOptions & { owner?: string | null } = {},
+    options: WriteOptions = {},
   ): Promise<SequenceState> {
     const resolved = resolveKey(input);
     const definition = validateDefinition(input);
-    const owner = options.owner ?? null;
+    const owner = resolved.owner;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const doc: CounterDocument = {
         _id: resolved.id,
@@ -284,11 +296,10 @@ export class Sequences {
       const stored = definitionOf(existing);
       this.definitions.set(resolved.id, stored);
       if (owner !== null && existing.owner !== owner) {
-        // The same answer whoever holds it and however it is defined: nothing of its owner, its
-        // definition or its values reaches another tenant. That the name is taken cannot be
-        // hidden while names are shared by every client.
+        // Only a counter written by hand sits in a client's namespace with another owner: the
+        // same answer as any other refusal of the name, nothing of that counter.
         throw new BadUserInputError(
-          `The name of sequence ${describeKey(resolved)} is not available (names are shared by every client of this service); choose another name or scope.`,
+          `The name of sequence ${describeKey(resolved)} is not available; choose another name or scope.`,
           { field: 'name' },
         );
       }

@@ -188,7 +188,7 @@ export class StandinServer {
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
         this.state.port = (this.server.address() as net.AddressInfo).port;
-        if (this.state.replica) this.state.replica.member = `${host}:${this.state.port}`;
+        this.state.replica?.serve(`${host}:${this.state.port}`);
         resolve(this.state.port);
       });
     });
@@ -344,7 +344,7 @@ export class StandinServer {
         waitFor = error;
       } finally {
         if (waitFor) this.store.rollbackCommand();
-        else this.store.endCommand();
+        else this.endCommand();
       }
       if (!waitFor) return reply!;
       const left = deadline - Date.now();
@@ -358,6 +358,16 @@ export class StandinServer {
         );
       }
     }
+  }
+
+  /**
+   * Hands what the command changed to the listeners; the journal writes it as one record, so a
+   * crash keeps all of a command's changes or none: a retryable write and its record
+   * (state/retryable-writes.ts) together, and fewer, larger records to encode.
+   */
+  private endCommand(): void {
+    if (this.journal) this.journal.group(() => this.store.endCommand());
+    else this.store.endCommand();
   }
 
   /**

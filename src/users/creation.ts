@@ -19,13 +19,7 @@ import { Long } from 'bson';
 import type { WriteOptions } from '../database/index.js';
 import { DomainError } from '../errors.js';
 import type { StrategyStats } from '../stats/index.js';
-import {
-  newCreationTally,
-  type CreationTally,
-  type IdSource,
-  type IdStrategy,
-  type UserIdTurns,
-} from '../strategies/index.js';
+import { newCreationTally, type CreationTally, type IdStrategy } from '../strategies/index.js';
 import {
   DuplicateEmailError,
   IdContentionError,
@@ -33,7 +27,8 @@ import {
   UniqueIndexesUnavailableError,
   UnknownInviterError,
 } from './errors.js';
-import { insertWithFreshIds, type InsertReport, type UnsavedUser } from './fresh-ids.js';
+import { insertWithFreshIds, type InsertReport, type Numbering } from './fresh-ids.js';
+import type { UnsavedUser } from './insert.js';
 import { ownedKey, type KeyOwner } from './key-owners.js';
 import type { Tracked, UserIndexes } from './indexes.js';
 import type { CreateUserInput, UserDocument, UsersCollection } from './model.js';
@@ -52,9 +47,8 @@ export type CreationOutcome =
 export interface CreationDeps {
   users: UsersCollection;
   stats: StrategyStats<IdStrategy>;
-  sources: Record<IdStrategy, IdSource>;
-  /** This process's turns on the `userid` counter, shared by every strategy's source. */
-  turns: UserIdTurns;
+  /** How each strategy numbers users in this process (./fresh-ids.ts). */
+  numbering: Record<IdStrategy, Numbering>;
   indexes: UserIndexes;
 }
 
@@ -334,7 +328,7 @@ async function createOnce(
   const report = await insertWithFreshIds(
     deps.users,
     plan.toInsert.map((candidate) => unsavedUser(candidate, strategy, createdAt)),
-    { source: deps.sources[strategy], turns: deps.turns },
+    deps.numbering[strategy],
     tally,
     {
       signal: options?.signal,

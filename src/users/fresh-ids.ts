@@ -20,28 +20,27 @@
  * keep their ids and may then come before earlier items (the README says so).
  *
  * A transactional source (TRANSACTION) takes its ids in the insert's transaction instead
- * (`insertInTransactions`): a refused document rolls its whole round back, ids included, then fails
+ * (`insertInGroups`, with the rounds waiting beside it: ./transaction-groups.ts): a refused document rolls its whole round back, ids included, then fails
  * alone while the others go again, so a refused item consumes no id and nothing is withdrawn.
  *
  * Turns: every round that writes outside a transaction runs in a shared turn of the process's
- * `UserIdTurns`, a transactional round alone (src/strategies/user-id-counter.ts says why).
+ * `UserIdTurns`, a group transaction alone (src/strategies/user-id-counter.ts says why).
  */
 import { Long } from 'bson';
-import { beforeWrite, countCommand, type WriteOptions } from '../database/index.js';
+import { beforeWrite, countCommand } from '../database/index.js';
 import { DomainError } from '../errors.js';
 import type {
   CreationTally,
   IdSource,
+  IdStrategy,
   TakenIds,
   TakingIdSource,
-  TransactionalIdSource,
   UserIdTurns,
 } from '../strategies/index.js';
 import { IdContentionError } from './errors.js';
-import { insertInSession, insertUnordered } from './insert.js';
+import { insertUnordered, type InsertOptions, type UnsavedUser } from './insert.js';
 import type { UserDocument, UsersCollection } from './model.js';
-
-export type UnsavedUser = Omit<UserDocument, '_id'>;
+import { TransactionGroups, type MemberRound } from './transaction-groups.js';
 
 export type InsertResult =
   { created: UserDocument } | { duplicateOn: 'email' | 'idempotencyKey' } | { error: DomainError };
@@ -55,24 +54,38 @@ export interface InsertReport {
   duplicateKeyRetries: number;
 }
 
-export type InsertOptions = WriteOptions & { beforeInsert?: (docs: UserDocument[]) => void };
+/**
+ * How one strategy numbers users in this process: a taking source with the process's turns on the
+ * `userid` counter (see src/strategies), or a transactional source's group transactions.
+ */
+export type Numbering =
+  { source: TakingIdSource; turns: UserIdTurns } | { groups: TransactionGroups };
 
-/** The strategy's source, and this process's turns on the `userid` counter (see src/strategies). */
-export interface Numbering {
-  source: IdSource;
-  turns: UserIdTurns;
+/** One `Numbering` per strategy, for one `Users` (one process). */
+export function numberings(
+  users: UsersCollection,
+  sources: Record<IdStrategy, IdSource>,
+  turns: UserIdTurns,
+): Record<IdStrategy, Numbering> {
+  const all = {} as Record<IdStrategy, Numbering>;
+  for (const [strategy, source] of Object.entries(sources) as Array<[IdStrategy, IdSource]>) {
+    all[strategy] =
+      'takeWithInsert' in source
+        ? { groups: new TransactionGroups(users, source, turns) }
+        : { source, turns };
+  }
+  return all;
 }
 
 export async function insertWithFreshIds(
   users: UsersCollection,
   unsaved: UnsavedUser[],
-  { source, turns }: Numbering,
+  numbering: Numbering,
   tally: CreationTally,
   options?: InsertOptions,
 ): Promise<InsertReport> {
-  if ('takeWithInsert' in source) {
-    return insertInTransactions(users, unsaved, source, turns, tally, options);
-  }
+  if ('groups' in numbering) return insertInGroups(unsaved, numbering.groups, tally, options);
+  const { source, turns } = numbering;
   const report: InsertReport = {
     results: new Array(unsaved.length),
     attempts: new Array(unsaved.length).fill(0),
@@ -181,75 +194,54 @@ async function withdrawAfter(
 }
 
 /**
- * TRANSACTION's rounds: every pending document is inserted in the transaction that takes its ids.
- * A document refused on its email or idempotency key fails alone and the others go again (a new
- * transaction, so refused items consume no id); a taken `_id` (the counter lagged behind stored
- * ids) repairs the counter and goes again, at most `maxRounds` times. At most one round per item
- * plus `maxRounds`, so the loop is bounded.
+ * A transactional source's rounds (TRANSACTION): the documents still pending go into the next
+ * group transaction (./transaction-groups.ts), which takes their ids with the `$inc` and commits
+ * all or nothing. A document refused on its email or idempotency key fails alone and the others go
+ * again (a refused item consumes no id, nothing is withdrawn); taken `_id`s are repaired and
+ * retried inside the group. Each round settles at least one document, so the loop is bounded.
  */
-async function insertInTransactions(
-  users: UsersCollection,
+async function insertInGroups(
   unsaved: UnsavedUser[],
-  source: TransactionalIdSource,
-  turns: UserIdTurns,
+  groups: TransactionGroups,
   tally: CreationTally,
   options?: InsertOptions,
 ): Promise<InsertReport> {
   const results: InsertResult[] = new Array(unsaved.length);
   const attempts: number[] = new Array(unsaved.length).fill(0);
   let duplicateKeyRetries = 0;
-  let collisions = 0;
   let pending = unsaved.map((_, position) => position);
 
   while (pending.length > 0) {
-    beforeWrite(options);
     const inserting = pending;
-    let round: { docs: UserDocument[]; refused: Awaited<ReturnType<typeof insertInSession>> };
+    let round: MemberRound;
     try {
-      round = await source.takeWithInsert(
-        inserting.length,
+      round = await groups.round(
+        inserting.map((position) => unsaved[position]),
         tally,
-        async (ids, session) => {
-          const docs = inserting.map((position, k) => ({
-            _id: Long.fromNumber(ids[k]),
-            ...unsaved[position],
-          }));
-          beforeWrite(options);
-          options?.beforeInsert?.(docs);
-          const refused = await insertInSession(users, docs, session, tally);
-          return { commit: refused === null, value: { docs, refused } };
-        },
-        { signal: options?.signal },
+        options,
       );
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       for (const position of inserting) results[position] = { error: err };
       break;
     }
-    for (const position of inserting) attempts[position] += 1;
-    const { docs, refused } = round;
-    if (refused === null) {
+    for (const position of inserting) attempts[position] += round.attempts;
+    duplicateKeyRetries += round.collisions * inserting.length;
+    if (round.outcome === 'committed') {
       inserting.forEach((position, k) => {
-        results[position] = { created: docs[k] };
+        results[position] = { created: round.docs[k] };
       });
       break;
     }
-    const refusedItem = inserting[refused.position];
-    if (refused.field !== '_id') {
-      results[refusedItem] = { duplicateOn: refused.field };
-      pending = inserting.filter((position) => position !== refusedItem);
-      continue;
-    }
-    collisions += 1;
-    if (collisions >= source.maxRounds) {
+    if (round.outcome === 'contention') {
       for (const position of inserting) {
         results[position] = { error: new IdContentionError(attempts[position]) };
       }
       break;
     }
-    duplicateKeyRetries += inserting.length;
-    beforeWrite(options);
-    await turns.shared(() => source.afterCollision(collisions, tally));
+    const refusedItem = inserting[round.position];
+    results[refusedItem] = { duplicateOn: round.field };
+    pending = inserting.filter((position) => position !== refusedItem);
   }
   return { results, attempts, duplicateKeyRetries };
 }

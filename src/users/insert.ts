@@ -10,9 +10,20 @@
  * (`BulkWriteResult`, batching), which costs measurably more CPU on every `createUser`.
  */
 import { MongoBulkWriteError, type ClientSession } from 'mongodb';
-import { countCommand, duplicateKeyFields, isDuplicateKeyError } from '../database/index.js';
+import {
+  countCommand,
+  duplicateKeyFields,
+  isDuplicateKeyError,
+  type WriteOptions,
+} from '../database/index.js';
 import type { CreationTally } from '../strategies/index.js';
 import type { UserDocument, UsersCollection } from './model.js';
+
+/** A user to insert, before it has an id. */
+export type UnsavedUser = Omit<UserDocument, '_id'>;
+
+/** A creation's deadline, and who hears the documents right before their insert is sent. */
+export type InsertOptions = WriteOptions & { beforeInsert?: (docs: UserDocument[]) => void };
 
 /** The unique indexes of `users`: `_id`, and the two of `ensureUserIndexes`. */
 export type UniqueField = '_id' | 'email' | 'idempotencyKey';

@@ -32,6 +32,7 @@ import type { ChangeFeed } from '../database/change-feed.js';
 import { BatchAdmission } from './batch-admission.js';
 import { watchCreatedUsers } from './changes.js';
 import { createUsersWith, type CreationDeps, type CreationOptions } from './creation.js';
+import { numberings } from './fresh-ids.js';
 import { UserIndexes } from './indexes.js';
 import { DuplicateEmailError, UniqueIndexesUnavailableError, UserNotFoundError } from './errors.js';
 import { createInviteesLoader, createUserLoader } from './loader.js';
@@ -100,8 +101,7 @@ export class Users {
     this.creation = {
       users: this.collection,
       stats: deps.stats,
-      sources,
-      turns,
+      numbering: numberings(this.collection, sources, turns),
       indexes: this.indexes,
     };
   }

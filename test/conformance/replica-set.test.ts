@@ -3,7 +3,8 @@
  * replica set, or TEST_MONGO=uri on a set) and the stand-in both present it: hello names the set
  * and its primary, every reply carries $clusterTime and operationTime, writes move
  * operationTime forward, a causally consistent session sends afterClusterTime and reads its
- * own write, and NotPrimary errors carry the member's topologyVersion (shutdown errors do not).
+ * own write, NotPrimary errors carry the member's topologyVersion (shutdown errors do not), and
+ * replSetGetStatus shows the one member as a healthy primary whose optime covers the last write.
  */
 import { randomUUID } from 'node:crypto';
 import { CommandStartedEvent, Document, MongoServerError, ObjectId, Timestamp } from 'mongodb';
@@ -95,4 +96,53 @@ test('a NotPrimary error carries the topologyVersion of hello; a shutdown error 
       .command({ configureFailPoint: 'failCommand', mode: 'off', data: { appName } });
     await faulty.close();
   }
+});
+
+test('replSetGetStatus: one healthy primary, itself the majority, its optime at the last write', async () => {
+  const admin = shared.client.db('admin');
+  const hello = await admin.command({ hello: 1 });
+  const write = await shared.db.command({ insert: 'status', documents: [{ at: 'status' }] });
+  const status = await admin.command({ replSetGetStatus: 1 });
+  expect(status).toMatchObject({
+    ok: 1,
+    set: hello.setName,
+    myState: 1,
+    syncSourceHost: '',
+    syncSourceId: -1,
+    majorityVoteCount: 1,
+    writeMajorityCount: 1,
+    votingMembersCount: 1,
+    writableVotingMembersCount: 1,
+  });
+  expect(Number(status.term)).toBeGreaterThanOrEqual(1);
+  expect(status.date).toBeInstanceOf(Date);
+  const { optimes } = status;
+  for (const name of ['appliedOpTime', 'durableOpTime', 'lastCommittedOpTime']) {
+    expect(optimes[name].ts).toBeInstanceOf(Timestamp);
+    expect(optimes[name].ts.greaterThanOrEqual(write.operationTime)).toBe(true);
+  }
+  expect(status.members).toHaveLength(1);
+  const [member] = status.members;
+  expect(member).toMatchObject({
+    name: hello.me,
+    health: 1,
+    state: 1,
+    stateStr: 'PRIMARY',
+    self: true,
+    syncSourceHost: '',
+  });
+  expect(member.optime.ts.greaterThanOrEqual(write.operationTime)).toBe(true);
+  expect(member.optimeDate.getTime()).toBe(member.optime.ts.t * 1000);
+  expect(member.electionTime).toBeInstanceOf(Timestamp);
+  expect(member.electionTime.lessThanOrEqual(member.optime.ts)).toBe(true);
+  expect(member.electionDate).toBeInstanceOf(Date);
+  expect(member.uptime).toBeGreaterThanOrEqual(0);
+});
+
+test('replSetGetStatus runs only on the admin database', async () => {
+  await expect(shared.db.command({ replSetGetStatus: 1 })).rejects.toMatchObject({
+    code: 13,
+    codeName: 'Unauthorized',
+    message: 'replSetGetStatus may only be run against the admin database.',
+  });
 });

@@ -179,8 +179,9 @@ test('bad requests change nothing: count above 1, setSequence, another owner, a 
     field: 'count',
   });
   const held = await allocate('strict');
+  // The admin names the client's sequence as its stored id reads: `<client>~<name>`.
   const set = await service.graphql(
-    'mutation { setSequence(name: "strict", value: 10) { sequence { value } error { code field } } }',
+    `mutation { setSequence(name: "${TEST_CLIENT.client}~strict", value: 10) { sequence { value } error { code field } } }`,
     {},
     ADMIN,
   );
@@ -214,7 +215,7 @@ test('bad requests change nothing: count above 1, setSequence, another owner, a 
   const stored = await service.client
     .db(service.dbName)
     .collection('counters')
-    .findOne({ _id: 'strict' as never });
+    .findOne({ _id: `${TEST_CLIENT.client}~strict` as never });
   expect(stored).toMatchObject({ seq: 1, pending: [expect.objectContaining({ value: 1 })] });
   expect((await settle(CONFIRM, held.reservation.id)).error).toBeNull();
 });
@@ -288,7 +289,7 @@ test('32 clients on two instances reserve, confirm, release and abandon at once:
   const stored = await service.client
     .db(service.dbName)
     .collection('counters')
-    .findOne({ _id: name as never });
+    .findOne({ _id: `${TEST_CLIENT.client}~${name}` as never });
   expect(stored?.pending).toEqual([]);
 });
 

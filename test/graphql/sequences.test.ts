@@ -118,9 +118,11 @@ describe('what a cache needs', () => {
   });
 
   test('setSequence answers the updated sequence', async () => {
-    const response = await service.graphql(SET, { name: 'guarded', value: 500 }, ADMIN);
+    // The admin names a client's sequence `<client>~<name>`, as its stored id reads (the
+    // anonymous caller of development mode acts as the client "anonymous").
+    const response = await service.graphql(SET, { name: 'anonymous~guarded', value: 500 }, ADMIN);
     expect(response.body.data.setSequence).toEqual({
-      sequence: { id: 'guarded', name: 'guarded', value: 500, next: 501 },
+      sequence: { id: 'anonymous~guarded', name: 'guarded', value: 500, next: 501 },
       error: null,
     });
     expect((await service.graphql(NEXT, { name: 'guarded' })).body.data.nextSequence).toBe(501);
@@ -182,7 +184,15 @@ describe('sequences, a paginated connection', () => {
     }
     expect(pages).toBeGreaterThan(2);
     expect(all).toEqual([...all].sort());
-    expect(all).toEqual(expect.arrayContaining(['batch', 'guarded', 'invoice/acme', 'userid']));
+    // The admin sees every namespace: a client's sequences by their stored ids.
+    expect(all).toEqual(
+      expect.arrayContaining([
+        'anonymous~batch',
+        'anonymous~guarded',
+        'anonymous~invoice/acme',
+        'userid',
+      ]),
+    );
     const tooMany = await service.graphql(LIST, { first: 101 }, ADMIN);
     expect(tooMany.body.errors?.[0]?.extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
@@ -316,7 +326,7 @@ describe('Long scalar', () => {
     ['a string of digits', '43', 43],
     ['the largest safe integer', MAX - 1, MAX - 1],
   ])('accepts %s', async (_label, value, expected) => {
-    const response = await service.graphql(SET, { name: 'longs', value }, ADMIN);
+    const response = await service.graphql(SET, { name: 'anonymous~longs', value }, ADMIN);
     expect(response.body.errors).toBeUndefined();
     expect(response.body.data.setSequence.sequence.value).toBe(expected);
   });
@@ -328,7 +338,7 @@ describe('Long scalar', () => {
     ['text', 'twelve'],
     ['a boolean', true],
   ])('refuses %s in variables with BAD_USER_INPUT', async (_label, value) => {
-    const response = await service.graphql(SET, { name: 'longs', value }, ADMIN);
+    const response = await service.graphql(SET, { name: 'anonymous~longs', value }, ADMIN);
     expect(response.status).toBe(400);
     expect(response.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
@@ -337,7 +347,7 @@ describe('Long scalar', () => {
     'refuses the literal %s with BAD_USER_INPUT',
     async (literal) => {
       const response = await service.graphql(
-        `mutation { setSequence(name: "longs", value: ${literal}) { sequence { value } } }`,
+        `mutation { setSequence(name: "anonymous~longs", value: ${literal}) { sequence { value } } }`,
         {},
         ADMIN,
       );
@@ -348,7 +358,7 @@ describe('Long scalar', () => {
 
   test('a value beyond 2^53 - 1 is refused before anything changes', async () => {
     const before = await service.graphql(NEXT, { name: 'longs' });
-    await service.graphql(SET, { name: 'longs', value: '99999999999999999999' }, ADMIN);
+    await service.graphql(SET, { name: 'anonymous~longs', value: '99999999999999999999' }, ADMIN);
     expect((await service.graphql(NEXT, { name: 'longs' })).body).toEqual(before.body);
   });
 });
@@ -416,18 +426,21 @@ describe('refused sequence input names its field', () => {
 describe('a counter written by someone else with wrong types', () => {
   // Its own database: the corrupt documents must not reach the other tests' listings.
   let own: TestService;
+  /** The stored id of the test client's sequence `name`. */
+  const stored = (name: string) => `${TEST_CLIENT.client}~${name}`;
   beforeAll(async () => {
     own = await startTestService();
     for (const name of ['alpha', 'delta', 'omega']) {
       await own.graphql(DEFINE, { input: { name } }, CLIENT);
     }
     const raw = own.client.db(own.dbName).collection('counters');
-    // A foreign tool's documents: seq a string; step missing with seq a string; start a string.
+    // A foreign tool's documents in the client's namespace: seq a string; step missing with seq a
+    // string; start a string.
     await raw.insertMany([
-      { _id: 'beta' as never, name: 'beta', owner: TEST_CLIENT.client, seq: '17', step: 1 },
-      { _id: 'gamma' as never, name: 'gamma', owner: TEST_CLIENT.client, seq: 'x' },
+      { _id: stored('beta') as never, name: 'beta', owner: TEST_CLIENT.client, seq: '17', step: 1 },
+      { _id: stored('gamma') as never, name: 'gamma', owner: TEST_CLIENT.client, seq: 'x' },
       {
-        _id: 'kappa' as never,
+        _id: stored('kappa') as never,
         name: 'kappa',
         owner: TEST_CLIENT.client,
         seq: Long.fromNumber(4),
@@ -487,7 +500,8 @@ describe('a counter written by someone else with wrong types', () => {
             field: null,
             retryable: false,
           });
-          expect(edge.error?.message).toContain(`"${edge.cursor}"`);
+          // The repair names the stored id, which the operator types.
+          expect(edge.error?.message).toContain(`"${stored(edge.cursor)}"`);
           expect(edge.error?.message).toMatch(/db\.counters\.updateOne/);
         } else {
           expect(edge).toMatchObject({ node: { id: edge.cursor, value: 0 }, error: null });
@@ -502,7 +516,7 @@ describe('a counter written by someone else with wrong types', () => {
   test('sequence, nextSequence and allocateSequence name it SEQUENCE_CORRUPT and change nothing', async () => {
     const raw = own.client.db(own.dbName).collection('counters');
     for (const name of ['beta', 'gamma', 'kappa']) {
-      const before = await raw.findOne({ _id: name as never });
+      const before = await raw.findOne({ _id: stored(name) as never });
       const read = await own.graphql(
         `query Read($name: String!) { sequence(name: $name) { id } nextSequence(name: $name) }`,
         { name },
@@ -519,7 +533,7 @@ describe('a counter written by someone else with wrong types', () => {
         range: null,
         error: { code: 'SEQUENCE_CORRUPT' },
       });
-      expect(await raw.findOne({ _id: name as never })).toEqual(before);
+      expect(await raw.findOne({ _id: stored(name) as never })).toEqual(before);
     }
   });
 });

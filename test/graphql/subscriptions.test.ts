@@ -15,7 +15,7 @@ import { createClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { SUBSCRIPTIONS } from '../../src/limits';
 import { startStandin } from '../../src/standin';
-import { startTestService, TEST_CLIENT, type TestService } from '../support/service';
+import { ADMIN_HEADERS, startTestService, TEST_CLIENT, type TestService } from '../support/service';
 
 const CLIENT = { authorization: `Bearer ${TEST_CLIENT.token}` };
 const SEQUENCE_CHANGED = `subscription Changed($name: String!) {
@@ -93,6 +93,12 @@ function collect<T>(
     );
   });
   return { done, events, stop: () => stop() };
+}
+
+/** Waits until `done` holds, polling a bounded number of times. */
+async function waitFor(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i += 1) await new Promise((r) => setTimeout(r, 100));
+  expect(done()).toBe(true);
 }
 
 const allocate = (via: TestService = service) =>
@@ -229,20 +235,22 @@ test('a sequence of another owner is not found, as over HTTP', async () => {
   await expect(open.done).rejects.toThrow(/SEQUENCE_NOT_FOUND/);
 });
 
-test('a subscription that ends, or whose connection closes, closes its change stream on the server', async () => {
+test('subscribers of one sequence share one change stream, closed on the server when the last leaves', async () => {
   // A private database, so no other test's cursors are counted.
   const standin = await startStandin({ log: () => {} });
   const own = await startTestService({ mongodbUri: standin.uri });
   try {
-    await own.graphql(
-      'mutation { createSequence(input: { name: "watched" }) { error { code } } }',
-      {},
-      CLIENT,
-    );
+    for (const name of ['watched', 'other']) {
+      await own.graphql(
+        'mutation D($name: String!) { createSequence(input: { name: $name }) { error { code } } }',
+        { name },
+        CLIENT,
+      );
+    }
     const openCursors = async (): Promise<number> =>
       (await own.client.db('admin').command({ serverStatus: 1 })).metrics.cursor.open.total;
     const settled = async (expected: number) => {
-      for (let i = 0; i < 50 && (await openCursors()) !== expected; i += 1) {
+      for (let i = 0; i < 100 && (await openCursors()) !== expected; i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       return openCursors();
@@ -252,14 +260,58 @@ test('a subscription that ends, or whose connection closes, closes its change st
     const watching = [1, 2, 3].map(() =>
       collect(ws, SEQUENCE_CHANGED, { name: 'watched' }, (events) => events.length >= 1),
     );
-    await Promise.all(watching.map((subscription) => subscription.done));
-    expect(await openCursors()).toBe(before + 3);
+    const elsewhere = collect(
+      wsClient(own),
+      SEQUENCE_CHANGED,
+      { name: 'other' },
+      (events) => events.length >= 1,
+    );
+    await Promise.all([...watching, elsewhere].map((subscription) => subscription.done));
+    // One stream per sequence, however many watch it.
+    expect(await openCursors()).toBe(before + 2);
     watching[0].stop();
-    expect(await settled(before + 2)).toBe(before + 2);
+    elsewhere.stop();
+    expect(await settled(before + 1)).toBe(before + 1);
     await ws.dispose();
     expect(await settled(before)).toBe(before);
   } finally {
     await own.stop();
     await standin.stop();
+  }
+});
+
+test('sequenceChanged and the counter-write metric see only committed writes: a refused TRANSACTION create is neither', async () => {
+  // Its own database: the metric and the counter are this test's alone.
+  const own = await startTestService();
+  const create = (email: string) =>
+    own.graphql(
+      'mutation C($input: CreateUserInput!) { createUser(input: $input, strategy: TRANSACTION) { user { id } error { code } } }',
+      { input: { name: 'counted', email } },
+      ADMIN_HEADERS,
+    );
+  const counterWrites = async (): Promise<number> => {
+    const text = await (await fetch(`${own.url}/metrics`, { headers: ADMIN_HEADERS })).text();
+    const line = /^counter_document_writes_total\{[^}]*sequence="userid"[^}]*\} (\d+)$/m.exec(text);
+    return line === null ? 0 : Number(line[1]);
+  };
+  try {
+    expect((await create('first@example.com')).body.data.createUser.user.id).toBe('1');
+    type Changed = { sequenceChanged: { sequence: { value: number } } };
+    const watching = collect<Changed>(
+      wsClient(own, ADMIN_HEADERS.authorization),
+      SEQUENCE_CHANGED,
+      { name: 'userid' },
+      (events) => events.length >= 2,
+    );
+    await waitFor(() => watching.events.length >= 1);
+    // Refused inside the transaction: its `$inc` is rolled back with the insert.
+    expect((await create('first@example.com')).body.data.createUser.error.code).toBe('EMAIL_TAKEN');
+    expect((await create('second@example.com')).body.data.createUser.user.id).toBe('2');
+    const values = (await watching.done).map((event) => event.sequenceChanged.sequence.value);
+    expect(values).toEqual([1, 2]);
+    expect(await counterWrites()).toBe(2);
+    watching.stop();
+  } finally {
+    await own.stop();
   }
 });

@@ -18,6 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from 'mongodb';
+import { FLEET_CLIENT } from '../../bench/service-processes';
 import { CREATE_USER, postGraphQL, type GraphQLResultLike } from './client';
 import { Ledger } from './ledger';
 
@@ -256,6 +257,8 @@ function transactionWorkload(): Workload {
 }
 
 const SEQUENCE = 'kill-run-invoice';
+/** Its counter's `_id`: in the namespace of the fleet's client (src/sequences/keys.ts). */
+const SEQUENCE_ID = `${FLEET_CLIENT}~${SEQUENCE}`;
 const CREATE_SEQUENCE = `mutation ($input: CreateSequenceInput!) {
   createSequence(input: $input) { sequence { id } error { code message } } }`;
 const ALLOCATE = `mutation ($name: String!) {
@@ -338,7 +341,7 @@ function gaplessWorkload(): Workload {
         },
         async finish(db) {
           const counters = db.collection<GaplessCounter>('counters');
-          const read = () => counters.findOne({ _id: SEQUENCE }, { maxTimeMS: READ_TIMEOUT_MS });
+          const read = () => counters.findOne({ _id: SEQUENCE_ID }, { maxTimeMS: READ_TIMEOUT_MS });
           // Every hold expires; then the closing client confirms what is pending, lowest first.
           await sleep(holdSeconds * 1000 + 500);
           for (let round = 0; round < 2_000; round += 1) {

@@ -34,24 +34,171 @@ describe('ownership', () => {
     await expect(catalog.allocate(invoice, 8999, shipping)).rejects.toMatchObject(notFound);
     await expect(catalog.setValue(invoice, 5000, shipping)).rejects.toMatchObject(notFound);
     await expect(catalog.peekNext(invoice, shipping)).rejects.toMatchObject(notFound);
-    // Taken by another client: one answer, whatever its definition, naming neither owner nor values.
-    const taken = { code: 'BAD_USER_INPUT', field: 'name' };
-    const message =
-      'The name of sequence "invoice" (scope "acme") is not available (names are shared by every client of this service); choose another name or scope.';
-    for (const attempt of [invoice, { ...invoice, start: 1000, max: 9999 }]) {
-      const refusal = catalog.create(attempt, shipping);
-      await expect(refusal).rejects.toMatchObject(taken);
-      await expect(refusal).rejects.toThrow(message);
-    }
-    // Nothing the other client did consumed a value (finding 2: the owner's next call still works).
+    // The owner's next call still works, and nothing the other client did touched it.
     const mine = await catalog.allocate(invoice, 3, billing);
     expect(mine.range).toEqual({ first: 1000, last: 1002, step: 1, count: 3 });
     expect(mine.sequence).toMatchObject({ id: 'invoice/acme', value: 1002, next: 1003 });
-    expect(await catalog.get(invoice, admin)).toMatchObject({ owner: 'billing', value: 1002 });
-    expect((await catalog.allocate(invoice, 1, admin)).range.first).toBe(1003);
+    // Admin sees the stored id, and names a client's sequence `<client>~<name>`.
+    expect(await catalog.get(invoice, admin)).toBeNull();
+    const billingsAsAdmin = { name: 'billing~invoice', scope: 'acme' };
+    expect(await catalog.get(billingsAsAdmin, admin)).toMatchObject({
+      id: 'billing~invoice/acme',
+      owner: 'billing',
+      value: 1002,
+    });
+    expect((await catalog.allocate(billingsAsAdmin, 1, admin)).range.first).toBe(1003);
+    expect(await catalog.getById('billing~invoice/acme', admin)).toMatchObject({ value: 1003 });
     expect(await db.collection('counters').countDocuments()).toBe(1);
   });
 
+  test('ids from a client are in its namespace: another client’s stored id is malformed, as any', async () => {
+    const { catalog } = await catalogUnderTest();
+    await catalog.create(invoice, billing);
+    expect(await catalog.getById('invoice/acme', billing)).toMatchObject({ owner: 'billing' });
+    expect(await catalog.getById('invoice/acme', shipping)).toBeNull();
+    for (const id of ['billing~invoice/acme', 'shipping~invoice/acme', 'nobody~x']) {
+      await expect(catalog.getById(id, shipping)).rejects.toMatchObject({
+        code: 'BAD_USER_INPUT',
+        field: 'id',
+      });
+    }
+    const cursor = catalog.list({ first: 5, after: 'billing~invoice/acme' }, shipping);
+    await expect(cursor).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+  });
+});
+
+describe('namespaces: creating a name another client uses tells nothing (issue 18)', () => {
+  /** A created state with what differs between two names of one caller taken out. */
+  const shape = (state: Record<string, unknown>) => {
+    const { id: _id, name: _name, updatedAt: _updatedAt, ...rest } = state;
+    return rest;
+  };
+
+  test.each([
+    ['the same definition', {}],
+    ['another definition', { start: 1000, max: 9999 }],
+    ['a gapless definition', { gapless: true }],
+  ])(
+    'with %s: the same answer and the same commands as for a name nobody uses',
+    async (_label, definition) => {
+      const under = await catalogUnderTest();
+      const { catalog, db } = under;
+      await catalog.create({ ...invoice, start: 5, step: 2 }, billing);
+      await catalog.allocate(invoice, 2, billing);
+      const before = await db
+        .collection('counters')
+        .findOne({ _id: 'billing~invoice/acme' as never });
+
+      let taken!: Record<string, unknown>;
+      let free!: Record<string, unknown>;
+      const takenCommands = await under.commandsDuring(async () => {
+        taken = { ...(await catalog.create({ ...invoice, ...definition }, shipping)) };
+      });
+      const freeCommands = await under.commandsDuring(async () => {
+        free = {
+          ...(await catalog.create({ ...invoice, name: 'unused', ...definition }, shipping)),
+        };
+      });
+      expect(taken).toMatchObject({ id: 'invoice/acme', name: 'invoice', owner: 'shipping' });
+      expect(free).toMatchObject({ id: 'unused/acme', name: 'unused', owner: 'shipping' });
+      expect(shape(taken)).toEqual(shape(free));
+      expect(takenCommands).toEqual(freeCommands);
+      // Two counters: the other client's is untouched, and each allocates its own values.
+      expect(
+        await db.collection('counters').findOne({ _id: 'billing~invoice/acme' as never }),
+      ).toEqual(before);
+      if (!('gapless' in definition)) {
+        const theirs = await catalog.allocate(invoice, 1, shipping);
+        expect(theirs.range.first).toBe((definition as { start?: number }).start ?? 1);
+        expect((await catalog.allocate(invoice, 1, billing)).range.first).toBe(9);
+      }
+    },
+  );
+
+  test('creating it again answers the caller’s own sequence, never the other client’s definition', async () => {
+    const { catalog } = await catalogUnderTest();
+    await catalog.create({ ...invoice, start: 1000 }, billing);
+    await catalog.create(invoice, shipping);
+    await expect(catalog.create({ ...invoice, start: 1000 }, shipping)).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'start',
+    });
+    await expect(catalog.create({ ...invoice, start: 1000 }, shipping)).rejects.toThrow(
+      'already exists with start 1',
+    );
+    expect(await catalog.create(invoice, shipping)).toMatchObject({ owner: 'shipping', next: 1 });
+  });
+
+  test('the admin lists every namespace in name, scope, id order, and pages across them exactly', async () => {
+    const { catalog } = await catalogUnderTest();
+    await catalog.create(invoice, shipping);
+    await catalog.create(invoice, billing);
+    await catalog.create(invoice, admin);
+    await catalog.create({ name: 'invoice' }, billing);
+    const expected = [
+      'billing~invoice',
+      'billing~invoice/acme',
+      'invoice/acme',
+      'shipping~invoice/acme',
+    ];
+    for (const first of [1, 2, 10]) {
+      const seen: string[] = [];
+      let after: string | null = null;
+      for (let pages = 0; pages < 10; pages += 1) {
+        const page = await catalog.list({ first, after }, admin);
+        seen.push(...page.entries.map((e) => e.id));
+        if (!page.hasNextPage) break;
+        after = page.entries[page.entries.length - 1].id;
+      }
+      expect(seen).toEqual(expected);
+    }
+    const backwards = await catalog.list({ last: 2, before: 'shipping~invoice/acme' }, admin);
+    expect(backwards.entries.map((e) => e.id)).toEqual(['billing~invoice/acme', 'invoice/acme']);
+    expect(backwards.hasPreviousPage).toBe(true);
+  });
+
+  test('0.3 counters of a client move into its namespace at start, values and all', async () => {
+    const { catalog, db } = await catalogUnderTest();
+    const counters = db.collection('counters');
+    const legacy = {
+      name: 'invoice',
+      scope: 'acme',
+      owner: 'billing',
+      seq: Long.fromNumber(41),
+      start: Long.fromNumber(1),
+      step: 1,
+    };
+    const { scope: _scope, ...unscoped } = legacy;
+    await counters.insertMany([
+      { _id: 'invoice/acme' as never, ...legacy },
+      // A start stopped between the copy and the removal: the copy is there already.
+      { _id: 'ticket' as never, ...unscoped, name: 'ticket' },
+      { _id: 'billing~ticket' as never, ...unscoped, name: 'ticket' },
+      // Its new id holds a different counter: left in place, reported.
+      { _id: 'order' as never, ...unscoped, name: 'order' },
+      { _id: 'billing~order' as never, ...unscoped, name: 'order', seq: 7 },
+      // Admin's and 0.1's: no owner, they stay.
+      { _id: 'shared' as never, name: 'shared', seq: Long.fromNumber(3) },
+    ]);
+    const moved = await catalog.moveOwnedCounters();
+    expect(moved).toEqual({
+      moved: ['invoice/acme → billing~invoice/acme', 'ticket → billing~ticket'],
+      conflicts: ['order'],
+    });
+    expect((await counters.find().sort({ _id: 1 }).toArray()).map((doc) => doc._id)).toEqual([
+      'billing~invoice/acme',
+      'billing~order',
+      'billing~ticket',
+      'order',
+      'shared',
+    ]);
+    expect((await catalog.allocate(invoice, 1, billing)).range.first).toBe(42);
+    expect(await catalog.get(invoice, shipping)).toBeNull();
+    expect(await catalog.moveOwnedCounters()).toEqual({ moved: [], conflicts: ['order'] });
+  });
+});
+
+describe('ownership, 0.1', () => {
   test('a counter written by version 0.1 (no owner) is admin-only', async () => {
     const { catalog, db } = await catalogUnderTest();
     await db.collection('counters').insertOne({

@@ -2,13 +2,13 @@
  * The stand-in's retryable-write records where only the stand-in can be observed: a record
  * survives kill -9 (a retried write after the restart answers the stored reply and runs
  * nothing), endSessions forgets it, the onPrimaryTransactionalWrite fail point, and the
- * standalone mode refusing txnNumber with IllegalOperation (20) as mongod does. The commands
- * A record left `started` by a crash refuses its retry. The commands
- * go over a raw connection where the lsid must be our own (the driver puts its own sessions'
+ * standalone mode refusing txnNumber with IllegalOperation (20) as mongod does; a crash keeps a
+ * write and its record together or neither; records expire with their session (a clock the
+ * test moves). The commands go over a raw connection where the lsid must be our own (the driver puts its own sessions'
  * lsid on every command).
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, truncate } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -209,6 +209,9 @@ test('a standalone refuses txnNumber with IllegalOperation (20) and says no repl
     expect(hello.setName).toBeUndefined();
     expect(hello.operationTime).toBeUndefined();
     await expect(
+      rawCommand(standin.port, { replSetGetStatus: 1, $db: 'admin' }),
+    ).resolves.toMatchObject({ ok: 0, code: 76, codeName: 'NoReplicationEnabled' });
+    await expect(
       rawCommand(standin.port, incrementOnce({ id: new UUID() }, 1)),
     ).resolves.toMatchObject({ ok: 0, code: 20, codeName: 'IllegalOperation' });
   } finally {
@@ -216,25 +219,89 @@ test('a standalone refuses txnNumber with IllegalOperation (20) and says no repl
   }
 });
 
-test('a record left started by a crash between the write and its reply refuses the retry (217)', () => {
-  const store = new Store();
-  const writes = new RetryableWrites(store, true);
+/** The newest journal file of `dir` and the byte offset of each record in it. */
+async function journalRecords(dir: string): Promise<{ file: string; offsets: number[] }> {
+  const newest = (await readdir(dir))
+    .filter((name) => name.startsWith('journal.'))
+    .sort()
+    .pop()!;
+  const file = path.join(dir, newest);
+  const bytes = await readFile(file);
+  const offsets: number[] = [];
+  for (let offset = 0; offset < bytes.length; offset += 8 + bytes.readUInt32LE(offset))
+    offsets.push(offset);
+  return { file, offsets };
+}
+
+test('a write and its retryable-write record are one journal record: a crash keeps both or neither', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'standin-retry-torn-'));
   const lsid = { id: new UUID() };
-  const command = incrementOnce(lsid, 1);
-  // as recovery finds it when the journal kept the `started` record but not the reply
-  store.obtain('config', 'transactions').collection.insert({
-    _id: lsid,
-    txnNum: Long.fromNumber(1),
-    lastWriteDate: new Date(),
-    standinCommand: 'update',
-    standinReply: null,
-  });
-  let ran = false;
-  expect(() =>
-    writes.run(command, 'update', () => {
-      ran = true;
-      return { ok: 1 };
-    }),
-  ).toThrow(expect.objectContaining({ code: 217, codeName: 'IncompleteTransactionHistory' }));
-  expect(ran).toBe(false);
+  try {
+    const first = await startCli(dir);
+    await expect(rawCommand(first.port, incrementOnce(lsid, 1))).resolves.toMatchObject({
+      ok: 1,
+      n: 1,
+    });
+    await killed(first.child);
+    const { file, offsets } = await journalRecords(dir);
+    const bytes = await readFile(file);
+    const last = offsets[offsets.length - 1];
+    const record = BSON.deserialize(bytes.subarray(last + 8));
+    const written = (record.records as Document[]).map((change) => `${change.db}.${change.coll}`);
+    expect(written).toEqual(expect.arrayContaining(['retry.counters', 'config.transactions']));
+    // the crash tore that record: neither the write nor its record may survive
+    await truncate(file, last + 8 + Math.floor((bytes.length - last - 8) / 2));
+
+    const second = await startCli(dir);
+    try {
+      await expect(rawCommand(second.port, incrementOnce(lsid, 1))).resolves.toMatchObject({
+        ok: 1,
+        n: 1,
+        upserted: [{ index: 0, _id: 'c' }],
+      });
+      await expect(rawCommand(second.port, incrementOnce(lsid, 1))).resolves.toMatchObject({
+        ok: 1,
+        n: 1,
+        upserted: [{ index: 0, _id: 'c' }],
+      });
+      const client = await MongoClient.connect(`mongodb://127.0.0.1:${second.port}/`);
+      await expect(client.db('retry').collection('counters').findOne({})).resolves.toEqual({
+        _id: 'c',
+        n: 1,
+      });
+      await client.close();
+    } finally {
+      await killed(second.child);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a record expires with its session: kept 29 minutes after its write, gone after 31', () => {
+  const store = new Store();
+  let now = Date.parse('2026-01-01T00:00:00Z');
+  const writes = new RetryableWrites(store, true, () => now);
+  const idle = { id: new UUID() };
+  const busy = { id: new UUID() };
+  let runs = 0;
+  const write = () => ({ ok: 1, n: ++runs });
+  const records = () => store.get('config', 'transactions')!;
+  // a stored reply comes back as BSON values (n: Int32)
+  const answered = (lsid: Document, txnNumber: number) =>
+    Number(writes.run(incrementOnce(lsid, txnNumber), 'update', write).n);
+
+  expect(answered(idle, 1)).toBe(1);
+  now += 29 * 60_000;
+  writes.run(incrementOnce(busy, 1), 'update', write);
+  expect(records().byId(idle)).toBeDefined();
+  expect(answered(idle, 1)).toBe(1);
+  expect(runs).toBe(2);
+
+  now += 2 * 60_000;
+  writes.run(incrementOnce(busy, 2), 'update', write);
+  expect(records().byId(idle)).toBeUndefined();
+  expect(records().byId(busy)).toMatchObject({ txnNum: Long.fromNumber(2) });
+  // the session's history is gone, as on mongod once it expired: the same txnNumber runs again
+  expect(answered(idle, 1)).toBe(4);
 });

@@ -15,6 +15,7 @@ import { clientOptions } from '../../src/database';
 import type { ServiceComponents } from '../../src/components';
 import { createComponents } from '../../src/components';
 import { startHttpServer } from '../../src/http';
+import type { SubscriptionBounds } from '../../src/graphql/subscriptions';
 import { createLogger } from '../../src/logger';
 import { testMongoUri, uniqueDbName } from './db';
 
@@ -52,6 +53,8 @@ export interface TestServiceOptions {
   mongodbUri?: string;
   /** False to start without creating indexes, e.g. over a database that cannot be reached. */
   ensureIndexes?: boolean;
+  /** Narrower subscription bounds, to show each bite with a few connections. */
+  subscriptionBounds?: SubscriptionBounds;
 }
 
 /** POSTs one GraphQL operation as JSON; the body is parsed whatever the status. */
@@ -95,12 +98,17 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     runtimeAdapters: { os },
   });
   const components = createComponents(client.db(dbName), config);
-  if (options.ensureIndexes ?? true) await components.users.ensureIndexes();
+  if (options.ensureIndexes ?? true) {
+    await components.users.ensureIndexes();
+    // As src/main.ts does at start.
+    await components.sequences.moveOwnedCounters();
+  }
   const http = await startHttpServer(config, {
     client,
     components,
     logger: createLogger(config),
     host: '127.0.0.1',
+    subscriptionBounds: options.subscriptionBounds,
   });
   return {
     url: http.url,

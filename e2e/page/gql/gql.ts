@@ -18,6 +18,7 @@ type Documents = {
     "mutation CreateUserPair($first: CreateUserInput!, $second: CreateUserInput!) {\n  first: createUser(input: $first) {\n    ...PairOutcome\n  }\n  second: createUser(input: $second) {\n    ...PairOutcome\n  }\n}\n\nfragment PairOutcome on CreateUserPayload {\n  userEdge {\n    cursor\n    node {\n      ...ListedUser\n    }\n  }\n  error {\n    ...ShownError\n  }\n}": typeof types.CreateUserPairDocument,
     "fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}": typeof types.ListedUserFragmentDoc,
     "fragment ShownError on MutationError {\n  code\n  message\n  field\n  retryable\n}": typeof types.ShownErrorFragmentDoc,
+    "subscription UserIdCounter {\n  sequenceChanged(name: \"userid\") {\n    cursor\n    sequence {\n      id\n      value\n    }\n  }\n}": typeof types.UserIdCounterDocument,
     "query Users($first: Int, $after: String, $order: UserOrder) {\n  users(first: $first, after: $after, order: $order) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.UsersDocument,
 };
 const documents: Documents = {
@@ -25,6 +26,7 @@ const documents: Documents = {
     "mutation CreateUserPair($first: CreateUserInput!, $second: CreateUserInput!) {\n  first: createUser(input: $first) {\n    ...PairOutcome\n  }\n  second: createUser(input: $second) {\n    ...PairOutcome\n  }\n}\n\nfragment PairOutcome on CreateUserPayload {\n  userEdge {\n    cursor\n    node {\n      ...ListedUser\n    }\n  }\n  error {\n    ...ShownError\n  }\n}": types.CreateUserPairDocument,
     "fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}": types.ListedUserFragmentDoc,
     "fragment ShownError on MutationError {\n  code\n  message\n  field\n  retryable\n}": types.ShownErrorFragmentDoc,
+    "subscription UserIdCounter {\n  sequenceChanged(name: \"userid\") {\n    cursor\n    sequence {\n      id\n      value\n    }\n  }\n}": types.UserIdCounterDocument,
     "query Users($first: Int, $after: String, $order: UserOrder) {\n  users(first: $first, after: $after, order: $order) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.UsersDocument,
 };
 
@@ -58,6 +60,10 @@ export function graphql(source: "fragment ListedUser on User {\n  id\n  name\n  
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "fragment ShownError on MutationError {\n  code\n  message\n  field\n  retryable\n}"): (typeof documents)["fragment ShownError on MutationError {\n  code\n  message\n  field\n  retryable\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "subscription UserIdCounter {\n  sequenceChanged(name: \"userid\") {\n    cursor\n    sequence {\n      id\n      value\n    }\n  }\n}"): (typeof documents)["subscription UserIdCounter {\n  sequenceChanged(name: \"userid\") {\n    cursor\n    sequence {\n      id\n      value\n    }\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

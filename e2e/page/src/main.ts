@@ -9,6 +9,9 @@
  * that input's `[data-error-for]` element (with `data-code` set to its code), whether it came as data
  * (a payload's `error { code message field }`, the expected failures) or as a top-level error's
  * `extensions` (request-level failures); anything else goes to `#status` with `data-state="error"`. `body[data-ready]` is set once the first list is shown.
+ * `#userid-counter` shows the `userid` counter live, from a `sequenceChanged` subscription over
+ * graphql-ws on the API's own URL (no polling, no refetch): `data-value` is the last value issued,
+ * `data-live="true"` once the first event came, `data-live="error"` with the message if it failed.
  * Operations are the typed documents codegen builds from `../operations/*.graphql`, so a schema change
  * that breaks this page breaks `npm run typecheck`.
  */
@@ -20,9 +23,12 @@ import {
   type TypedDocumentNode,
 } from '@urql/core';
 import type { ApolloClient } from '@apollo/client';
+import { createClient } from 'graphql-ws';
 import {
   CreateUserDocument,
+  UserIdCounterDocument,
   UsersDocument,
+  type UserIdCounterSubscription,
   type CreateUserInput,
   type IdStrategy,
 } from '../gql/graphql';
@@ -274,6 +280,33 @@ async function createUser(send: Transport, fields: FormData): Promise<void> {
   await refreshUsers(send);
 }
 
+/** The `userid` counter, live: each event of the subscription is its new value. */
+function watchUserIdCounter(api: string): void {
+  const counter = element<HTMLOutputElement>('#userid-counter');
+  const subscriptions = createClient({ url: api.replace(/^http/, 'ws') });
+  subscriptions.subscribe<UserIdCounterSubscription>(
+    { query: stringifyDocument(UserIdCounterDocument) },
+    {
+      next: ({ data, errors }) => {
+        const sequence = data?.sequenceChanged?.sequence;
+        if (errors !== undefined || !sequence) {
+          counter.dataset.live = 'error';
+          counter.textContent = errors?.[0]?.message ?? 'no counter';
+          return;
+        }
+        counter.dataset.value = String(sequence.value);
+        counter.dataset.live = 'true';
+        counter.textContent = String(sequence.value);
+      },
+      error: (error) => {
+        counter.dataset.live = 'error';
+        counter.textContent = error instanceof Error ? error.message : 'the subscription failed';
+      },
+      complete: () => {},
+    },
+  );
+}
+
 async function start(): Promise<void> {
   const api = new URLSearchParams(location.search).get('api');
   if (api === null) {
@@ -300,6 +333,7 @@ async function start(): Promise<void> {
     showUsers(apolloList, edges);
     apolloList.dataset.ready = 'true';
   });
+  watchUserIdCounter(api);
   await refreshUsers(transports.fetch);
   document.body.dataset.ready = 'true';
 }

@@ -299,8 +299,10 @@ export type Mutation = {
    */
   confirmReservation?: Maybe<ReservationPayload>;
   /**
-   * Define a sequence, owned by the calling client. Idempotent: creating it again with the same
-   * options returns it; different options are refused. Only this creates a sequence.
+   * Define a sequence, owned by the calling client, in its own namespace of names: a name another
+   * client uses is a different sequence. Idempotent: creating it again with the same options returns
+   * it; different options are refused. Only this creates a sequence. The admin defines shared
+   * sequences, or one of a client's as `<client>~<name>`.
    */
   createSequence?: Maybe<CreateSequencePayload>;
   /**
@@ -326,8 +328,8 @@ export type Mutation = {
    */
   releaseReservation?: Maybe<ReservationPayload>;
   /**
-   * Admin: set the last issued value of a sequence. `userid` only moves forward; a gapless sequence
-   * cannot be set.
+   * Admin: set the last issued value of a sequence (a client's named `<client>~<name>`). `userid`
+   * only moves forward; a gapless sequence cannot be set.
    */
   setSequence?: Maybe<SetSequencePayload>;
   /** Change a user's name or email, with the same validation and uniqueness as at creation. */
@@ -616,7 +618,8 @@ export type Sequence = Node & {
   holdSeconds?: Maybe<Scalars['Int']['output']>;
   /**
    * Stable, from name and scope (`invoice` or `invoice/acme`), so client caches normalise it; starts
-   * with a letter, so it never equals a user's id.
+   * with a letter, so it never equals a user's id. Each client names its sequences in a namespace of
+   * its own; the admin sees a client's sequence as `<client>~<name>` (`billing~invoice/acme`).
    */
   id: Scalars['ID']['output'];
   /** The largest value this sequence may issue, if limited. */

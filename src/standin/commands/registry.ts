@@ -36,6 +36,7 @@ import { listDatabases } from './list-databases';
 import { listIndexes } from './list-indexes';
 import { ping } from './ping';
 import { renameCollection } from './rename-collection';
+import { replSetGetStatus } from './repl-set-get-status';
 import { serverStatus } from './server-status';
 import { update } from './update';
 import {
@@ -76,6 +77,7 @@ const DEFINITIONS: CommandDefinition[] = [
   collStats,
   explainCommand(definitionFor),
   serverStatus,
+  replSetGetStatus,
   commitTransaction,
   abortTransaction,
 ];

@@ -36,6 +36,7 @@ export const ErrorCode = {
   CannotCreateIndex: 67,
   InvalidOptions: 72,
   InvalidNamespace: 73,
+  NoReplicationEnabled: 76,
   UnknownReplWriteConcern: 79,
   UnsatisfiableWriteConcern: 100,
   ConflictingOperationInProgress: 117,

@@ -5,10 +5,11 @@
  * appends (durable-state.ts), goes as one checksummed record to an in-memory tail at once;
  * `durable()` resolves when everything appended so far is written and fsynced. The server
  * awaits it before sending any reply, so no reply (a write's acknowledgement or a read of it)
- * reveals state that a crash could lose. Group commit: while one write+fsync is in flight,
- * further records gather and go in the next single write+fsync, so concurrent clients share
- * fsyncs instead of queueing one each. `group(fn)` makes the records of `fn` one record, applied
- * all or none after a crash.
+ * reveals state that a crash could lose. Group commit: while one batch is written and fsynced,
+ * further records gather and go as the next batch, one write and one fsync for all of them, so
+ * concurrent clients share fsyncs instead of queueing one each; the next batch's fsync may start
+ * before the one before it returns (`flush`). `group(fn)` makes the records of `fn` one record,
+ * applied all or none after a crash (the server groups each command's changes).
  *
  * Nothing counts as written on the word of one write call: `writeFully` (record-file.ts) writes
  * what a short write left, and the file's length of whole, fsynced records is tracked. When a
@@ -64,6 +65,8 @@ export const PROBE_INTERVAL_MS = 250;
 const MIN_PROBE_BYTES = 64 * 1024;
 const MAX_PROBE_BYTES = 8 * 1024 * 1024;
 const OUT_OF_SPACE = new Set(['ENOSPC', 'EDQUOT']);
+/** fsyncs of consecutive batches that may run at once (see flush) */
+const SYNCS_IN_FLIGHT = 2;
 
 export interface JournalOptions {
   /** journal bytes since the last snapshot that trigger a new snapshot */
@@ -287,19 +290,41 @@ export class Journal {
     this.flushing ??= this.flush();
   }
 
+  /**
+   * Writes the tail as batches, one write and one fsync each. Writes go one after another (they
+   * append); a batch's fsync may still run while the next batch is written and fsynced (at most
+   * SYNCS_IN_FLIGHT), so records that gathered during one fsync wait for their own, not for
+   * the end of the one before as well. A batch counts as written once its fsync and every
+   * earlier batch's have returned, so waiters are settled in order.
+   */
   private async flush(): Promise<void> {
+    const syncing: Promise<void>[] = [];
     try {
       for (;;) {
         if (this.snapshotDue()) {
+          while (syncing.length > 0) await syncing.shift();
           await this.rotate();
           continue;
         }
-        if (this.written >= this.appended) break;
+        if (this.tail.length === 0 || syncing.length >= SYNCS_IN_FLIGHT) {
+          if (syncing.length === 0) break;
+          await syncing.shift();
+          continue;
+        }
         const records = this.takeTail();
-        await this.writeAndSync(records.buffers);
-        this.markWritten(records);
+        const bytes = await writeFully(this.file, records.buffers);
+        const earlier = syncing[syncing.length - 1];
+        const synced = Promise.all([earlier, this.file.datasync()]).then(() => {
+          this.fileLength += bytes;
+          this.bytesSinceSnapshot += bytes;
+          this.markWritten(records);
+        });
+        synced.catch(() => undefined); // awaited below, or settled before failWrite
+        syncing.push(synced);
       }
     } catch (error) {
+      // every batch before the failed one that did reach the disk counts as written
+      await Promise.allSettled(syncing);
       this.failWrite(error);
     } finally {
       this.flushing = null;

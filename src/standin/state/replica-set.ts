@@ -32,6 +32,8 @@ export class ReplicaSetIdentity {
   readonly electionId = new ObjectId('7fffffff0000000000000001');
   readonly processId = new ObjectId();
   member = '';
+  /** when the member became primary: once it serves, after recovery moved the clock */
+  private elected = { ts: new Timestamp(Long.ZERO), date: new Date() };
   /** monitors' awaitable hellos waiting for a topology event */
   private readonly waitingMonitors = new Set<() => void>();
 
@@ -54,6 +56,71 @@ export class ReplicaSetIdentity {
       me: this.member,
       electionId: this.electionId,
       lastWrite: { opTime, lastWriteDate: now, majorityOpTime: opTime, majorityWriteDate: now },
+    };
+  }
+
+  /** The member is `host:port` and primary from now on. */
+  serve(member: string): void {
+    this.member = member;
+    this.elected = { ts: this.clock.now(), date: new Date() };
+  }
+
+  /**
+   * replSetGetStatus as mongod answers it for a one-member set: the member is primary and
+   * healthy, term 1, the majority is itself (so every acknowledged write is majority-committed
+   * and durable: replies wait for the journal). Fields mongod fills from machinery the stand-in
+   * does not have (electionCandidateMetrics, lastStableRecoveryTimestamp, initial sync) are left
+   * out rather than invented.
+   */
+  statusFields(startedAt: Date): Document {
+    const now = new Date();
+    const opTime = { ts: this.clock.now(), t: Long.ONE };
+    // as mongod, the wall times of an optime are its seconds
+    const opDate = new Date(opTime.ts.t * 1000);
+    return {
+      set: this.setName,
+      date: now,
+      myState: 1,
+      term: Long.ONE,
+      syncSourceHost: '',
+      syncSourceId: -1,
+      heartbeatIntervalMillis: Long.fromNumber(2000),
+      majorityVoteCount: 1,
+      writeMajorityCount: 1,
+      votingMembersCount: 1,
+      writableVotingMembersCount: 1,
+      optimes: {
+        lastCommittedOpTime: opTime,
+        lastCommittedWallTime: opDate,
+        readConcernMajorityOpTime: opTime,
+        appliedOpTime: opTime,
+        durableOpTime: opTime,
+        lastAppliedWallTime: opDate,
+        lastDurableWallTime: opDate,
+      },
+      members: [
+        {
+          _id: 0,
+          name: this.member,
+          health: 1,
+          state: 1,
+          stateStr: 'PRIMARY',
+          uptime: Math.floor((now.getTime() - startedAt.getTime()) / 1000),
+          optime: opTime,
+          optimeDate: opDate,
+          lastAppliedWallTime: opDate,
+          lastDurableWallTime: opDate,
+          syncSourceHost: '',
+          syncSourceId: -1,
+          infoMessage: '',
+          electionTime: this.elected.ts,
+          electionDate: this.elected.date,
+          configVersion: 1,
+          configTerm: 1,
+          self: true,
+          lastHeartbeatMessage: '',
+        },
+      ],
     };
   }
 

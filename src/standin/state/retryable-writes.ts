@@ -9,12 +9,11 @@
  * The records are documents of `config.transactions` (mongod keeps its session records there
  * too; the reply is held as opaque BSON in `standinReply`, a stand-in field), so the journal
  * and snapshots keep them with everything else: a retry after a restart still finds the
- * result. A crash can cut the journal between a write's changes and its record, so the record
- * is written twice: `started` before the write runs, with the reply after it. A retry that finds
- * a record still `started` (the crash came in between, the write may be partly applied) is
- * refused with IncompleteTransactionHistory (217) rather than run again or answered wrongly.
- * Records expire with their session: no retryable write on it for
- * logicalSessionTimeoutMinutes, or named by endSessions.
+ * result. A write's changes and its record are made in one command, which the journal writes
+ * as one record (server.ts `endCommand`): a crash keeps both or neither, so a retry after a
+ * restart either answers the stored reply or runs a write that never happened. Records expire
+ * with their session: no retryable write on it for logicalSessionTimeoutMinutes (measured by
+ * the injectable `now`), or named by endSessions.
  *
  * Only replies with ok: 1 (write errors included) are recorded; a command that failed as a
  * whole wrote nothing, so its record is removed and running its retry again gives mongod's
@@ -63,13 +62,17 @@ export function withRetryableWriteLabel(command: Document, reply: Document): Doc
 }
 
 export class RetryableWrites {
-  private lastSweep = Date.now();
+  private lastSweep: number;
 
   constructor(
     private readonly store: Store,
     /** false on a standalone, which refuses txnNumber */
     private readonly replicaSet: boolean,
-  ) {}
+    /** the clock records expire by (milliseconds since the epoch); tests move it */
+    private readonly now: () => number = Date.now,
+  ) {
+    this.lastSweep = now();
+  }
 
   private get records() {
     return this.store.get('config', 'transactions');
@@ -114,28 +117,15 @@ export class RetryableWrites {
       if (txnNumber.equals(last)) return this.retried(record, name);
     }
     this.sweep();
-    this.save(lsid, txnNumber, name, null);
-    let reply: Document | null = null;
-    try {
-      reply = run();
-    } finally {
-      if (reply?.ok === 1) this.save(lsid, txnNumber, name, reply);
-      else this.putBack(lsid, record);
-    }
+    // only a write that ran is recorded: one that throws or fails as a whole leaves the record
+    const reply = run();
+    if (reply.ok === 1) this.save(lsid, txnNumber, name, reply);
     return reply;
   }
 
   /** Forgets the sessions endSessions names. */
   end(lsids: Document[]): void {
     for (const lsid of lsids) this.forget(lsid);
-  }
-
-  /** Restores the session's record as it was before a write that failed as a whole. */
-  private putBack(lsid: Document, previous: Document | undefined): void {
-    const { collection } = this.store.obtain('config', 'transactions');
-    const current = collection.byId(lsid)!;
-    if (previous) collection.replace(current, previous);
-    else collection.remove(current);
   }
 
   private forget(lsid: Document): void {
@@ -149,24 +139,19 @@ export class RetryableWrites {
         ErrorCode.IncompleteTransactionHistory,
         `txnNumber ${record.txnNum} of this session was used by ${record.standinCommand}, not ${name}`,
       );
-    const reply = record.standinReply as Binary | null;
-    if (reply === null)
-      throw new CommandError(
-        ErrorCode.IncompleteTransactionHistory,
-        `the result of retryable write ${record.txnNum} of this session was lost in a crash of the stand-in (it may be partly applied); it cannot be retried`,
-      );
+    const reply = record.standinReply as Binary;
     return BSON.deserialize(Buffer.from(reply.buffer), DESERIALIZE_OPTIONS);
   }
 
-  /** The session's record: `reply` null while the write runs. */
-  private save(lsid: Document, txnNumber: Long, name: string, reply: Document | null): void {
+  /** The session's record of its last retryable write and that write's reply. */
+  private save(lsid: Document, txnNumber: Long, name: string, reply: Document): void {
     const { collection } = this.store.obtain('config', 'transactions');
     const next = {
       _id: lsid,
       txnNum: txnNumber,
-      lastWriteDate: new Date(),
+      lastWriteDate: new Date(this.now()),
       standinCommand: name,
-      standinReply: reply === null ? null : new Binary(BSON.serialize(reply)),
+      standinReply: new Binary(BSON.serialize(reply)),
     };
     const current = collection.byId(lsid);
     if (current) collection.replace(current, next);
@@ -175,7 +160,7 @@ export class RetryableWrites {
 
   /** Removes records of sessions unused for logicalSessionTimeoutMinutes (at most once a minute). */
   private sweep(): void {
-    const now = Date.now();
+    const now = this.now();
     const records = this.records;
     if (!records || now - this.lastSweep < SWEEP_EVERY_MS) return;
     this.lastSweep = now;

@@ -1,0 +1,218 @@
+/**
+ * Group commit for a transactional source (TRANSACTION): the rounds that wait for the process's
+ * one transaction share the next one, so 64 concurrent `createUser`s cost a few transactions
+ * instead of 64 in a row (one `$inc` of the summed count, one ordered insert, one commit).
+ *
+ * Invariants:
+ * - A group is what waited while the previous transaction ran, in arrival order, at most
+ *   `USERS_PER_BATCH` documents (one insert command, as one `createUsers`); a member larger than
+ *   what is left waits for the next group, and a first member is always taken.
+ * - No two members of a group repeat an idempotency key: a member that would is kept for a later
+ *   group. Were they inserted together, the later one would be refused by a document that is
+ *   rolled back with it, and the users component would look for the key's stored user to replay
+ *   and find none; in separate transactions it is refused by a committed one, as without groups.
+ *   (A repeated email needs no such care: its refusal is final, whoever stored the email.)
+ * - All or nothing, as for one member: a refused document rolls the whole group back, ids
+ *   included, so a refused item consumes no id. Its member hears the refusal (and fails that item
+ *   alone); the others go again at once, without newcomers, so a member waits for at most one
+ *   transaction per other member of its group. A taken `_id` (the counter lagged behind stored
+ *   ids) repairs the counter and runs the group again, at most the source's `maxRounds` times,
+ *   then every member hears `contention` (ID_CONTENTION).
+ * - Deadlines: a member whose signal fired before its group starts fails with the signal's reason
+ *   and nothing is written for it; one that fires during an attempt rolls that attempt back (no
+ *   write of its own after its deadline), fails, and the others go again.
+ * - Commands are counted on the first member's tally: the group sent them once.
+ */
+import { Long } from 'bson';
+import { beforeWrite } from '../database/index.js';
+import { USERS_PER_BATCH } from '../limits.js';
+import type { CreationTally, TransactionalIdSource, UserIdTurns } from '../strategies/index.js';
+import {
+  insertInSession,
+  type InsertOptions,
+  type UniqueField,
+  type UnsavedUser,
+} from './insert.js';
+import type { UserDocument, UsersCollection } from './model.js';
+
+/** What one member's share of the group transactions came to. */
+export type MemberRound = { attempts: number; collisions: number } &
+  /** committed: every document of the member is stored, in order */
+  (
+    | { outcome: 'committed'; docs: UserDocument[] }
+    /** the member's document at `position` was refused on `field`; nothing of it was stored */
+    | { outcome: 'refused'; position: number; field: 'email' | 'idempotencyKey' }
+    /** every `_id` the group took was taken, `maxRounds` times: nothing of it was stored */
+    | { outcome: 'contention' }
+  );
+
+interface Member {
+  unsaved: UnsavedUser[];
+  tally: CreationTally;
+  options?: InsertOptions;
+  attempts: number;
+  settle(round: MemberRound): void;
+  fail(error: unknown): void;
+}
+
+type GroupAttempt =
+  | { expired: Member[] }
+  | { docs: UserDocument[][]; refused: { position: number; field: UniqueField } | null };
+
+export class TransactionGroups {
+  private waiting: Member[] = [];
+  private draining = false;
+
+  constructor(
+    private readonly users: UsersCollection,
+    private readonly source: TransactionalIdSource,
+    private readonly turns: UserIdTurns,
+  ) {}
+
+  /** The documents of `unsaved` inserted in the next group transaction (see the header). */
+  round(
+    unsaved: UnsavedUser[],
+    tally: CreationTally,
+    options: InsertOptions | undefined,
+  ): Promise<MemberRound> {
+    return new Promise((settle, fail) => {
+      this.waiting.push({ unsaved, tally, options, attempts: 0, settle, fail });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.waiting.length > 0) {
+        const group = this.nextGroup();
+        if (group.length > 0) await this.run(group);
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /** Takes the next group from the waiting members (see the header); refuses expired ones. */
+  private nextGroup(): Member[] {
+    const group: Member[] = [];
+    const later: Member[] = [];
+    const keys = new Set<string>();
+    let size = 0;
+    for (const member of this.waiting) {
+      try {
+        beforeWrite(member.options);
+      } catch (err) {
+        member.fail(err);
+        continue;
+      }
+      const repeats = member.unsaved.some(
+        (user) => user.idempotencyKey !== undefined && keys.has(user.idempotencyKey),
+      );
+      const fits = group.length === 0 || size + member.unsaved.length <= USERS_PER_BATCH;
+      if (repeats || !fits) {
+        later.push(member);
+        continue;
+      }
+      group.push(member);
+      size += member.unsaved.length;
+      for (const user of member.unsaved) {
+        if (user.idempotencyKey !== undefined) keys.add(user.idempotencyKey);
+      }
+    }
+    this.waiting = later;
+    return group;
+  }
+
+  /**
+   * Transactions for `group` until every member is settled or failed: each refusal of an email or
+   * key settles its owner and runs the rest again; a taken `_id` repairs the counter and runs the
+   * whole group again, at most `maxRounds` times. So at most one transaction per member plus
+   * `maxRounds`.
+   */
+  private async run(initial: Member[]): Promise<void> {
+    let group = initial;
+    let collisions = 0;
+    while (group.length > 0) {
+      let attempt: GroupAttempt;
+      try {
+        attempt = await this.attempt(group);
+      } catch (err) {
+        for (const member of group) member.fail(err);
+        return;
+      }
+      if ('expired' in attempt) {
+        for (const member of attempt.expired) member.fail(member.options?.signal?.reason);
+        group = group.filter((member) => !attempt.expired.includes(member));
+        continue;
+      }
+      for (const member of group) member.attempts += 1;
+      const { docs, refused } = attempt;
+      if (refused === null) {
+        group.forEach((member, i) => {
+          member.settle({ outcome: 'committed', docs: docs[i], ...counts(member, collisions) });
+        });
+        return;
+      }
+      if (refused.field === '_id') {
+        collisions += 1;
+        if (collisions >= this.source.maxRounds) {
+          for (const member of group) {
+            member.settle({ outcome: 'contention', ...counts(member, collisions) });
+          }
+          return;
+        }
+        await this.turns.shared(() => this.source.afterCollision(collisions, group[0].tally));
+        continue;
+      }
+      const owner = ownerOf(docs, refused.position);
+      group[owner.member].settle({
+        outcome: 'refused',
+        position: owner.position,
+        field: refused.field,
+        ...counts(group[owner.member], collisions),
+      });
+      group = group.filter((_, i) => i !== owner.member);
+    }
+  }
+
+  /** One group transaction: commits when every document is stored, else rolls all back. */
+  private attempt(group: Member[]): Promise<GroupAttempt> {
+    const tally = group[0].tally;
+    const size = group.reduce((sum, member) => sum + member.unsaved.length, 0);
+    return this.source.takeWithInsert<GroupAttempt>(
+      size,
+      tally,
+      async (ids, session) => {
+        const expired = group.filter((member) => member.options?.signal?.aborted);
+        if (expired.length > 0) return { commit: false, value: { expired } };
+        let next = 0;
+        const docs = group.map((member) => {
+          const own = member.unsaved.map((user) => ({
+            _id: Long.fromNumber(ids[next++]),
+            ...user,
+          }));
+          member.options?.beforeInsert?.(own);
+          return own;
+        });
+        const refused = await insertInSession(this.users, docs.flat(), session, tally);
+        return { commit: refused === null, value: { docs, refused } };
+      },
+      {},
+    );
+  }
+}
+
+function counts(member: Member, collisions: number): { attempts: number; collisions: number } {
+  return { attempts: member.attempts, collisions };
+}
+
+/** The member, and the position in its documents, of the group's document at `position`. */
+function ownerOf(docs: UserDocument[][], position: number): { member: number; position: number } {
+  let start = 0;
+  for (let member = 0; member < docs.length; member += 1) {
+    if (position < start + docs[member].length) return { member, position: position - start };
+    start += docs[member].length;
+  }
+  throw new RangeError(`no document at position ${position} of the group`);
+}
