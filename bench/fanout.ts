@@ -1,5 +1,5 @@
 /**
- * `npm run bench:fanout [-- --subscribers 100 --rate 100 --seconds 30 --port P --cpu-prof]`: subscription
+ * `npm run bench:fanout [-- --subscribers 100 --rate 100 --seconds 30 --port P --cpu-prof --entry E]`: subscription
  * fan-out (issue 22). N subscribers to `userCreated` over graphql-ws while users are created at a
  * steady rate: does every subscriber get every event, how long does delivery take, and what does
  * the service hold in memory.
@@ -21,7 +21,8 @@
  * - the service's peak RSS (sampled every 100 ms), its CPU over the load, `createUser` p50/p99;
  * - the load average before and after (run it with `nice -n 10`: it shares the machine).
  * Writes Markdown to stdout and `bench/results-fanout.json`. Every wait is bounded. `--cpu-prof`
- * runs the service under `node --cpu-prof` (profile in `bench/cpu-profiles/`).
+ * runs the service under `node --cpu-prof` (profile in `bench/cpu-profiles/`); `--entry` measures
+ * another build's `dist/main.js` (an A/B of builds on one machine, run alternately).
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -53,11 +54,17 @@ interface Options {
   seconds: number;
   port?: number;
   cpuProfile: boolean;
+  /** Another build's `dist/main.js` to measure instead of this checkout's (an A/B of builds). */
+  entry?: string;
 }
 
 function parseOptions(argv: string[]): Options {
   const options: Options = { subscribers: 100, rate: 100, seconds: 30, cpuProfile: false };
   for (let i = 0; i < argv.length; i += 2) {
+    if (argv[i] === '--entry') {
+      options.entry = argv[i + 1];
+      continue;
+    }
     if (argv[i] === '--cpu-prof') {
       options.cpuProfile = true;
       i -= 1;
@@ -184,6 +191,7 @@ async function main(): Promise<void> {
     blockSize: 100,
     blockSizeMax: 10_000,
     port: options.port,
+    entry: options.entry,
     nodeArgs: options.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
   });
   const service = fleet.processes[0];
@@ -251,7 +259,11 @@ async function main(): Promise<void> {
     const hasAll = (s: Subscriber) => acknowledged.every((id) => s.received.has(id));
     await until(() => subscribers.every(hasAll), DRAIN_TIMEOUT_MS);
     const peakRssMb = stopRss();
+    const cpuDrained = await cpuMs(service.pid);
 
+    const deliveriesMade = subscribers
+      .flatMap((s) => [...s.received.entries()])
+      .reduce((sum, [id, count]) => sum + (warmUpIds.has(id) ? 0 : count), 0);
     const rows = subscribers.map((s, index) => {
       const measured = [...s.received.entries()].filter(([id]) => !warmUpIds.has(id));
       return {
@@ -296,6 +308,9 @@ async function main(): Promise<void> {
       service: {
         peakRssMb: Number(peakRssMb.toFixed(1)),
         cpuMsPerSecond: (cpuAfter - cpuBefore) / loadSeconds,
+        // From the first create until every event was delivered, over every delivery (warm-up
+        // excluded), creates included: compare builds at the same load.
+        cpuUsPerDelivery: ((cpuDrained - cpuBefore) * 1000) / Math.max(1, deliveriesMade),
       },
       databaseCpuMsPerSecond: (databaseCpuAfter - databaseCpuBefore) / loadSeconds,
       // The subscribers and the load live in this process: its own lag is part of every latency.
@@ -320,7 +335,7 @@ async function main(): Promise<void> {
         `| subscriber 0, dropped and resumed | ${rows[0].received} received, ${rows[0].missing} missing, ${rows[0].duplicated} twice | none missed: ${verdict(rows[0].missing === 0 && rows[0].duplicated === 0)} |`,
         `| delivery latency p50 / p99 / max | ${results.latencyMs.p50} / ${results.latencyMs.p99} / ${results.latencyMs.max} ms (${latencies.length} deliveries) | p99 < 100 ms: ${verdict(results.latencyMs.p99 < 100)} |`,
         `| service peak RSS | ${results.service.peakRssMb} MB | < 200 MB: ${verdict(results.service.peakRssMb < 200)} |`,
-        `| service CPU | ${results.service.cpuMsPerSecond.toFixed(0)} ms per second | |`,
+        `| service CPU | ${results.service.cpuMsPerSecond.toFixed(0)} ms per second, ${results.service.cpuUsPerDelivery.toFixed(1)} µs per delivery (creates included) | |`,
         `| database CPU | ${results.databaseCpuMsPerSecond.toFixed(0)} ms per second | |`,
         `| bench process (subscribers and load) CPU, event-loop delay p99 | ${results.benchProcess.cpuMsPerSecond.toFixed(0)} ms per second, ${results.benchProcess.eventLoopDelayP99Ms.toFixed(0)} ms | |`,
         `| createUser p50 / p99 | ${results.createUserMs.p50.toFixed(1)} / ${results.createUserMs.p99.toFixed(1)} ms | |`,

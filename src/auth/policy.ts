@@ -70,8 +70,8 @@ export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>
   Sequence: {
     gaps: 'client',
   },
-  // Each subscription holds a change stream: for back ends and dashboards with a token, never for
-  // a sign-up page. A client watches only sequences it may read (the catalog decides, as over HTTP).
+  // Subscriptions read change streams and hold a connection: for back ends and dashboards with a
+  // token, never for a sign-up page. A client watches only sequences it may read (the catalog decides, as over HTTP).
   Subscription: {
     sequenceChanged: 'client',
     userCreated: 'client',

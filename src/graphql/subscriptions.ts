@@ -23,11 +23,20 @@
  *   bite without a thousand connections); the service runs with `SUBSCRIPTIONS`.
  * - Each connection has one context (src/graphql/context.ts) whose signal aborts when it closes;
  *   a subscription's change stream closes when it completes or its connection closes.
+ * - Executed once per event and kind of subscriber: subscribers of one shared change stream
+ *   (src/database/change-feed.ts) receive the same event object; its result for one document,
+ *   operation name, variables and caller (role and client: all a resolver may depend on) is
+ *   computed once and handed to each of them, instead of graphql-js executing the selection set
+ *   once per subscriber (15% of the service's busy time at 100 subscribers, docs/benchmark.md). A
+ *   result with errors is not shared (it may be one connection's abort): each executes its own.
  */
 import type { Server } from 'node:http';
 import {
+  createSourceEventStream,
   type DocumentNode,
   type ExecutionArgs,
+  type ExecutionResult,
+  execute,
   type GraphQLSchema,
   GraphQLError,
   getOperationAST,
@@ -88,6 +97,76 @@ function clientKey(caller: Caller): string {
   return caller.role === 'client' ? `client:${caller.client}` : caller.role;
 }
 
+/** What makes two subscriptions' results for one event the same, per subscription's arguments. */
+const signatures = new WeakMap<ExecutionArgs, string>();
+/** Each event's results, by signature (an event lives as long as a feed still holds it). */
+const executed = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+
+/** The result of `args` for `event`, executed once for every subscription of one signature. */
+function executeOnce(
+  args: ExecutionArgs,
+  signature: string,
+  event: unknown,
+): Promise<ExecutionResult> {
+  const run = async () => execute({ ...args, rootValue: event });
+  if (event === null || typeof event !== 'object') return run();
+  let results = executed.get(event);
+  if (results === undefined) {
+    results = new Map();
+    executed.set(event, results);
+  }
+  const shared = results.get(signature);
+  if (shared !== undefined) {
+    return shared.then((result) => (result.errors === undefined ? result : run()));
+  }
+  const result = run();
+  results.set(signature, result);
+  return result;
+}
+
+/**
+ * graphql-js's `subscribe` (the source stream of the subscription field's resolver, each event
+ * executed with the selection set), executing each event once per signature (the header).
+ */
+async function subscribeSharing(
+  args: ExecutionArgs,
+): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  const source = await createSourceEventStream(args);
+  if (!(Symbol.asyncIterator in source)) return source;
+  const signature = signatures.get(args);
+  return mapEvents(source, (event) =>
+    signature === undefined
+      ? execute({ ...args, rootValue: event })
+      : executeOnce(args, signature, event),
+  );
+}
+
+/**
+ * `source` with each event mapped; `return()` reaches the source at once, even while a `next()`
+ * waits (an async generator's would wait for it: the change stream would stay open).
+ */
+function mapEvents(
+  source: AsyncIterable<unknown>,
+  map: (event: unknown) => ExecutionResult | Promise<ExecutionResult>,
+): AsyncIterableIterator<ExecutionResult> {
+  const events = source[Symbol.asyncIterator]();
+  return {
+    async next() {
+      const step = await events.next();
+      return step.done === true
+        ? { done: true, value: undefined }
+        : { done: false, value: await map(step.value) };
+    },
+    async return() {
+      await events.return?.();
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
 const refusal = (message: string) => [
   new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } }),
 ];
@@ -128,6 +207,7 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
   const disposable = useServer<Record<string, unknown> | undefined, { connection: Connection }>(
     {
       schema: deps.schema,
+      subscribe: subscribeSharing,
       onConnect: (ctx) => {
         const connection: Connection = { subscriptions: new Set(), ended: new AbortController() };
         connections.set(ctx.extra, connection);
@@ -178,13 +258,23 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
         }
         perClient.set(key, held + 1);
         connection.subscriptions.add(id);
-        return {
+        const args: ExecutionArgs = {
           schema: deps.schema,
           document,
           operationName: payload.operationName,
           variableValues: payload.variables ?? undefined,
           contextValue,
         };
+        signatures.set(
+          args,
+          [
+            key,
+            payload.operationName ?? '',
+            payload.query,
+            JSON.stringify(payload.variables ?? null),
+          ].join('\u0000'),
+        );
+        return args;
       },
       onError: (_ctx, _id, _payload, errors) =>
         errors.map((error) => formatError(error.toJSON(), error)),

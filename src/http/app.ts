@@ -45,6 +45,7 @@ import {
   sendJson,
   sentRefusal,
   startDeadline,
+  verifyInputBounds,
   type ServiceRequest,
 } from './limits.js';
 
@@ -178,7 +179,7 @@ function tokenRefusal(allowCors: Middleware) {
 /** `/graphql`: CORS, the deadline, the body and its limits, then Apollo. */
 function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Middleware) {
   const buildContext = createContextFactory(components);
-  const readJson = json({ limit: config.BODY_LIMIT }) as Middleware;
+  const readJson = json({ limit: config.BODY_LIMIT, verify: verifyInputBounds }) as Middleware;
   return async (req: ServiceRequest, res: ServerResponse, search: string) => {
     // cors answers a preflight itself, without passing it on; any other request it passes on.
     if (req.method === 'OPTIONS') {
@@ -218,12 +219,13 @@ function answerFailure(logger: Logger, res: ServerResponse, err: unknown): void 
     if (!res.writableEnded) res.end();
     return;
   }
-  const { status, code, message } = answer ?? {
+  const { status, code, message, field } = answer ?? {
     status: 500,
     code: 'INTERNAL_SERVER_ERROR',
     message: 'Internal server error',
   };
-  sendJson(res, status, { errors: [{ message, extensions: { code } }] });
+  const extensions = field === undefined ? { code } : { code, field };
+  sendJson(res, status, { errors: [{ message, extensions }] });
 }
 
 export function createApp(deps: AppDeps): RequestListener {

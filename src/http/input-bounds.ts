@@ -42,6 +42,45 @@ function problem(path: string, message: (shownPath: string) => string): InputPro
 const malformed = (path: string) =>
   problem(path, (at) => `${at} is not well-formed Unicode (it holds half of a surrogate pair)`);
 
+/**
+ * The refusal of each bound, naming the value's path: one wording, whether the bound was met on
+ * the parsed variables (`inputProblem`) or on the raw body (./raw-input-bounds.ts). It says which
+ * bound was passed, not by how much: the raw scan stops at the first item, key or character past
+ * it instead of reading the rest of a hostile value to count it.
+ */
+export const PAST_BOUND = {
+  longKey: (path: string) => problem(path, (at) => `${at} is a key longer than any field name`),
+  values: (path: string) =>
+    problem(
+      path,
+      () =>
+        `The variables hold more than ${INPUT.values} values in all (1,000 users with every field set hold 5,001)`,
+    ),
+  longString: (path: string) =>
+    problem(
+      path,
+      (at) =>
+        `${at} is longer than ${INPUT.stringLength} characters, the most a string argument holds`,
+    ),
+  deep: (path: string) =>
+    problem(
+      path,
+      (at) =>
+        `${at} nests lists and objects more than ${INPUT.depth} deep, deeper than any argument`,
+    ),
+  items: (path: string) =>
+    problem(
+      path,
+      (at) => `${at} holds more than ${INPUT.itemsPerList} items, the most a list argument holds`,
+    ),
+  keys: (path: string) =>
+    problem(
+      path,
+      (at) =>
+        `${at} holds more than ${INPUT.keysPerObject} keys, the most fields an input object has`,
+    ),
+};
+
 /** Queues the entries of an object, in order, one level deeper than `depth`. */
 function queueEntries(pending: Pending[], value: object, path: string | null, depth: number) {
   const keys = Object.keys(value);
@@ -63,59 +102,27 @@ export function inputProblem(variables: unknown): InputProblem | null {
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [value, path, depth, key] = next;
     if (key !== null) {
-      if (key.length > INPUT.stringLength) {
-        return problem(path, (at) => `${at} is a key longer than any field name`);
-      }
+      if (key.length > INPUT.stringLength) return PAST_BOUND.longKey(path);
       if (LONE_SURROGATE.test(key)) return malformed(path);
     }
     values += 1;
-    if (values > INPUT.values) {
-      return problem(
-        path,
-        () =>
-          `The variables hold more than ${INPUT.values} values in all (1,000 users with every field set hold 5,001)`,
-      );
-    }
+    if (values > INPUT.values) return PAST_BOUND.values(path);
     if (typeof value === 'string') {
-      if (value.length > INPUT.stringLength) {
-        return problem(
-          path,
-          (at) =>
-            `${at} is ${value.length} characters long; a string argument holds at most ${INPUT.stringLength}`,
-        );
-      }
+      if (value.length > INPUT.stringLength) return PAST_BOUND.longString(path);
       if (LONE_SURROGATE.test(value)) return malformed(path);
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
-    if (depth > INPUT.depth) {
-      return problem(
-        path,
-        (at) =>
-          `${at} nests lists and objects more than ${INPUT.depth} deep, deeper than any argument`,
-      );
-    }
+    if (depth > INPUT.depth) return PAST_BOUND.deep(path);
     if (Array.isArray(value)) {
-      if (value.length > INPUT.itemsPerList) {
-        return problem(
-          path,
-          (at) =>
-            `${at} holds ${value.length} items; a list argument holds at most ${INPUT.itemsPerList}`,
-        );
-      }
+      if (value.length > INPUT.itemsPerList) return PAST_BOUND.items(path);
       for (let i = value.length - 1; i >= 0; i -= 1) {
         pending.push([value[i], `${path}.${i}`, depth + 1, null]);
       }
       continue;
     }
     const keys = Object.keys(value).length;
-    if (keys > INPUT.keysPerObject) {
-      return problem(
-        path,
-        (at) =>
-          `${at} holds ${keys} keys; an input object has at most ${INPUT.keysPerObject} fields`,
-      );
-    }
+    if (keys > INPUT.keysPerObject) return PAST_BOUND.keys(path);
     queueEntries(pending, value, path, depth);
   }
   return null;

@@ -10,7 +10,9 @@
  * - what each operation's variables hold, before GraphQL reads them (`refusedInput`, with
  *   ./input-bounds.ts): bounded in size, well-formed Unicode; and no string literal of a document
  *   holding half of a surrogate pair (src/graphql/lone-surrogates.ts). 400 BAD_USER_INPUT naming
- *   the value;
+ *   the value. The size bounds are met first on the raw body, before `JSON.parse` builds it
+ *   (`verifyInputBounds`, body-parser's `verify` hook, with ./raw-input-bounds.ts), so a hostile
+ *   body costs one scan of its bytes, not a parse;
  * - what the whole request asks for, over every alias and batched operation (users created,
  *   allocations, listed items): planned by src/graphql/request-bounds.ts on Apollo's document
  *   before anything runs (`startBounds`), and answered here as one error (`sendRefusal`).
@@ -21,7 +23,8 @@ import { startRequestBudget, type RequestBudget } from '../graphql/budget.js';
 import { malformedLiteral } from '../graphql/lone-surrogates.js';
 import { RequestBounds } from '../graphql/request-bounds.js';
 import { BATCHED_OPERATIONS, DOCUMENT } from '../limits.js';
-import { inputProblem } from './input-bounds.js';
+import { inputProblem, type InputProblem } from './input-bounds.js';
+import { rawInputProblem } from './raw-input-bounds.js';
 
 /**
  * A request as the HTTP layer knows it before GraphQL runs: who is calling (src/auth, once per
@@ -158,9 +161,38 @@ export function sentRefusal(req: ServiceRequest, res: ServerResponse): boolean {
   return true;
 }
 
+/** The `type` body-parser hands on for a refusal of `verifyInputBounds`. */
+const PAST_INPUT_BOUND = 'input.bounds';
+
+/** A body's variables past an input bound, met on its raw bytes. */
+class InputBoundsError extends Error {
+  readonly status = 400;
+  readonly type = PAST_INPUT_BOUND;
+
+  constructor(readonly problem: InputProblem) {
+    super(problem.message);
+  }
+}
+
+/**
+ * body-parser's `verify` hook: refuses a UTF-8 JSON body whose variables pass an input bound,
+ * before it is parsed (other charsets are left to `refusedInput` on the parsed body).
+ */
+export function verifyInputBounds(
+  _req: unknown,
+  _res: unknown,
+  body: Buffer,
+  encoding: string | null,
+): void {
+  if (encoding !== null && !/^utf-?8$/i.test(encoding)) return;
+  const problem = rawInputProblem(body);
+  if (problem !== null) throw new InputBoundsError(problem);
+}
+
 interface BodyParserError {
   type?: unknown;
   status?: unknown;
+  problem?: InputProblem;
 }
 
 /**
@@ -169,8 +201,13 @@ interface BodyParserError {
  */
 export function bodyErrorAnswer(
   err: unknown,
-): { status: number; code: string; message: string } | null {
-  const { type, status } = (typeof err === 'object' && err !== null ? err : {}) as BodyParserError;
+): { status: number; code: string; message: string; field?: string } | null {
+  const { type, status, problem } = (
+    typeof err === 'object' && err !== null ? err : {}
+  ) as BodyParserError;
+  if (type === PAST_INPUT_BOUND && problem !== undefined) {
+    return { status: 400, code: 'BAD_USER_INPUT', message: problem.message, field: problem.field };
+  }
   if (type === 'entity.too.large') {
     return {
       status: 413,

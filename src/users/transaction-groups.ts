@@ -19,8 +19,9 @@
  *   ids) repairs the counter and runs the group again, at most the source's `maxRounds` times,
  *   then every member hears `contention` (ID_CONTENTION).
  * - Deadlines: a member whose signal fired before its group starts fails with the signal's reason
- *   and nothing is written for it; one that fires during an attempt rolls that attempt back (no
- *   write of its own after its deadline), fails, and the others go again.
+ *   and nothing is written for it; one that fires during an attempt (checked before the insert and
+ *   before the commit) rolls that attempt back, so no commit is sent after its deadline; it
+ *   fails, and the others go again.
  * - Commands are counted on the first member's tally: the group sent them once.
  */
 import { Long } from 'bson';
@@ -184,8 +185,8 @@ export class TransactionGroups {
       size,
       tally,
       async (ids, session) => {
-        const expired = group.filter((member) => member.options?.signal?.aborted);
-        if (expired.length > 0) return { commit: false, value: { expired } };
+        const expiredBefore = expiredIn(group);
+        if (expiredBefore.length > 0) return { commit: false, value: { expired: expiredBefore } };
         let next = 0;
         const docs = group.map((member) => {
           const own = member.unsaved.map((user) => ({
@@ -196,11 +197,18 @@ export class TransactionGroups {
           return own;
         });
         const refused = await insertInSession(this.users, docs.flat(), session, tally);
+        // A deadline that fired while the insert ran: no commit is sent after it.
+        const expiredAfter = expiredIn(group);
+        if (expiredAfter.length > 0) return { commit: false, value: { expired: expiredAfter } };
         return { commit: refused === null, value: { docs, refused } };
       },
       {},
     );
   }
+}
+
+function expiredIn(group: Member[]): Member[] {
+  return group.filter((member) => member.options?.signal?.aborted);
 }
 
 function counts(member: Member, collisions: number): { attempts: number; collisions: number } {

@@ -242,7 +242,13 @@ test('32 clients on two instances reserve, confirm, release and abandon at once:
       }
       const roll = random();
       if (roll < 0.6) {
-        const done = await settle(CONFIRM, allocated.reservation.id, via);
+        // A confirm that lost its compare-and-set rounds answers ID_CONTENTION (retryable): a
+        // client sends it again, as the API says.
+        let done = await settle(CONFIRM, allocated.reservation.id, via);
+        for (let retry = 0; done.error?.code === 'ID_CONTENTION' && retry < 20; retry += 1) {
+          tally.contention += 1;
+          done = await settle(CONFIRM, allocated.reservation.id, via);
+        }
         if (done.error === null) confirmed.push(done.value as number);
         else {
           // Only possible when this value's hold ran out under load and another client took it.
