@@ -141,7 +141,7 @@ export async function runInTransaction<T>(
         // The commit is a write of its own: once the deadline passed (the client was answered
         // 503 while the work waited), it must not start; the catch below rolls the work back.
         beforeWrite(options);
-        await commit(session, options);
+        await commit(client, session, options);
         for (const announce of announcements) announce();
         return outcome.value;
       } catch (err) {
@@ -157,8 +157,18 @@ export async function runInTransaction<T>(
   }
 }
 
-/** Commits, sending the commit again (only the commit) while its result is unknown. */
-async function commit(session: ClientSession, options: TransactionOptions): Promise<void> {
+/**
+ * Commits, sending the commit again (only the commit) while its result is unknown. A commit that
+ * fails for good leaves the transaction open on the server, holding its locks (the counter) until
+ * its lifetime ends (60 s on mongod), and the driver refuses an abort after a commit: so the
+ * session is killed (`killSessions`, which aborts its transaction at once) before the error is
+ * handed on. Were the commit applied after all, killing its session changes nothing.
+ */
+async function commit(
+  client: MongoClient,
+  session: ClientSession,
+  options: TransactionOptions,
+): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     countCommand(options.tally);
     try {
@@ -166,7 +176,14 @@ async function commit(session: ClientSession, options: TransactionOptions): Prom
       return;
     } catch (err) {
       const unknown = hasLabel(err, MongoErrorLabel.UnknownTransactionCommitResult);
-      if (!unknown || attempt >= options.maxAttempts) throw err;
+      if (!unknown || attempt >= options.maxAttempts) {
+        countCommand(options.tally);
+        await client
+          .db('admin')
+          .command({ killSessions: [session.id], maxTimeMS: options.maxTimeMS })
+          .catch(() => undefined);
+        throw err;
+      }
       countTransactionRetry(options.tally, false);
       await sleep(backoffMs(attempt));
     }

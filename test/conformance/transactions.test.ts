@@ -3,7 +3,8 @@
  * driver 7.9: session.withTransaction commits every write together; two transactions writing
  * one document conflict (the second writer gets WriteConflict with TransientTransactionError,
  * and only the first commit counts); an aborted transaction leaves nothing; another client sees
- * none of a transaction's writes until its commit, and a transaction keeps reading its snapshot.
+ * none of a transaction's writes until its commit, and a transaction keeps reading its snapshot;
+ * `killSessions` aborts a session's open transaction at once.
  * Concurrency is real: many clients at once, each with its own session, through the driver.
  */
 import { Long, MongoServerError } from 'mongodb';
@@ -67,6 +68,26 @@ test('a second transaction writing the same document gets WriteConflict, transie
     await second.endSession();
   }
   expect(await counters.findOne({ _id: 'c' })).toEqual({ _id: 'c', n: 1 });
+});
+
+test("killSessions aborts the named session's open transaction at once: its locks are free, its commit is NoSuchTransaction", async () => {
+  const counters = shared.db.collection<{ _id: string; n: number }>('tx_killed');
+  await counters.insertOne({ _id: 'c', n: 0 });
+  const killed = shared.client.startSession();
+  const next = shared.client.startSession();
+  try {
+    killed.startTransaction();
+    await counters.updateOne({ _id: 'c' }, { $inc: { n: 1 } }, { session: killed });
+    await shared.client.db('admin').command({ killSessions: [killed.id] });
+    next.startTransaction();
+    await counters.updateOne({ _id: 'c' }, { $inc: { n: 10 } }, { session: next });
+    await next.commitTransaction();
+    await expect(killed.commitTransaction()).rejects.toMatchObject({ code: 251 });
+  } finally {
+    await killed.endSession();
+    await next.endSession();
+  }
+  expect(await counters.findOne({ _id: 'c' })).toEqual({ _id: 'c', n: 10 });
 });
 
 test('an aborted transaction leaves nothing behind, not even the collection it created', async () => {

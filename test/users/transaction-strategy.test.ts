@@ -11,6 +11,8 @@ import { ID_STRATEGIES } from '../../src/strategies';
 import { Users } from '../../src/users';
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import { sequencesOptions, usersSettings } from '../support/domain-options';
+import { uniqueDbName } from '../support/db';
+import { clearFailPoint, setFailPoint } from '../reliability/fail-points';
 import { createdIds, names, UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;
@@ -260,4 +262,42 @@ test('creations that repeat an idempotency key never share a transaction: the re
   expect(new Set(outcomes.map((o) => o.user.id))).toEqual(new Set(['2']));
   expect(outcomes.map((o) => o.replayed).sort()).toEqual([false, true, true, true]);
   expect(await storedIds(db)).toEqual([1, 2]);
+});
+
+test('a commit that fails for good frees the counter at once: another instance creates without a conflict', async () => {
+  const appName = uniqueDbName('commit-fails');
+  const failing = await UsersTestBed.open({ appName });
+  try {
+    const { users, db } = await failing.fresh();
+    await setFailPoint(
+      bed.client,
+      appName,
+      { times: 1 },
+      {
+        failCommands: ['commitTransaction'],
+        errorCode: 1, // InternalError, no label: the commit did not happen and will not be retried
+      },
+    );
+    await expect(users.createUser({ name: 'lost' }, STRATEGY)).rejects.toBeDefined();
+    await clearFailPoint(bed.client, appName);
+
+    // Another instance (its own client, so not the failed transaction's pooled session): its
+    // transaction would conflict on the counter until the open one's lifetime (60 s on mongod).
+    const stats = new StrategyStats(ID_STRATEGIES);
+    const other = new Users({
+      db: bed.client.db(db.databaseName),
+      sequences: new Sequences(bed.client.db(db.databaseName), sequencesOptions),
+      stats,
+      ...usersSettings,
+    });
+    const created = await other.createUser({ name: 'next' }, STRATEGY);
+    expect(created.user.id).toBe('1');
+    expect(stats.snapshot().find((s) => s.strategy === STRATEGY)).toMatchObject({
+      writeConflicts: 0,
+    });
+    expect(await storedIds(db)).toEqual([1]);
+  } finally {
+    await clearFailPoint(bed.client, appName).catch(() => undefined);
+    await failing.close();
+  }
 });

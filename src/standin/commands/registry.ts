@@ -21,6 +21,7 @@ import { dropDatabase } from './drop-database';
 import { dropIndexes } from './drop-indexes';
 import { drop } from './drop';
 import { endSessions } from './end-sessions';
+import { killSessions } from './kill-sessions';
 import { explainCommand } from './explain';
 import { CommandError, ErrorCode, unsupported } from '../engine/errors';
 import { Document, isPlainDocument } from '../engine/values';
@@ -52,6 +53,7 @@ const DEFINITIONS: CommandDefinition[] = [
   buildInfo,
   getParameter,
   endSessions,
+  killSessions,
   insert,
   find,
   getMore,
