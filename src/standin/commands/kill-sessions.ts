@@ -7,16 +7,14 @@
  */
 import { CommandDefinition } from './context';
 import { badValue } from '../engine/errors';
-import { isPlainDocument } from '../engine/values';
 import { sessionKeyOf } from '../state/transactions';
+import { sessionIdsOf } from './end-sessions';
 
 export const killSessions: CommandDefinition = {
   name: 'killSessions',
   fields: [],
   run(command, { server }) {
-    const lsids = command.killSessions;
-    if (!Array.isArray(lsids) || !lsids.every(isPlainDocument))
-      throw badValue('killSessions takes an array of session ids');
+    const lsids = sessionIdsOf(command, 'killSessions');
     if (lsids.length === 0)
       throw badValue(
         'killSessions with no session ids (every session) is not supported by the stand-in',
