@@ -80,15 +80,16 @@ export interface RoundInsert<T> {
 export interface TransactionalIdSource {
   /**
    * Takes `count` ids, all different and ascending, and runs `insert` under them in one
-   * transaction with the `$inc`, alone among this process's rounds (`UserIdTurns`); commits when `insert` answers `commit: true`, else rolls both
-   * back. Transient failures run it again (bounded), so `insert` may run more than once, each
-   * time with the ids of that attempt. Out of attempts: ID_CONTENTION, nothing stored.
+   * transaction with the `$inc`, alone among this process's rounds (`UserIdTurns`); commits
+   * when `insert` answers `commit: true`, else rolls both back (so deadlines are `insert`'s to
+   * check: its caller's group may hold several). Transient failures run it again (bounded), so
+   * `insert` may run more than once, each time with the ids of that attempt. Out of attempts:
+   * ID_CONTENTION, nothing stored.
    */
   takeWithInsert<T>(
     count: number,
     tally: CreationTally,
     insert: (ids: number[], session: ClientSession) => Promise<RoundInsert<T>>,
-    options: { signal?: AbortSignal },
   ): Promise<T>;
   /** As `TakingIdSource.afterCollision`: runs after an `_id` of round `round` was taken. */
   afterCollision(round: number, tally: CreationTally): Promise<void>;

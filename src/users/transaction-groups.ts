@@ -181,29 +181,24 @@ export class TransactionGroups {
   private attempt(group: Member[]): Promise<GroupAttempt> {
     const tally = group[0].tally;
     const size = group.reduce((sum, member) => sum + member.unsaved.length, 0);
-    return this.source.takeWithInsert<GroupAttempt>(
-      size,
-      tally,
-      async (ids, session) => {
-        const expiredBefore = expiredIn(group);
-        if (expiredBefore.length > 0) return { commit: false, value: { expired: expiredBefore } };
-        let next = 0;
-        const docs = group.map((member) => {
-          const own = member.unsaved.map((user) => ({
-            _id: Long.fromNumber(ids[next++]),
-            ...user,
-          }));
-          member.options?.beforeInsert?.(own);
-          return own;
-        });
-        const refused = await insertInSession(this.users, docs.flat(), session, tally);
-        // A deadline that fired while the insert ran: no commit is sent after it.
-        const expiredAfter = expiredIn(group);
-        if (expiredAfter.length > 0) return { commit: false, value: { expired: expiredAfter } };
-        return { commit: refused === null, value: { docs, refused } };
-      },
-      {},
-    );
+    return this.source.takeWithInsert<GroupAttempt>(size, tally, async (ids, session) => {
+      const expiredBefore = expiredIn(group);
+      if (expiredBefore.length > 0) return { commit: false, value: { expired: expiredBefore } };
+      let next = 0;
+      const docs = group.map((member) => {
+        const own = member.unsaved.map((user) => ({
+          _id: Long.fromNumber(ids[next++]),
+          ...user,
+        }));
+        member.options?.beforeInsert?.(own);
+        return own;
+      });
+      const refused = await insertInSession(this.users, docs.flat(), session, tally);
+      // A deadline that fired while the insert ran: no commit is sent after it.
+      const expiredAfter = expiredIn(group);
+      if (expiredAfter.length > 0) return { commit: false, value: { expired: expiredAfter } };
+      return { commit: refused === null, value: { docs, refused } };
+    });
   }
 }
 

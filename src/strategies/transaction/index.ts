@@ -68,7 +68,7 @@ export const transaction: Strategy = {
   createSource(deps) {
     return {
       maxRounds: COUNTER_MAX_ROUNDS,
-      async takeWithInsert(count, tally, insert, options) {
+      async takeWithInsert(count, tally, insert) {
         try {
           return await deps.turns.alone(() =>
             runInTransaction(
@@ -88,7 +88,6 @@ export const transaction: Strategy = {
                 maxAttempts: TRANSACTION_MAX_ATTEMPTS,
                 maxTimeMS: deps.maxTimeMS,
                 tally,
-                signal: options.signal,
               },
             ),
           );
