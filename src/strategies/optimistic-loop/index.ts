@@ -21,6 +21,7 @@ export const optimisticLoop: Strategy = {
   },
   createSource: (deps) => ({
     maxRounds: deps.optimisticMaxAttempts,
+    retriesAlone: false,
     async take(count, tally) {
       const max = await deps.maxId(tally);
       if (max + count > Number.MAX_SAFE_INTEGER)
