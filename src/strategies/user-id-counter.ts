@@ -24,8 +24,9 @@ import type { CreationTally, IdSourceDeps } from './strategy.js';
 export const USER_ID_SEQUENCE: SequenceKey = { name: 'userid' };
 
 /**
- * Whose turn it is to number users in this process: a transactional round (TRANSACTION) runs
- * alone, every other round (take, insert, give back, repair) runs beside the others.
+ * Whose turn it is to number users in this process: a transactional round (TRANSACTION) and a
+ * counter-fed round retrying after a collision (repair, take, insert: `retriesAlone`, see
+ * src/users/fresh-ids.ts) run alone, every other round (take, insert, give back) beside the others.
  *
  * Why: a TRANSACTION round holds the `userid` counter's document and its new `_id`s locked at the
  * server until it commits, and a plain write that meets those locks (COUNTER's or BLOCK's `$inc`,
@@ -54,7 +55,7 @@ export class UserIdTurns {
     return this.inTurn(round, 1);
   }
 
-  /** Runs a transactional round alone in this process. */
+  /** Runs a round alone in this process (a transaction, a counter-fed retry). */
   alone<T>(round: () => Promise<T>): Promise<T> {
     return this.inTurn(round, UserIdTurns.SHARED_AT_ONCE);
   }
