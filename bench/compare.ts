@@ -1,6 +1,6 @@
 /**
  * `npm run bench:compare -- [--strategy S] [--concurrency C] [--users-per-request U] [--seconds N]
- * [--rounds R] [--node-args FLAGS] A [--node-args FLAGS] B ...`: one cell (COUNTER `createUser` at
+ * [--rounds R] [--together] [--node-args FLAGS] A [--node-args FLAGS] B ...`: one cell (COUNTER `createUser` at
  * concurrency 64 unless told otherwise; U > 1 loads `createUsers` batches of U) measured on several
  * builds of the service in one session, round after round (A B A B ...), so a change's before and
  * after meet the same machine load. Each build is a built entry point (`dist/main.js` of some
@@ -13,6 +13,11 @@
  * warmed up once. Prints, per build, the median over the rounds of service CPU per user, users
  * per second, p50 and p99, and each median's ratio to the first build's; rounds alternate the
  * order so neither build always follows the other. Bounded: 1 to 60 s per cell, 1 to 9 rounds.
+ * `--together` loads every build at once in each round (each with its own connections), so all
+ * meet the same moment of a machine whose load changes from one cell to the next (other work on a
+ * shared machine): their ratios round by round are then steadier than alternating cells give, at
+ * the price of absolute figures (they share the cores) and of the database's CPU, which is theirs
+ * together and not reported per build.
  */
 import { MongoClient } from 'mongodb';
 import { loadavg } from 'node:os';
@@ -30,6 +35,7 @@ interface Options {
   seconds: number;
   usersPerRequest: number;
   rounds: number;
+  together: boolean;
   entries: { entry: string; nodeArgs: string[] }[];
 }
 
@@ -42,6 +48,7 @@ function parseOptions(argv: string[]): Options {
     seconds: 8,
     usersPerRequest: 1,
     rounds: 3,
+    together: false,
     entries: [],
   };
   let nodeArgs: string[] = [];
@@ -56,6 +63,9 @@ function parseOptions(argv: string[]): Options {
       options.seconds = whole;
     } else if (flag === '--users-per-request' && [1, 100, 1000].includes(whole)) {
       options.usersPerRequest = whole;
+    } else if (flag === '--together') {
+      options.together = true;
+      continue;
     } else if (flag === '--node-args' && value !== undefined) {
       nodeArgs = value.split(' ').filter((arg) => arg !== '');
     } else if (flag === '--rounds' && Number.isInteger(whole) && whole >= 1 && whole <= 9) {
@@ -67,7 +77,7 @@ function parseOptions(argv: string[]): Options {
     } else {
       throw new Error(
         'options: --strategy COUNTER|OPTIMISTIC_LOOP|BLOCK, --concurrency 1..256, ' +
-          '--users-per-request 1|100|1000, --seconds 1..60, --rounds 1..9, then two or more ' +
+          '--users-per-request 1|100|1000, --seconds 1..60, --rounds 1..9, --together, then two or more ' +
           'built entry points, each after its own --node-args "FLAGS" if any',
       );
     }
@@ -75,6 +85,13 @@ function parseOptions(argv: string[]): Options {
   }
   if (options.entries.length < 2) throw new Error('give at least two built entry points');
   return options;
+}
+
+/** `measure` of each of `order`, one after the other. */
+async function sequentially<T>(order: number[], measure: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  for (const i of order) results.push(await measure(i));
+  return results;
 }
 
 async function main(): Promise<void> {
@@ -111,40 +128,51 @@ async function main(): Promise<void> {
     for (let round = 0; round < options.rounds; round += 1) {
       const order = fleets.map((_, i) => i);
       if (round % 2 === 1) order.reverse();
-      for (const i of order) {
-        cells[i].push(
-          await measureServiceCell(
-            fleets[i],
-            plan,
-            options.concurrency,
-            options.seconds,
-            database.pid,
-          ),
+      const measure = (i: number) =>
+        measureServiceCell(
+          fleets[i],
+          plan,
+          options.concurrency,
+          options.seconds,
+          options.together ? undefined : database.pid,
         );
-        const cell = cells[i][cells[i].length - 1];
+      const measured = options.together
+        ? await Promise.all(order.map(measure))
+        : await sequentially(order, measure);
+      const first = measured[order.indexOf(0)].cpuMsPerUser.service ?? Number.NaN;
+      order.forEach((i, k) => {
+        const cell = measured[k];
+        cells[i].push(cell);
+        const cpu = cell.cpuMsPerUser.service ?? Number.NaN;
+        const database = options.together
+          ? ''
+          : `database ${(cell.cpuMsPerUser.database ?? Number.NaN).toFixed(3)} ms/user, `;
         process.stderr.write(
-          `compare: round ${round + 1}, build ${i + 1}: ` +
-            `${(cell.cpuMsPerUser.service ?? Number.NaN).toFixed(3)} ms/user, ` +
+          `compare: round ${round + 1}, build ${i + 1}: ${cpu.toFixed(3)} ms/user ` +
+            `(${(cpu / first).toFixed(3)} of build 1's), ${database}` +
             `${cell.usersPerSecond.toFixed(0)} users/s\n`,
         );
-      }
+      });
     }
+    const cpuOf = (c: CellResult) => c.cpuMsPerUser.service ?? Number.NaN;
     const rows = cells.map((measured) => ({
-      cpu: median(measured.map((c) => c.cpuMsPerUser.service ?? Number.NaN)),
+      cpu: median(measured.map(cpuOf)),
+      // Paired: each round's ratio to the first build's cell of that round, then their median.
+      pairedRatio: median(measured.map((c, round) => cpuOf(c) / cpuOf(cells[0][round]))),
       rate: median(measured.map((c) => c.usersPerSecond)),
       p50: median(measured.map((c) => c.p50Ms)),
       p99: median(measured.map((c) => c.p99Ms)),
       rss: Math.max(...measured.map((c) => c.peakRssMb ?? 0)),
     }));
     const lines = [
-      `${options.strategy}@${options.concurrency}, ${options.usersPerRequest} per request, ${options.seconds} s × ${options.rounds} rounds; ` +
+      `${options.strategy}@${options.concurrency}, ${options.usersPerRequest} per request, ${options.seconds} s × ${options.rounds} rounds${options.together ? ', builds loaded together' : ''}; ` +
         `1-minute load average ${loadStart.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at end`,
       '',
-      '| Build | Service CPU ms/user | ÷ first | Users/s | ÷ first | p50 ms | p99 ms | Peak RSS MB |',
-      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+      `| Build | Service CPU ms/user | ÷ first | Rounds' ÷ first, median | Users/s | ÷ first | p50 ms | p99 ms | Peak RSS MB |`,
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
       ...rows.map(
         (r, i) =>
-          `| ${[...options.entries[i].nodeArgs, options.entries[i].entry].join(' ')} | ${r.cpu.toFixed(3)} | ${(r.cpu / rows[0].cpu).toFixed(2)} | ` +
+          `| ${[...options.entries[i].nodeArgs, options.entries[i].entry].join(' ')} | ${r.cpu.toFixed(3)} | ${(r.cpu / rows[0].cpu).toFixed(2)} | ${r.pairedRatio.toFixed(3)} | ` +
           `${r.rate.toFixed(0)} | ${(r.rate / rows[0].rate).toFixed(2)} | ${r.p50.toFixed(1)} | ` +
           `${r.p99.toFixed(1)} | ${r.rss.toFixed(0)} |`,
       ),

@@ -1,8 +1,12 @@
 /**
- * `npm run bench:profile [-- --seconds N] [-- --strategy S] [-- --concurrency C]`: one service
- * process under `node --cpu-prof`, loaded with `createUser` (COUNTER at concurrency 64 unless told
- * otherwise) after a warm-up, then stopped; prints where its CPU time went (./profile-split.ts) and
- * the functions with the most self time. The profile stays in `bench/cpu-profiles/` (git-ignored).
+ * `npm run bench:profile [-- --seconds N] [-- --strategy S] [-- --concurrency C]
+ * [-- --node-args FLAGS] [-- ENTRY]`: one service process under `node --cpu-prof`, loaded with
+ * `createUser` (COUNTER at concurrency 64 unless told otherwise) after a warm-up, then stopped;
+ * prints where its CPU time went (./profile-split.ts) and the functions with the most self time.
+ * The profile stays in `bench/cpu-profiles/` (git-ignored). ENTRY is a built entry point
+ * (`dist/main.js` unless given), run with the `node` flags of `--node-args`, as in
+ * `npm run bench:compare`: `--node-args "--import tsx" bench/floor-service.ts` profiles the floor
+ * under the same load, to compare where each spends its CPU.
  *
  * Contract: the database and the service run as in `npm run bench` (their own processes, on
  * 127.0.0.1, a fresh database dropped at the end); the load is bounded in time (1 to 60 s). The
@@ -10,7 +14,7 @@
  * part long against them (the default 10 s against a 2 s warm-up).
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isIdStrategy } from '../src/strategies';
 import { startBenchDatabase } from './database';
 import { runHttpLoad, type LoadShape } from './http-load';
@@ -21,7 +25,7 @@ import {
   type CpuProfile,
   type SampleWindow,
 } from './profile-split';
-import { startServiceFleet } from './service-processes';
+import { metricValue, startServiceFleet } from './service-processes';
 
 const PROFILE_DIR = join(__dirname, 'cpu-profiles');
 const WARM_UP_SECONDS = 2;
@@ -30,13 +34,19 @@ interface Options {
   seconds: number;
   strategy: LoadShape['strategy'];
   concurrency: number;
+  entry?: string;
+  nodeArgs: string[];
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { seconds: 10, strategy: 'COUNTER', concurrency: 64 };
+  const options: Options = { seconds: 10, strategy: 'COUNTER', concurrency: 64, nodeArgs: [] };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
-    if (flag === '--seconds' && Number(value) >= 1 && Number(value) <= 60) {
+    if (i === argv.length - 1 && !flag.startsWith('--')) {
+      options.entry = resolve(flag);
+    } else if (flag === '--node-args' && value !== undefined) {
+      options.nodeArgs = value.split(' ').filter((arg) => arg !== '');
+    } else if (flag === '--seconds' && Number(value) >= 1 && Number(value) <= 60) {
       options.seconds = Number(value);
     } else if (flag === '--strategy' && isIdStrategy(value)) {
       options.strategy = value;
@@ -44,7 +54,8 @@ function parseOptions(argv: string[]): Options {
       options.concurrency = Math.min(256, Number(value));
     } else {
       throw new Error(
-        'options: --seconds 1..60, --strategy COUNTER|OPTIMISTIC_LOOP|BLOCK, --concurrency N',
+        'options: --seconds 1..60, --strategy COUNTER|OPTIMISTIC_LOOP|BLOCK, --concurrency N, ' +
+          '--node-args "FLAGS", then a built entry point if not dist/main.js',
       );
     }
   }
@@ -76,14 +87,16 @@ async function main(): Promise<void> {
     dbName,
     blockSize: 100,
     blockSizeMax: 10_000,
-    nodeArgs: ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR],
+    nodeArgs: [...options.nodeArgs, '--cpu-prof', '--cpu-prof-dir', PROFILE_DIR],
+    entry: options.entry,
   });
-  let measured: { started: number; ended: number } | undefined;
+  let measured: { started: number; ended: number; users: number } | undefined;
   try {
     const shape: LoadShape = { strategy: options.strategy, usersPerRequest: 1 };
     const urls = fleet.processes.map((p) => p.url);
     const { headers } = fleet;
     await runHttpLoad({ urls, shape, connections: 8, durationS: WARM_UP_SECONDS, headers });
+    const before = await fleet.metrics();
     const loadStarted = Date.now();
     const load = await runHttpLoad({
       urls,
@@ -92,10 +105,14 @@ async function main(): Promise<void> {
       durationS: options.seconds,
       headers,
     });
-    measured = { started: loadStarted, ended: Date.now() };
+    const ended = Date.now();
+    const users =
+      metricValue(await fleet.metrics(), 'users_created_total', options.strategy) -
+      metricValue(before, 'users_created_total', options.strategy);
+    measured = { started: loadStarted, ended, users };
     process.stderr.write(
       `profile: ${options.strategy}@${options.concurrency} for ${options.seconds} s, ` +
-        `p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms, ${load.failedRequests} failed\n`,
+        `${users} users, p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms, ${load.failedRequests} failed\n`,
     );
   } finally {
     await fleet.stop();
@@ -108,9 +125,14 @@ async function main(): Promise<void> {
     startMsBeforeEnd: exited - measured.started,
     endMsBeforeEnd: exited - measured.ended,
   };
+  const split = profileSplit(profile, window);
+  const perUser =
+    measured === undefined || measured.users === 0
+      ? ''
+      : `Busy ${(split.busyMs / measured.users).toFixed(3)} ms per user created\n\n`;
   const top = topFunctions(profile, 40, window).map((f) => `| ${f.name} | ${f.ms.toFixed(0)} |`);
   process.stdout.write(
-    `${file}\n\n${profileTable(profileSplit(profile, window))}\n\n| Function | Self ms |\n| --- | --- |\n${top.join('\n')}\n`,
+    `${file}\n\n${perUser}${profileTable(split)}\n\n| Function | Self ms |\n| --- | --- |\n${top.join('\n')}\n`,
   );
   await database.stop();
 }

@@ -3,7 +3,8 @@
  * origin, creates users through plain fetch and through urql against the real HTTP service, lists
  * them, and shows a duplicate email beside the email field from `errors[0].extensions`. A page on an
  * origin not in CORS_ORIGINS is refused by the browser, and a cross-site form post (the request CORS
- * does not stop) is refused by CSRF prevention, as is a GET query without `apollo-require-preflight`.
+ * does not stop) is refused by CSRF prevention, as is a GET query without `apollo-require-preflight`;
+ * its WebSocket (to which browsers apply no CORS) is refused by the service.
  * The `userid` counter on the page moves live (a subscription) when any client creates a user.
  * Outcomes are checked through the API as well as the DOM.
  */
@@ -286,6 +287,29 @@ test('a page on an origin not in CORS_ORIGINS is refused by the browser and crea
     true,
   );
   expect((await storedUsers()).filter((user) => user.name.startsWith('Refused'))).toEqual([]);
+});
+
+test('a subscription socket opens from an allowed origin and is refused from any other', async () => {
+  const outcomes: string[] = [];
+  for (const site of [allowedSite, refusedSite]) {
+    const { page } = await openPage(site);
+    // What the page's own WebSocket sees: browsers send Origin and apply no CORS to WebSockets.
+    outcomes.push(
+      await page.evaluate(
+        (url) =>
+          new Promise<string>((resolve) => {
+            const socket = new WebSocket(url, 'graphql-transport-ws');
+            socket.onopen = () => {
+              socket.close();
+              resolve('open');
+            };
+            socket.onclose = (event) => resolve(`closed ${event.code}`);
+          }),
+        graphqlUrl.replace(/^http/, 'ws'),
+      ),
+    );
+  }
+  expect(outcomes).toEqual(['open', 'closed 1006']);
 });
 
 test('from an allowed origin, a GET query passes CSRF prevention only with apollo-require-preflight', async () => {

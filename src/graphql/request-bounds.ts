@@ -18,7 +18,10 @@
  * from the document it stands for, because Apollo has resolved it by then. A batch's operations
  * reach that hook one by one, so each waits there (`RequestBounds.check`) until every operation of
  * the request is planned or has failed before its plan; only then is the total known, and either
- * all of them run or none does. A single operation never waits. The refusal is recorded here and
+ * all of them run or none does. A single operation never waits. An operation whose tally reads no
+ * variable (a `createUser`, a page of a fixed size) is walked on its first request only and its
+ * tally served from then on (`constantTallies`): walking it again at every request was a measurable
+ * share of a `createUser`'s CPU (docs/benchmark.md, "CPU levers of 0.4"). The refusal is recorded here and
  * answered by the HTTP layer as one error (src/http/limits.ts); each operation is stopped with it.
  * Every answer of a planned operation carries the request's total in `extensions.cost`
  * (`{ usersCreated, sequenceAllocations, listedItems }`, the names of `Viewer.limits`), so a client
@@ -137,7 +140,7 @@ export class RequestBounds {
    * Adds one operation's tally; resolves once every operation of the request is planned, and throws
    * the refusal when the total passes a bound. A single operation is decided at once.
    */
-  check(tally: RequestTally): Promise<void> | void {
+  check(tally: Readonly<RequestTally>): Promise<void> | void {
     this.total.usersCreated += tally.usersCreated;
     this.total.sequenceAllocations += tally.sequenceAllocations;
     this.total.listedItems += tally.listedItems;
@@ -193,6 +196,9 @@ export class RequestBounds {
 
 type Variables = Record<string, unknown>;
 
+/** The value the variable `name` holds in the request (or its default). */
+type VariableValue = (name: string) => unknown;
+
 /**
  * The value a variable holds: the request's, else the operation's default. Own properties only, as
  * graphql-js reads them: `$constructor` or `$__proto__` not sent must not read what every object
@@ -204,16 +210,12 @@ function variableValue(name: string, variables: Variables, defaults: Variables):
 }
 
 /** How many items a list argument holds (a single value coerces to a list of one). */
-function listLength(
-  node: ValueNode | undefined,
-  variables: Variables,
-  defaults: Variables,
-): number {
+function listLength(node: ValueNode | undefined, valueOf: VariableValue): number {
   if (node === undefined) return 0;
   if (node.kind === Kind.LIST) return node.values.length;
   if (node.kind === Kind.NULL) return 0;
   if (node.kind !== Kind.VARIABLE) return 1;
-  const value = variableValue(node.name.value, variables, defaults);
+  const value = valueOf(node.name.value);
   if (Array.isArray(value)) return value.length;
   return value === null || value === undefined ? 0 : 1;
 }
@@ -231,9 +233,8 @@ function defaultsOf(operation: OperationDefinitionNode): Variables {
 }
 
 /** The whole number an Int argument holds (inline, or through a variable or its default). */
-function intValue(node: ValueNode | undefined, variables: Variables, defaults: Variables) {
-  const value =
-    node?.kind === Kind.VARIABLE ? variableValue(node.name.value, variables, defaults) : node;
+function intValue(node: ValueNode | undefined, valueOf: VariableValue) {
+  const value = node?.kind === Kind.VARIABLE ? valueOf(node.name.value) : node;
   const literal =
     (value as ValueNode | undefined)?.kind === Kind.INT
       ? Number((value as IntValueNode).value)
@@ -241,23 +242,42 @@ function intValue(node: ValueNode | undefined, variables: Variables, defaults: V
   return typeof literal === 'number' && Number.isSafeInteger(literal) ? literal : null;
 }
 
+/**
+ * The tallies of operations whose walk read no variable: a function of the schema and the document
+ * alone, so each is walked once. Keyed by the operation's node, which Apollo's document cache
+ * hands out again for the same document text (a document parsed again is a new node, walked once
+ * more); weakly, so a document Apollo's cache let go is let go here too.
+ */
+const constantTallies = new WeakMap<
+  OperationDefinitionNode,
+  { schema: GraphQLSchema; tally: Readonly<RequestTally> }
+>();
+
 /** What one operation asks for (the document is valid: every field and fragment exists). */
 export function tallyOperation(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   rawVariables: unknown,
-): RequestTally {
+): Readonly<RequestTally> {
+  const known = constantTallies.get(operation);
+  if (known !== undefined && known.schema === schema) return known.tally;
   const variables =
     typeof rawVariables === 'object' && rawVariables !== null && !Array.isArray(rawVariables)
       ? (rawVariables as Variables)
       : {};
+  let defaults: Variables | undefined;
+  let readVariables = false;
+  const valueOf: VariableValue = (name) => {
+    readVariables = true;
+    defaults ??= defaultsOf(operation);
+    return variableValue(name, variables, defaults);
+  };
   const fragments = new Map(
     document.definitions.flatMap((definition) =>
       definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition]] : [],
     ),
   );
-  const defaults = defaultsOf(operation);
   // What a fragment asks for is the same at every spread (its type is its own), so it is tallied
   // once: walking every spread is exponential in nested fragments (a fragment bomb).
   const tallies = new Map<string, RequestTally>();
@@ -301,17 +321,17 @@ export function tallyOperation(
         if (limit !== undefined && 'createsUsers' in limit) {
           const perItem = limit.createsUsers;
           total.usersCreated +=
-            perItem === 1 ? 1 : listLength(argumentNode(perItem.perItemOf), variables, defaults);
+            perItem === 1 ? 1 : listLength(argumentNode(perItem.perItemOf), valueOf);
         }
         if (limit !== undefined && 'allocates' in limit) total.sequenceAllocations += 1;
         if (limit !== undefined && 'lists' in limit) {
           // A page holds `first` or `last` items (else the default); a list one per item given.
           const size = Math.max(
             limit.lists === 'page'
-              ? (intValue(argumentNode('first'), variables, defaults) ??
-                  intValue(argumentNode('last'), variables, defaults) ??
+              ? (intValue(argumentNode('first'), valueOf) ??
+                  intValue(argumentNode('last'), valueOf) ??
                   PAGE_SIZE.default)
-              : listLength(argumentNode(limit.lists.perItemOf), variables, defaults),
+              : listLength(argumentNode(limit.lists.perItemOf), valueOf),
             0,
           );
           total.listedItems += size + size * below;
@@ -326,8 +346,11 @@ export function tallyOperation(
       : operation.operation === 'subscription'
         ? schema.getSubscriptionType()
         : schema.getQueryType();
-  if (!root) return { usersCreated: 0, sequenceAllocations: 0, listedItems: 0 };
-  return tally(operation.selectionSet, root);
+  const total = root
+    ? tally(operation.selectionSet, root)
+    : { usersCreated: 0, sequenceAllocations: 0, listedItems: 0 };
+  if (!readVariables) constantTallies.set(operation, { schema, tally: Object.freeze(total) });
+  return total;
 }
 
 /** Where the plugin finds the request's bounds: the GraphQL context (src/graphql/context.ts). */

@@ -4,6 +4,8 @@
  * `/graphql`: an upgrade request there is a subscription connection, anything else stays HTTP.
  *
  * Contract:
+ * - Whence: an upgrade whose `Origin` the HTTP layer does not accept (CORS_ORIGINS, the service's own
+ *   origin; browsers apply no CORS to WebSockets) is refused with 403 before any message.
  * - Who: the token travels in `connection_init`'s payload (`{ authorization: "Bearer <token>" }`,
  *   as browsers cannot set headers on a WebSocket) and is checked once, by src/auth, as a request's
  *   header is: a token that proves no one, or a caller that may call no subscription field (the
@@ -30,7 +32,7 @@
  *   once per subscriber (15% of the service's busy time at 100 subscribers, docs/benchmark.md). A
  *   result with errors is not shared (it may be one connection's abort): each executes its own.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import {
   createSourceEventStream,
   type DocumentNode,
@@ -58,6 +60,8 @@ import { RequestBounds } from './request-bounds.js';
 export interface SubscriptionServerDeps {
   server: Server;
   schema: GraphQLSchema;
+  /** The HTTP layer's check of an upgrade's `Origin` (CORS does not reach WebSockets). */
+  acceptsOrigin: (req: IncomingMessage) => boolean;
   /** The HTTP layer's authenticator: a header value to the caller it proves, or null. */
   authenticate: (authorization?: string) => Caller | null;
   components: ServiceComponents;
@@ -182,6 +186,8 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
     server: deps.server,
     path: '/graphql',
     maxPayload: bounds.messageBytes,
+    verifyClient: ({ req }, answer) =>
+      deps.acceptsOrigin(req) ? answer(true) : answer(false, 403, 'Origin not allowed'),
   });
   const connections = new WeakMap<object, Connection>();
   const perClient = new Map<string, number>();

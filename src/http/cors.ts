@@ -6,6 +6,7 @@
  * the landing page works. Same-origin requests and non-browser clients are not affected by CORS.
  */
 import type { CorsOptions } from 'cors';
+import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config.js';
 
 /** The origin the embedded Sandbox (landing page) sends its requests from. */
@@ -32,5 +33,28 @@ export function corsOptions(config: Pick<Config, 'CORS_ORIGINS' | 'NODE_ENV'>): 
       'apollographql-client-version',
     ],
     maxAge: 600,
+  };
+}
+
+/**
+ * Whether a WebSocket upgrade may proceed: browsers apply no CORS to WebSockets, so any page could
+ * otherwise open a subscription to a service its visitor can reach (outside production callers
+ * without a token may subscribe). The same origins as CORS are let in, plus the service's own
+ * origin (the Sandbox and the explorer served by it) and upgrades without `Origin` (not a browser).
+ */
+export function upgradeOriginCheck(
+  config: Pick<Config, 'CORS_ORIGINS' | 'NODE_ENV'>,
+): (req: IncomingMessage) => boolean {
+  const origins = allowedOrigins(config);
+  return (req) => {
+    const origin = req.headers.origin;
+    if (origin === undefined || origins === '*') return true;
+    let host: string;
+    try {
+      host = new URL(origin).host;
+    } catch {
+      return false;
+    }
+    return host === req.headers.host || origins.includes(origin);
   };
 }

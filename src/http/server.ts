@@ -17,6 +17,7 @@ import { createApolloServer, createSchema, documentProtection } from '../graphql
 import { startSubscriptionServer, type SubscriptionBounds } from '../graphql/subscriptions.js';
 import type { Logger } from '../logger.js';
 import { createApp } from './app.js';
+import { upgradeOriginCheck } from './cors.js';
 
 export interface HttpServerDeps {
   client: MongoClient;
@@ -49,6 +50,7 @@ export async function startHttpServer(
   const subscriptions = startSubscriptionServer({
     server,
     schema,
+    acceptsOrigin: upgradeOriginCheck(config),
     authenticate: createAuthenticator(config),
     components: deps.components,
     validationRules: armor.validationRules,

@@ -29,6 +29,7 @@
  *   (then TOO_MANY_RESERVATIONS, retryable, nothing issued), gap pages of at most 100 runs. Every
  *   command carries `maxTimeMS` and the configured write concern (the collection's).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { Mutex } from 'async-mutex';
 import { LRUCache } from 'lru-cache';
@@ -69,8 +70,6 @@ export interface Reservation {
 
 /** Compare-and-set rounds lost to other instances before ID_CONTENTION. */
 const MAX_ATTEMPTS = 8;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A value the next allocation may hand out again: released, or its hold expired by `now`. */
 const isFree = (entry: PendingValue, now: number) => entry.expiresAt.getTime() <= now;

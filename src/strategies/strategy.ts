@@ -59,10 +59,21 @@ export type IdSource = TakingIdSource | TransactionalIdSource;
 export interface TakingIdSource {
   /** `count` candidate ids, all different, in ascending order. */
   take(count: number, tally: CreationTally): Promise<TakenIds>;
-  /** Runs after candidates of round `round` (1-based) were taken by others, before taking again. */
+  /** Runs in the round whose candidates were taken by others, at once (no command, no wait). */
+  onCollision?(): void;
+  /**
+   * Runs after candidates of round `round` (1-based) were taken by others, at the start of the
+   * next round, in its turn, before taking again: a counter repair, or a back-off.
+   */
   afterCollision(round: number, tally: CreationTally): Promise<void>;
   /** Insert rounds before the remaining documents fail with ID_CONTENTION. */
   readonly maxRounds: number;
+  /**
+   * Whether a round after a collision (`afterCollision`, take, insert) runs alone in the process
+   * (`UserIdTurns`): a counter repair only frees the next ids if no insert of this process takes
+   * them between the repair and the insert. Not for a source that waits in `afterCollision`.
+   */
+  readonly retriesAlone: boolean;
   /** At a clean shutdown: gives back the ids this process holds where that is safe. */
   release?(): Promise<HeldValues>;
 }

@@ -24,8 +24,9 @@ import type { CreationTally, IdSourceDeps } from './strategy.js';
 export const USER_ID_SEQUENCE: SequenceKey = { name: 'userid' };
 
 /**
- * Whose turn it is to number users in this process: a transactional round (TRANSACTION) runs
- * alone, every other round (take, insert, give back, repair) runs beside the others.
+ * Whose turn it is to number users in this process: a transactional round (TRANSACTION) and a
+ * counter-fed round retrying after a collision (repair, take, insert: `retriesAlone`, see
+ * src/users/fresh-ids.ts) run alone, every other round (take, insert, give back) beside the others.
  *
  * Why: a TRANSACTION round holds the `userid` counter's document and its new `_id`s locked at the
  * server until it commits, and a plain write that meets those locks (COUNTER's or BLOCK's `$inc`,
@@ -51,12 +52,26 @@ export class UserIdTurns {
 
   /** Runs a round that writes outside any transaction; such rounds run together. */
   shared<T>(round: () => Promise<T>): Promise<T> {
-    return this.semaphore.runExclusive(round, 1);
+    return this.inTurn(round, 1);
   }
 
-  /** Runs a transactional round alone in this process. */
+  /** Runs a round alone in this process (a transaction, a counter-fed retry). */
   alone<T>(round: () => Promise<T>): Promise<T> {
-    return this.semaphore.runExclusive(round, UserIdTurns.SHARED_AT_ONCE);
+    return this.inTurn(round, UserIdTurns.SHARED_AT_ONCE);
+  }
+
+  /**
+   * What the Semaphore's `runExclusive` does (acquire, run, release whatever happens), written out:
+   * its compiled generator (tslib's `__awaiter`) cost every COUNTER and BLOCK round a measurable
+   * share of its CPU (docs/benchmark.md, "CPU levers of 0.4").
+   */
+  private async inTurn<T>(round: () => Promise<T>, weight: number): Promise<T> {
+    const [, release] = await this.semaphore.acquire(weight);
+    try {
+      return await round();
+    } finally {
+      release();
+    }
   }
 }
 

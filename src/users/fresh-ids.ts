@@ -24,7 +24,12 @@
  * alone while the others go again, so a refused item consumes no id and nothing is withdrawn.
  *
  * Turns: every round that writes outside a transaction runs in a shared turn of the process's
- * `UserIdTurns`, a group transaction alone (src/strategies/user-id-counter.ts says why).
+ * `UserIdTurns`, a group transaction alone (src/strategies/user-id-counter.ts says why). So does a
+ * counter-fed source's round after a collision (`retriesAlone`): its repair moves the counter to
+ * the largest stored `_id`, and beside this process's optimistic inserts (max + 1, no counter) the
+ * next id was taken again before the insert, round after round (16 optimistic lanes made every
+ * COUNTER creation fail with ID_CONTENTION after its 20 rounds, test/users/concurrency.test.ts).
+ * Alone, a retry collides again only with another process's writes.
  */
 import { Long } from 'bson';
 import { beforeWrite, countCommand } from '../database/index.js';
@@ -94,9 +99,9 @@ export async function insertWithFreshIds(
   let pending = unsaved.map((_, position) => position);
   for (let round = 1; pending.length > 0; round += 1) {
     const inserting = pending;
-    pending = await turns.shared(() =>
-      takingRound(round, inserting, { users, unsaved, source, tally, options, report }),
-    );
+    const run = () =>
+      takingRound(round, inserting, { users, unsaved, source, tally, options, report });
+    pending = await (round > 1 && source.retriesAlone ? turns.alone(run) : turns.shared(run));
   }
   return report;
 }
@@ -110,7 +115,10 @@ interface TakingRound {
   report: InsertReport;
 }
 
-/** One round of a taking source: take, insert, give back, repair; answers what is still pending. */
+/**
+ * One round of a taking source: after a collision the source's repair (or back-off), then take,
+ * insert, give back, withdraw; answers what is still pending.
+ */
 async function takingRound(
   round: number,
   pending: number[],
@@ -119,6 +127,10 @@ async function takingRound(
   const { results, attempts } = report;
   let taken: TakenIds;
   beforeWrite(options);
+  if (round > 1) {
+    await source.afterCollision(round - 1, tally);
+    beforeWrite(options);
+  }
   try {
     taken = await source.take(pending.length, tally);
   } catch (err) {
@@ -148,6 +160,7 @@ async function takingRound(
   });
   if (unstored.size > 0 && !options?.signal?.aborted) await taken.giveBack(unstored, tally);
   if (collided.length === 0) return [];
+  source.onCollision?.();
   if (round >= source.maxRounds) {
     for (const position of collided) {
       results[position] = { error: new IdContentionError(attempts[position]) };
@@ -156,8 +169,6 @@ async function takingRound(
   }
   report.duplicateKeyRetries += collided.length;
   const withdrawn = await withdrawAfter(users, collided[0], pending, docs, results, tally);
-  beforeWrite(options);
-  await source.afterCollision(round, tally);
   return [...collided, ...withdrawn].sort((a, b) => a - b);
 }
 

@@ -27,6 +27,7 @@
  * when the rebuild fails (the update answers SERVICE_UNAVAILABLE, and a duplicate it made keeps the
  * index down until an operator resolves it).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Long, type IndexDescription } from 'mongodb';
 import {
   countCommand,
@@ -50,8 +51,6 @@ const UNIQUE_FIELDS = UNIQUE_INDEXES.map((index) => Object.keys(index.key)[0]);
 /** Rebuild attempts while this process's unconfirmed duplicates are removed; then give up. */
 const REBUILD_ATTEMPTS = 10;
 const REBUILD_BACKOFF_MS = 50;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The ids one call inserted (or is about to insert) with an email or key, until it confirms them. */
 export interface Tracked {

@@ -12,6 +12,7 @@
  * Requests without a token act as the open-access client `anonymous` (NODE_ENV=test), a second
  * owner beside the test client.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   startTestService,
   TEST_ADMIN_TOKEN,
@@ -53,8 +54,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([service?.stop(), other?.stop()]);
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function define(input: object, headers: Record<string, string> = CLIENT) {
   const defined = await service.graphql(DEFINE, { input }, headers);

@@ -13,11 +13,12 @@
  * test/http/deadline.test.ts holds the slow bodies and createUser's non-transactional strategies.
  * A table of cases per mutation; a test fails when a mutation of the schema has no case.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { buildSchema } from 'graphql';
 import type { CommandStartedEvent, CommandSucceededEvent, CommandFailedEvent } from 'mongodb';
 import { loadTypeDefs } from '../../src/graphql/schema';
-import { ADMIN_HEADERS, type TestService } from '../support/service';
-import { startServiceOnFaultyDatabase, type FaultyDatabase } from './faulty-database';
+import { ADMIN_HEADERS } from '../support/service';
+import { serviceOnFaultyDatabase } from './faulty-database';
 
 const TIMEOUT_MS = 1_000;
 /** How long the held command is held: well past the deadline. */
@@ -34,21 +35,9 @@ const WRITES = new Set([
   'createIndexes',
 ]);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const faulty = serviceOnFaultyDatabase({ REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) });
 
-let database: FaultyDatabase;
-let service: TestService;
-let stop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, service, stop } = await startServiceOnFaultyDatabase({
-    REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
-  }));
-});
-
-afterAll(() => stop());
-
-const db = () => service.client.db(service.dbName);
+const db = () => faulty.service.client.db(faulty.service.dbName);
 
 /** Every stored document of the service's database, collection by collection, as text. */
 async function storedState(): Promise<Record<string, string[]>> {
@@ -62,7 +51,7 @@ async function storedState(): Promise<Record<string, string[]>> {
 
 /** An admin request that must succeed (preparing a case); its data. */
 async function prepared<T>(query: string, variables: object = {}): Promise<T> {
-  const answer = await service.graphql<Record<string, T>>(query, variables, ADMIN_HEADERS);
+  const answer = await faulty.service.graphql<Record<string, T>>(query, variables, ADMIN_HEADERS);
   expect(answer.body.errors).toBeUndefined();
   const [payload] = Object.values(answer.body.data ?? {});
   expect((payload as { error?: unknown }).error ?? null).toBeNull();
@@ -283,16 +272,16 @@ async function pastTheDeadline(command: string, query: string, variables: object
     if (event.requestId === heldRequestId) release();
   };
   const before = await storedState();
-  service.client.on('commandStarted', onStarted);
-  service.client.on('commandSucceeded', onEnded);
-  service.client.on('commandFailed', onEnded);
+  faulty.service.client.on('commandStarted', onStarted);
+  faulty.service.client.on('commandSucceeded', onEnded);
+  faulty.service.client.on('commandFailed', onEnded);
   try {
-    return await database.whileFailing(
+    return await faulty.database.whileFailing(
       [command],
       { blockTimeMS: HELD_MS },
       { times: 1 },
       async () => {
-        const answer = await service.graphql(query, variables, ADMIN_HEADERS);
+        const answer = await faulty.service.graphql(query, variables, ADMIN_HEADERS);
         answered = true;
         if (heldStarted) await heldReturned;
         await sleep(GRACE_MS);
@@ -300,9 +289,9 @@ async function pastTheDeadline(command: string, query: string, variables: object
       },
     );
   } finally {
-    service.client.off('commandStarted', onStarted);
-    service.client.off('commandSucceeded', onEnded);
-    service.client.off('commandFailed', onEnded);
+    faulty.service.client.off('commandStarted', onStarted);
+    faulty.service.client.off('commandSucceeded', onEnded);
+    faulty.service.client.off('commandFailed', onEnded);
   }
 }
 

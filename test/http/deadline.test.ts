@@ -9,11 +9,11 @@
  *   the held command returns, no insert starts (the domain checks the request's AbortSignal before
  *   every write). Each case waits for the held command to finish, then looks in the database.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect } from 'node:net';
 import type { CommandStartedEvent, CommandSucceededEvent } from 'mongodb';
 import { ID_STRATEGIES } from '../../src/strategies';
-import type { TestService } from '../support/service';
-import { startServiceOnFaultyDatabase, type FaultyDatabase } from './faulty-database';
+import { serviceOnFaultyDatabase } from './faulty-database';
 
 const TIMEOUT_MS = 1_000;
 /** How long a held command is held: well past the deadline. */
@@ -24,21 +24,9 @@ const CREATE_USER =
 const CREATE_USERS =
   'mutation($inputs: [CreateUserInput!]!, $strategy: IdStrategy) { createUsers(inputs: $inputs, strategy: $strategy) { created } }';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const faulty = serviceOnFaultyDatabase({ REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) });
 
-let database: FaultyDatabase;
-let service: TestService;
-let stop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, service, stop } = await startServiceOnFaultyDatabase({
-    REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
-  }));
-});
-
-afterAll(() => stop());
-
-const users = () => service.client.db(service.dbName).collection('users');
+const users = () => faulty.service.client.db(faulty.service.dbName).collection('users');
 
 /** The stored users with any of these names. */
 const storedNames = async (names: string[]) =>
@@ -50,7 +38,7 @@ const storedNames = async (names: string[]) =>
 
 /** Sends a request whose body arrives in two halves, `pauseMs` apart; resolves with the raw answer. */
 function slowPost(body: string, pauseMs: number): Promise<{ status: number; text: string }> {
-  const { port } = new URL(service.url);
+  const { port } = new URL(faulty.service.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1');
     let answer = '';
@@ -125,10 +113,10 @@ async function pastTheDeadline<T>(commands: string[], request: () => Promise<T>)
   const onSucceeded = (event: CommandSucceededEvent) => {
     if (commands.includes(event.commandName) && event.duration >= HELD_MS / 2) release();
   };
-  service.client.on('commandStarted', onStarted);
-  service.client.on('commandSucceeded', onSucceeded);
+  faulty.service.client.on('commandStarted', onStarted);
+  faulty.service.client.on('commandSucceeded', onSucceeded);
   try {
-    return await database.whileFailing(
+    return await faulty.database.whileFailing(
       commands,
       { blockTimeMS: HELD_MS },
       { times: 1 },
@@ -141,8 +129,8 @@ async function pastTheDeadline<T>(commands: string[], request: () => Promise<T>)
       },
     );
   } finally {
-    service.client.off('commandStarted', onStarted);
-    service.client.off('commandSucceeded', onSucceeded);
+    faulty.service.client.off('commandStarted', onStarted);
+    faulty.service.client.off('commandSucceeded', onSucceeded);
   }
 }
 
@@ -158,8 +146,11 @@ describe('deadlines in the middle of a create: every answered-503 request is abs
     const names = shape === 'single' ? [`held ${name}`] : [0, 1, 2].map((i) => `held ${name} ${i}`);
     const { answer, insertsAfterAnswer } = await pastTheDeadline([...commands], () =>
       shape === 'single'
-        ? service.graphql(CREATE_USER, { input: { name: names[0] }, strategy })
-        : service.graphql(CREATE_USERS, { inputs: names.map((n) => ({ name: n })), strategy }),
+        ? faulty.service.graphql(CREATE_USER, { input: { name: names[0] }, strategy })
+        : faulty.service.graphql(CREATE_USERS, {
+            inputs: names.map((n) => ({ name: n })),
+            strategy,
+          }),
     );
     expect(answer.status).toBe(503);
     expect(answer.body.errors?.[0]?.extensions).toEqual({
@@ -171,7 +162,7 @@ describe('deadlines in the middle of a create: every answered-503 request is abs
   });
 
   test('after all of it, the service answers and creates normally', async () => {
-    const response = await service.graphql(CREATE_USER, { input: { name: 'after' } });
+    const response = await faulty.service.graphql(CREATE_USER, { input: { name: 'after' } });
     expect(response.body.errors).toBeUndefined();
     expect(await storedNames(['after'])).toEqual(['after']);
   });

@@ -57,18 +57,35 @@ export async function startFaultyDatabase(): Promise<FaultyDatabase> {
   };
 }
 
-/** A test service (with `env`) over a faulty database of its own; `stop()` stops both. */
-export async function startServiceOnFaultyDatabase(
-  env: Record<string, string>,
-): Promise<{ database: FaultyDatabase; service: TestService; stop(): Promise<void> }> {
-  const database = await startFaultyDatabase();
-  const service = await startTestService({ mongodbUri: database.uri, env });
+export interface ServiceOnFaultyDatabase {
+  readonly database: FaultyDatabase;
+  readonly service: TestService;
+}
+
+/**
+ * A test service (with `env`) over a faulty database of its own, for one test file: started in a
+ * `beforeAll`, stopped (service, then database) in an `afterAll`; read its fields in tests.
+ */
+export function serviceOnFaultyDatabase(env: Record<string, string>): ServiceOnFaultyDatabase {
+  let started: ServiceOnFaultyDatabase | undefined;
+  beforeAll(async () => {
+    const database = await startFaultyDatabase();
+    started = { database, service: await startTestService({ mongodbUri: database.uri, env }) };
+  });
+  afterAll(async () => {
+    await started?.service.stop();
+    await started?.database.stop();
+  });
+  const get = () => {
+    if (started === undefined) throw new Error('Read the faulty database in a test, not before');
+    return started;
+  };
   return {
-    database,
-    service,
-    stop: async () => {
-      await service.stop();
-      await database.stop();
+    get database() {
+      return get().database;
+    },
+    get service() {
+      return get().service;
     },
   };
 }

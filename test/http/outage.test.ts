@@ -4,11 +4,12 @@
  * GraphQL say the database is unavailable, a request never outlives REQUEST_TIMEOUT_MS, and the
  * service serves again once the database is back, without a restart.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startStandin, type RunningStandin } from '../../src/standin';
 import { startTestService, TEST_CLIENT, type TestService } from '../support/service';
 import {
+  serviceOnFaultyDatabase,
   startFaultyDatabase,
-  startServiceOnFaultyDatabase,
   type FaultyDatabase,
 } from './faulty-database';
 
@@ -17,7 +18,6 @@ const READY_POLLS = 60;
 const POLL_INTERVAL_MS = 500;
 
 const get = (url: string) => fetch(url, { signal: AbortSignal.timeout(15_000) });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function readyStatus(service: TestService): Promise<number> {
   return (await get(`${service.url}/ready`)).status;
@@ -73,37 +73,26 @@ describe('when the database stops and comes back', () => {
 });
 
 describe('when the database stalls', () => {
-  let database: FaultyDatabase;
-  let service: TestService;
-  let stop: () => Promise<void>;
-
-  beforeAll(async () => {
-    ({ database, service, stop } = await startServiceOnFaultyDatabase({
-      REQUEST_TIMEOUT_MS: '1000',
-      DB_TIMEOUT_MS: '20000',
-    }));
-  });
-
-  afterAll(() => stop());
+  const faulty = serviceOnFaultyDatabase({ REQUEST_TIMEOUT_MS: '1000', DB_TIMEOUT_MS: '20000' });
 
   test('a request is answered 503 SERVICE_UNAVAILABLE at REQUEST_TIMEOUT_MS, and the next one succeeds', async () => {
-    const stalled = await database.whileFind({ blockTimeMS: 4_000 }, { times: 1 }, () =>
-      service.graphql(`{ user(id: "1") { id } }`),
+    const stalled = await faulty.database.whileFind({ blockTimeMS: 4_000 }, { times: 1 }, () =>
+      faulty.service.graphql(`{ user(id: "1") { id } }`),
     );
     expect(stalled.status).toBe(503);
     expect(stalled.body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
-    const next = await service.graphql(`{ user(id: "1") { id } }`);
+    const next = await faulty.service.graphql(`{ user(id: "1") { id } }`);
     expect(next.status).toBe(200);
     expect(next.body).toEqual({ data: { user: null }, extensions: { cost: expect.any(Object) } });
   });
 
   test('a database stalled past DB_TIMEOUT_MS is SERVICE_UNAVAILABLE, not a hang', async () => {
     const quick = await startTestService({
-      mongodbUri: database.uri,
+      mongodbUri: faulty.database.uri,
       env: { REQUEST_TIMEOUT_MS: '30000', DB_TIMEOUT_MS: '1000' },
     });
     try {
-      const stalled = await database.whileFind({ blockTimeMS: 3_000 }, 'alwaysOn', () =>
+      const stalled = await faulty.database.whileFind({ blockTimeMS: 3_000 }, 'alwaysOn', () =>
         quick.graphql(`{ user(id: "1") { id } }`),
       );
       expect(stalled.status).toBe(200);

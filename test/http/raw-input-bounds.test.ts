@@ -99,6 +99,24 @@ describe('strings count UTF-16 units, as JavaScript does', () => {
   });
 });
 
+describe('keys are read as JSON.parse reads them', () => {
+  test.each([
+    ['escaped', '"\\u0069nput"', 'input'],
+    ['non-ASCII', '"ïnput"', 'ïnput'],
+    ['plain', '"input"', 'input'],
+  ])('a %s key names the path as the parsed walk does', (_label, key, decodedKey) => {
+    const text = `{"variables":{${key}:{"name":"${'n'.repeat(INPUT.stringLength + 1)}"}}}`;
+    expect(raw(text)).toEqual(parsedProblem(text));
+    expect(raw(text)?.field).toBe(`${decodedKey}.name`);
+  });
+
+  test('the variables key itself may be written with an escape', () => {
+    const text = `{"v\\u0061riables":{"input":{"name":"${'n'.repeat(INPUT.stringLength + 1)}"}}}`;
+    expect(raw(text)).toEqual(parsedProblem(text));
+    expect(raw(text)?.field).toBe('input.name');
+  });
+});
+
 describe('only the variables of each operation', () => {
   test('a long query, extensions and operationName are not variables', () => {
     const text = JSON.stringify({

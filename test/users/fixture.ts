@@ -38,7 +38,11 @@ export class UsersTestBed {
   async fresh(options: Partial<UsersDeps> = {}): Promise<UsersUnderTest> {
     const db = this.client.db(uniqueDbName());
     const build = async (overrides: Partial<UsersDeps>) => {
-      const sequences = new Sequences(db, sequencesOptions);
+      // One bound for every command of the test, as the service gives both one DB_TIMEOUT_MS.
+      const sequences = new Sequences(db, {
+        ...sequencesOptions,
+        maxTimeMS: overrides.maxTimeMS ?? sequencesOptions.maxTimeMS,
+      });
       const stats = new StrategyStats(ID_STRATEGIES);
       const users = new Users({ db, sequences, stats, ...usersSettings, ...overrides });
       await users.ensureIndexes();

@@ -28,6 +28,7 @@ export const block: Strategy = {
     });
     return {
       maxRounds: COUNTER_MAX_ROUNDS,
+      retriesAlone: true,
       async take(count, tally) {
         const ids = await blocks.take(count, tally);
         try {
@@ -43,10 +44,10 @@ export const block: Strategy = {
           },
         };
       },
-      async afterCollision(_round, tally) {
-        blocks.discardBlock();
-        await repairCounterDrift(deps, tally);
-      },
+      // Dropped at once, so the rounds queued before the retry stop taking from it; the repair
+      // waits for the retry's turn (a later discard would drop the block the retry just took).
+      onCollision: () => blocks.discardBlock(),
+      afterCollision: (_round, tally) => repairCounterDrift(deps, tally),
       release: () => blocks.close(),
     };
   },

@@ -23,6 +23,7 @@ export const counter: Strategy = {
   },
   createSource: (deps) => ({
     maxRounds: COUNTER_MAX_ROUNDS,
+    retriesAlone: true,
     async take(count, tally) {
       const range = await deps.sequences.allocate(USER_ID_SEQUENCE, count, tally);
       const ids = valuesOf(range);

@@ -4,13 +4,12 @@
  * the contenders) and reads the maximum again, at most OPTIMISTIC_MAX_ATTEMPTS rounds. It consumes
  * nothing, so it gives nothing back, and reissues a deleted newest user's id.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SequenceExhaustedError } from '../../sequences/index.js';
 import type { Strategy } from '../strategy.js';
 
 const BACKOFF_BASE_MS = 2;
 const BACKOFF_CAP_MS = 1000;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export const optimisticLoop: Strategy = {
   properties: {
@@ -21,6 +20,7 @@ export const optimisticLoop: Strategy = {
   },
   createSource: (deps) => ({
     maxRounds: deps.optimisticMaxAttempts,
+    retriesAlone: false,
     async take(count, tally) {
       const max = await deps.maxId(tally);
       if (max + count > Number.MAX_SAFE_INTEGER)
