@@ -377,3 +377,66 @@ test('the next batch is fsynced while the one before is, but acknowledged only a
   await client.close();
   await reopened.stop();
 });
+
+test('after a batch that shows concurrent writers, the next waits for more records (bounded); a lone writer never waits', async () => {
+  // only setTimeout and setInterval are faked: the journal's bounded wait is a timer, its files
+  // are real, so a batch written without that timer proves it did not wait
+  jest.useFakeTimers({
+    doNotFake: ['Date', 'hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate'],
+  });
+  const store = new Store();
+  const { journal } = await Journal.open(dataDir.path, store, { log: () => undefined });
+  const probe = await open(path.join(dataDir.path, 'probe'), 'w');
+  const handles = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+  await probe.close();
+  const datasync = handles.datasync;
+  let fsyncs = 0;
+  handles.datasync = function (this: unknown) {
+    fsyncs++;
+    return datasync.call(this);
+  };
+  const { collection } = store.obtain('durable', 'gathered');
+  let id = 0;
+  const write = (count: number) => {
+    for (let i = 0; i < count; i++) collection.insert({ _id: ++id });
+    let done = false;
+    const durable = journal.durable().then(() => (done = true));
+    return { durable, isDone: () => done };
+  };
+  /** lets the event loop run a while (I/O included), on no timer */
+  const turns = async (count: number) => {
+    for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  try {
+    await write(5).durable; // one batch of 5: writers are concurrent
+    expect(fsyncs).toBe(1);
+
+    const lone = write(1); // waits for more to join, up to the timer
+    await turns(50);
+    expect(lone.isDone()).toBe(false);
+    expect(fsyncs).toBe(1);
+    const joining = write(15); // 16 waiting: the batch goes at once, timer or not
+    await Promise.all([lone.durable, joining.durable]);
+    expect(fsyncs).toBe(2);
+
+    const alone = write(1); // after a batch of 16 it waits again, at most the timer's time
+    await turns(50);
+    expect(alone.isDone()).toBe(false);
+    jest.advanceTimersByTime(1);
+    await alone.durable;
+    expect(fsyncs).toBe(3);
+
+    // after a batch of 1, no wait: written with the timer never advanced
+    for (let i = 0; i < 5; i++) await write(1).durable;
+    expect(fsyncs).toBe(8);
+  } finally {
+    handles.datasync = datasync;
+    jest.useRealTimers();
+    await journal.close();
+  }
+  const reopened = await startStandin({ dataDir: dataDir.path, log: () => undefined });
+  const client = await MongoClient.connect(reopened.uri);
+  await expect(client.db('durable').collection('gathered').countDocuments()).resolves.toBe(id);
+  await client.close();
+  await reopened.stop();
+});
