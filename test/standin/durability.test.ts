@@ -8,12 +8,14 @@
  * filesystem is full-disk.test.ts; simultaneous starts, data-lock.test.ts.
  */
 import { closeSync, openSync } from 'node:fs';
-import { appendFile, open, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
+import { appendFile, open, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Long, MongoClient } from 'mongodb';
 import { startStandin } from '../../src/standin';
 import { Store } from '../../src/standin/engine/store';
 import { Journal } from '../../src/standin/state/journal';
+import { PREALLOCATE_BYTES } from '../../src/standin/state/journal-file';
+import { decodeRecords } from '../../src/standin/state/record-file';
 import { killed, startCli } from './cli-process';
 import { freshDataDir } from './data-dir';
 
@@ -123,7 +125,10 @@ async function crashAfterThreeUsers(): Promise<string> {
 test('a torn last journal record is dropped; everything acknowledged before it is kept', async () => {
   const journal = await crashAfterThreeUsers();
   const whole = await readFile(journal);
-  await appendFile(journal, whole.subarray(0, Math.floor(whole.length / 2)));
+  // an append-only journal (before 0.4 preallocated them) torn at its end
+  const recordsEnd = decodeRecords(whole, journal).validLength;
+  await writeFile(journal, whole.subarray(0, recordsEnd));
+  await appendFile(journal, whole.subarray(0, Math.floor(recordsEnd / 2)));
 
   const reopened = await startStandin({ dataDir: dataDir.path, log: () => undefined });
   expect(reopened.recovery!.tornBytes).toBeGreaterThan(0);
@@ -132,6 +137,40 @@ test('a torn last journal record is dropped; everything acknowledged before it i
   await reader.close();
   await reopened.stop();
 });
+
+test.each([
+  ['the zeros written ahead of the records, as a crash leaves them', 0, 0],
+  ['zeros past the first chunk (a crash while writing zeros ahead)', 0, PREALLOCATE_BYTES / 3],
+  ['a record torn where it was written, then zeros', 40, 0],
+])(
+  'kill -9 leaves a preallocated journal: %s; a restart keeps every acknowledged record and trims the zeros',
+  async (_, tornBytes, extraZeros) => {
+    const journal = await crashAfterThreeUsers();
+    const onDisk = await readFile(journal);
+    expect(onDisk.length).toBe(PREALLOCATE_BYTES);
+    const recordsEnd = decodeRecords(onDisk, journal).validLength;
+    expect(onDisk.subarray(recordsEnd).every((byte) => byte === 0)).toBe(true);
+    // a torn record: the first bytes of one (its header and 32 of its payload) where it went
+    onDisk.copy(onDisk, recordsEnd, 0, tornBytes);
+    await writeFile(journal, Buffer.concat([onDisk, Buffer.alloc(extraZeros)]));
+
+    const logged: string[] = [];
+    const reopened = await startStandin({
+      dataDir: dataDir.path,
+      log: (line) => logged.push(line),
+    });
+    try {
+      expect(reopened.recovery!.tornBytes).toBe(tornBytes);
+      expect(logged.some((line) => line.includes('torn'))).toBe(tornBytes > 0);
+      expect((await stat(journal)).size).toBe(recordsEnd);
+      const reader = await MongoClient.connect(reopened.uri);
+      await expect(reader.db('t').collection('users').countDocuments()).resolves.toBe(3);
+      await reader.close();
+    } finally {
+      await reopened.stop();
+    }
+  },
+);
 
 test('a corrupt record that is not the last one stops recovery with an error naming the file', async () => {
   const journal = await crashAfterThreeUsers();

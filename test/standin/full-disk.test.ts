@@ -3,12 +3,16 @@
  * the filesystem is full. The journal acknowledges only what it wrote whole and fsynced, refuses
  * writes with OutOfDiskSpace (14031) while reads go on and show exactly what was acknowledged,
  * takes writes again once the filesystem has room (no restart), and a restart holds every
- * acknowledged document. The change history, too, holds exactly the acknowledged inserts.
+ * acknowledged document. The change history, too, holds exactly the acknowledged inserts. With
+ * room for a record but not for the zeros a journal file writes ahead of its records
+ * (state/journal-file.ts), the write is refused the same way.
  */
+import { mkdir, readdir, stat, truncate } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { MongoClient, MongoServerError } from 'mongodb';
 import { startStandin } from '../../src/standin';
+import { PREALLOCATE_BYTES } from '../../src/standin/state/journal-file';
 import { canMountTmpfs, mountTmpfs, type Tmpfs } from './tmpfs';
 
 const CLIENTS = 32;
@@ -112,6 +116,52 @@ afterEach(async () => {
       .find({}, { projection: { _id: 1 } })
       .toArray();
     expect(new Set(stored.map((user) => user._id))).toEqual(acknowledged);
+    await reader.close();
+    await reopened.stop();
+  },
+  120_000,
+);
+
+(canMountTmpfs ? test : test.skip)(
+  'with room for a record but not for the zeros written ahead of it (needs root): the write is refused with OutOfDiskSpace and nothing of it stays; once there is room it is taken, and kept',
+  async () => {
+    const dataDir = path.join(disk.dir, 'data');
+    await mkdir(dataDir);
+    await disk.fill();
+    // free a little under a chunk of zeros: a record fits, the space written ahead does not
+    const filler = path.join(disk.dir, 'filler');
+    await truncate(filler, (await stat(filler)).size - PREALLOCATE_BYTES / 4);
+    const standin = await startStandin({ dataDir, log: () => undefined });
+    const client = await MongoClient.connect(standin.uri);
+    const users = client.db('t').collection<User>('users');
+    await expect(users.insertOne({ _id: 1, email: '1@x', padding: PADDING })).rejects.toMatchObject(
+      { code: 14031, codeName: 'OutOfDiskSpace' },
+    );
+    await expect(users.countDocuments()).resolves.toBe(0);
+    const journal = (await readdir(dataDir)).find((name) => name.startsWith('journal.'))!;
+    expect((await stat(path.join(dataDir, journal))).size).toBe(0); // cut back: no zeros kept
+
+    disk.resize('8m');
+    let taken = false;
+    for (let attempt = 0; attempt < 50 && !taken; attempt++) {
+      taken = await users.insertOne({ _id: 1, email: '1@x', padding: PADDING }).then(
+        () => true,
+        async (error: MongoServerError) => {
+          expect(error.code).toBe(14031); // refused until a probe finds room, then taken
+          await sleep(100);
+          return false;
+        },
+      );
+    }
+    expect(taken).toBe(true);
+    await client.close();
+    await standin.stop();
+
+    const reopened = await startStandin({ dataDir, log: () => undefined });
+    const reader = await MongoClient.connect(reopened.uri);
+    await expect(reader.db('t').collection<User>('users').find().toArray()).resolves.toEqual([
+      { _id: 1, email: '1@x', padding: PADDING },
+    ]);
     await reader.close();
     await reopened.stop();
   },

@@ -1,15 +1,16 @@
 /**
  * Benchmark of the stand-in through the official driver (not a test; run with
- * `npx tsx test/standin/measure.ts [--data-dir DIR] [--flood]`): the stand-in runs as its own
- * process (the CLI, as `npm run standin` starts it) so it and the driver each get a core. With
- * 32 operations in flight: findOneAndUpdate ($inc on one counter, upsert, returnDocument
- * after), single-document inserts and `find().sort({_id: -1}).limit(1)` per second; then the
- * stand-in process's RSS after it stores 100,000 users (unique email index). With `--data-dir`
- * (an empty directory) every figure is with the journal on, and the stand-in is then SIGKILLed
- * and restarted on that directory: the restart time at 100,000 users. `--flood` instead runs
- * the issue's cursor flood: 200,000 documents, then finds with batchSize 1 never read, with the
- * process's RSS and a ping every 100 finds, until 2,000 finds or the process dies. Prints one
- * JSON line per figure.
+ * `npx tsx test/standin/measure.ts [--data-dir DIR] [--writes-only] [--flood]`): the stand-in
+ * runs as its own process (the CLI, as `npm run standin` starts it) so it and the driver each
+ * get a core. With 32 operations in flight: findOneAndUpdate ($inc on one counter, upsert,
+ * returnDocument after), single-document inserts and `find().sort({_id: -1}).limit(1)` per
+ * second; then the stand-in process's RSS after it stores 100,000 users (unique email index).
+ * With `--data-dir` (an empty directory) every figure is with the journal on, and the stand-in
+ * is then SIGKILLed and restarted on that directory: the restart time at 100,000 users.
+ * `--writes-only` stops after the `$inc` and insert figures (for alternating runs, journal off
+ * and on, on a shared machine). `--flood` instead runs the issue's cursor flood: 200,000
+ * documents, then finds with batchSize 1 never read, with the process's RSS and a ping every
+ * 100 finds, until 2,000 finds or the process dies. Prints one JSON line per figure.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ const CONCURRENCY = 32;
 const argv = process.argv.slice(2);
 const dataDir = argv.includes('--data-dir') ? argv[argv.indexOf('--data-dir') + 1] : undefined;
 const journal = dataDir === undefined ? 'off' : 'on';
+const writesOnly = argv.includes('--writes-only');
 
 /** CPU seconds (user + system) the process has used, from /proc (clock ticks of 10 ms). */
 function cpuSeconds(pid: number): number {
@@ -175,6 +177,11 @@ async function main(): Promise<void> {
   await throughput(child.pid!, 'insertOne', 30_000, (i) =>
     users.insertOne({ _id: i, name: `user ${i}` }),
   );
+  if (writesOnly) {
+    await client.close();
+    child.kill('SIGTERM');
+    return;
+  }
   await throughput(child.pid!, 'find sort _id -1 limit 1 (30k docs)', 30_000, () =>
     users.find({}).sort({ _id: -1 }).limit(1).toArray(),
   );

@@ -8,7 +8,7 @@
  * lsid on every command).
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, truncate } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -228,7 +228,12 @@ async function journalRecords(dir: string): Promise<{ file: string; offsets: num
   const file = path.join(dir, newest);
   const bytes = await readFile(file);
   const offsets: number[] = [];
-  for (let offset = 0; offset < bytes.length; offset += 8 + bytes.readUInt32LE(offset))
+  // the records end where the zeros written ahead of them begin (state/journal-file.ts)
+  for (
+    let offset = 0;
+    offset < bytes.length && bytes.readUInt32LE(offset) > 0;
+    offset += 8 + bytes.readUInt32LE(offset)
+  )
     offsets.push(offset);
   return { file, offsets };
 }
@@ -246,11 +251,13 @@ test('a write and its retryable-write record are one journal record: a crash kee
     const { file, offsets } = await journalRecords(dir);
     const bytes = await readFile(file);
     const last = offsets[offsets.length - 1];
-    const record = BSON.deserialize(bytes.subarray(last + 8));
+    const end = last + 8 + bytes.readUInt32LE(last);
+    const record = BSON.deserialize(bytes.subarray(last + 8, end));
     const written = (record.records as Document[]).map((change) => `${change.db}.${change.coll}`);
     expect(written).toEqual(expect.arrayContaining(['retry.counters', 'config.transactions']));
-    // the crash tore that record: neither the write nor its record may survive
-    await truncate(file, last + 8 + Math.floor((bytes.length - last - 8) / 2));
+    // the crash tore that record (its second half never reached the zeros written ahead of
+    // it): neither the write nor its record may survive
+    await writeFile(file, bytes.fill(0, last + 8 + Math.floor((end - last - 8) / 2), end));
 
     const second = await startCli(dir);
     try {

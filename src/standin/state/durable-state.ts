@@ -12,8 +12,9 @@
  *
  * `readDirectory` loads the snapshot and replays the journal generations it does not contain,
  * in order, dropping a torn last record (the process died mid-append, so no reply depended on
- * it). The journal uses it at start, and `reload` after a failed write, to bring memory back to
- * exactly what the disk holds.
+ * it) and the zeros a journal file holds after its records (journal-file.ts). The journal uses
+ * it at start, and `reload` after a failed write, to bring memory back to exactly what the disk
+ * holds.
  *
  * The change history (change-history.ts) outlives snapshots: generations a snapshot contains are
  * kept, newest first, while they total at most the history's byte bound, and a start restores
@@ -195,16 +196,17 @@ export class DurableState {
       }
       const buffer = await readFile(file);
       const decoded = decodeRecords(buffer, file);
-      if (decoded.torn) {
+      if (decoded.tornBytes > 0) {
         if (generation !== contents.newestGeneration) {
           throw new Error(`${file} ends in a torn record but is not the newest journal`);
         }
-        contents.tornBytes = buffer.length - decoded.validLength;
-        await truncate(file, decoded.validLength);
+        contents.tornBytes = decoded.tornBytes;
         log(
           `MongoDB stand-in: dropped a torn last journal record (${contents.tornBytes} bytes) of ${file}`,
         );
       }
+      // the torn record, and the zeros written ahead of the records (journal-file.ts)
+      if (decoded.validLength < buffer.length) await truncate(file, decoded.validLength);
       for (const record of decoded.records) this.apply(record, file);
       if (withHistory) this.restoreHistory(decoded.records);
       contents.journalRecords += decoded.records.length;

@@ -22,24 +22,27 @@
  * the directory, exactly as at a restart: memory equals the disk again, so reads go on and no
  * reply shows a change that was not written. While refusing, a write command at most every
  * PROBE_INTERVAL_MS first tries a probe (writing and fsyncing PROBE_FILE of at least the failed
- * batch's size, then deleting it); once that succeeds writes are taken again, with no restart.
+ * batch's size plus the zeros written ahead of records, then deleting it); once that succeeds
+ * writes are taken again, with no restart.
  * Only when the truncation or the reading back fails is the journal broken: every command is
  * refused until a restart, which recovers what was acknowledged.
  *
- * Journal files are `journal.<generation>`. When the journal written since the last snapshot
- * passes `snapshotAfterBytes`, the state is captured (synchronously, so the capture holds
- * exactly the records of the generations so far), new records go to the next generation, and
- * the snapshot is written in the background (snapshot.ts: temp, fsync, rename); only then are
- * the older generations deleted. A crash anywhere in between leaves a snapshot plus every
- * journal generation it does not contain. Recovery (durable-state.ts) loads the snapshot,
- * replays those generations in order, truncates a torn last record, starts a new generation
+ * Journal files are `journal.<generation>`, each written in place into zeros written ahead of
+ * its records (journal-file.ts), so an fdatasync need not commit a new file size. When the
+ * journal written since the last snapshot passes `snapshotAfterBytes`, the state is captured
+ * (synchronously, so the capture holds exactly the records of the generations so far), new
+ * records go to the next generation, and the snapshot is written in the background
+ * (snapshot.ts: temp, fsync, rename); only then are the older generations deleted. A crash
+ * anywhere in between leaves a snapshot plus every journal generation it does not contain.
+ * Recovery (durable-state.ts) loads the snapshot, replays those generations in order,
+ * truncates a torn last record and the zeros after the records, starts a new generation
  * and, when it replayed anything, snapshots in the background at once: a restart reads one
  * snapshot and at most about `snapshotAfterBytes` of journal (none after a clean stop, which
  * snapshots what the journal holds). Generations a snapshot contains are kept while the
  * change history needs them (durable-state.ts). The directory's owner is settled by an OS lock
  * (data-lock.ts).
  */
-import { FileHandle, mkdir, open, rm } from 'node:fs/promises';
+import { mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Timestamp } from 'bson';
 import { CommandError, ErrorCode } from '../engine/errors';
@@ -55,6 +58,7 @@ import {
   journalGenerations,
   journalName,
 } from './durable-state';
+import { JournalFile, PREALLOCATE_BYTES } from './journal-file';
 import { encodeRecord, writeFully } from './record-file';
 import { captureStore, syncDirectory, writeSnapshot } from './snapshot';
 
@@ -126,7 +130,7 @@ export class Journal {
   private restoration: Promise<void> | null = null;
   private probing: Promise<void> | null = null;
   private lastProbeAt = 0;
-  private probeBytes = MIN_PROBE_BYTES;
+  private probeBytes = PREALLOCATE_BYTES + MIN_PROBE_BYTES;
   /** the cluster time of the newest change appended, and of the newest one written */
   private appendedTs: Timestamp;
   private writtenTs: Timestamp;
@@ -136,7 +140,7 @@ export class Journal {
     private readonly dir: string,
     private readonly state: DurableState,
     private readonly lock: DataDirectoryLock,
-    private file: FileHandle,
+    private file: JournalFile,
     private generation: number,
     journalBytes: number,
     private readonly options: Required<Omit<JournalOptions, 'onRestored' | 'history'>> &
@@ -170,7 +174,7 @@ export class Journal {
       const contents = await state.readDirectory(dir, options.log);
       await rm(path.join(dir, PROBE_FILE), { force: true });
       const generation = Math.max(contents.journalFrom, contents.newestGeneration + 1);
-      const file = await open(path.join(dir, journalName(generation)), 'a');
+      const file = await JournalFile.create(path.join(dir, journalName(generation)));
       await syncDirectory(dir);
       const cpu = process.cpuUsage(cpuBefore);
       let documents = 0;
@@ -280,7 +284,7 @@ export class Journal {
     }
     await this.flushing;
     await this.snapshotting;
-    await this.file.close();
+    await this.file.close(!this.broken && !this.refusal);
     await this.lock.release();
   }
 
@@ -312,7 +316,7 @@ export class Journal {
           continue;
         }
         const records = this.takeTail();
-        const bytes = await writeFully(this.file, records.buffers);
+        const bytes = await this.file.append(records.buffers);
         const earlier = syncing[syncing.length - 1];
         const synced = Promise.all([earlier, this.file.datasync()]).then(() => {
           this.fileLength += bytes;
@@ -333,7 +337,9 @@ export class Journal {
 
   private takeTail(): TakenTail {
     const taken = { buffers: this.tail, upTo: this.appended, ts: this.appendedTs };
-    this.probeBytes = Math.min(MAX_PROBE_BYTES, Math.max(MIN_PROBE_BYTES, this.tailBytes));
+    // room for the batch and for the zeros written ahead of it (journal-file.ts)
+    this.probeBytes =
+      PREALLOCATE_BYTES + Math.min(MAX_PROBE_BYTES, Math.max(MIN_PROBE_BYTES, this.tailBytes));
     this.tail = [];
     this.tailBytes = 0;
     return taken;
@@ -356,7 +362,7 @@ export class Journal {
   /** Appends `records` to the current file and fsyncs it; on success they count as written. */
   private async writeAndSync(records: Buffer[]): Promise<void> {
     if (records.length === 0) return;
-    const bytes = await writeFully(this.file, records);
+    const bytes = await this.file.append(records);
     await this.file.datasync();
     this.fileLength += bytes;
     this.bytesSinceSnapshot += bytes;
@@ -378,15 +384,15 @@ export class Journal {
     await this.writeAndSync(old.buffers);
     this.markWritten(old);
     const next = path.join(this.dir, journalName(this.generation + 1));
-    const file = await open(next, 'a');
+    const file = await JournalFile.create(next);
     try {
       await syncDirectory(this.dir);
     } catch (error) {
-      await file.close();
+      await file.close(false);
       await rm(next, { force: true });
       throw error;
     }
-    await this.file.close().catch(() => undefined);
+    await this.file.close(true).catch(() => undefined);
     this.file = file;
     this.fileLength = 0;
     this.generation++;

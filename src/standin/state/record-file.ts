@@ -1,11 +1,20 @@
 /**
  * The on-disk record format shared by the journal and the snapshot: each record is
  * `[uint32 LE length of the BSON payload][uint32 LE CRC-32 of the payload][BSON payload]`.
- * A record whose header or payload runs past the end of the file, or whose checksum fails as
- * the file's last record, is a torn write (the process died mid-append): reading stops before
- * it and reports where the valid part ends, so the caller can truncate it away. A bad record
- * followed by more bytes is corruption, not a torn tail, and is an error naming the offset:
- * records after it were acknowledged and must not be dropped silently.
+ *
+ * Reading stops at the first record that is not whole (a header or payload running past the end
+ * of the file, a length no BSON document has, or a failed checksum) and decides what the rest is:
+ * - only zeros: the end of the records. A journal file is written in place into space filled
+ *   with zeros ahead of its records (journal-file.ts), so that is where its records end;
+ * - a record cut short followed by only zeros (or by nothing): a torn write, the process died
+ *   mid-append (a write lays its bytes down in order, so what follows the tear is still zeros).
+ *   No reply depended on it: the caller truncates it away;
+ * - anything else (a bad record with data after what it claims, e.g. a flipped byte in an early
+ *   record): corruption, an error naming the file and offset. Records after it may have been
+ *   acknowledged and must not be dropped silently, and bytes after a bad record are never read
+ *   as records.
+ * A length below 5 (the smallest BSON document) is never a record, so eight zero bytes, whose
+ * CRC-32 of nothing is 0, are not taken for one.
  *
  * `writeFully` is the one way records reach a file: a write may store fewer bytes than asked
  * (a filesystem filling up stores what fits and says how much), so it writes the rest until all
@@ -33,39 +42,75 @@ export interface DecodedRecords {
   records: Document[];
   /** bytes of whole, valid records from the start of the buffer */
   validLength: number;
-  /** true when bytes after `validLength` are a torn last record */
-  torn: boolean;
+  /** bytes of a torn record after them (up to its last non-zero byte); 0 when there is none */
+  tornBytes: number;
 }
 
 export class CorruptRecordError extends Error {}
 
+/** the smallest BSON document: a length and a terminating zero */
+const MIN_PAYLOAD_BYTES = 5;
+
 export function decodeRecords(buffer: Buffer, file: string): DecodedRecords {
   const records: Document[] = [];
   let offset = 0;
-  while (offset < buffer.length) {
-    if (buffer.length - offset < HEADER_BYTES) break;
-    const length = buffer.readUInt32LE(offset);
-    const end = offset + HEADER_BYTES + length;
-    if (end > buffer.length) break;
-    const body = buffer.subarray(offset + HEADER_BYTES, end);
-    if (crc32(body) !== buffer.readUInt32LE(offset + 4)) {
-      if (end === buffer.length) break;
-      throw new CorruptRecordError(
-        `${file}: record at byte ${offset} fails its checksum and is not the last one`,
-      );
-    }
-    records.push(BSON.deserialize(body, DESERIALIZE_OPTIONS));
+  for (;;) {
+    const end = wholeRecordEnd(buffer, offset);
+    if (end === null) break;
+    records.push(
+      BSON.deserialize(buffer.subarray(offset + HEADER_BYTES, end), DESERIALIZE_OPTIONS),
+    );
     offset = end;
   }
-  return { records, validLength: offset, torn: offset < buffer.length };
+  const dataEnd = endOfData(buffer, offset);
+  const claimed = claimedEnd(buffer, offset);
+  if (dataEnd <= claimed) return { records, validLength: offset, tornBytes: dataEnd - offset };
+  const length = buffer.readUInt32LE(offset);
+  const wrong =
+    length < MIN_PAYLOAD_BYTES ? `has an impossible length (${length})` : 'fails its checksum';
+  throw new CorruptRecordError(
+    `${file}: record at byte ${offset} ${wrong} and is not the last one: records after it may have been acknowledged, so recovery stops instead of dropping them`,
+  );
 }
 
-/** Writes every byte of `buffers` at the file's current position (its end, in append mode). */
-export async function writeFully(file: FileHandle, buffers: readonly Buffer[]): Promise<number> {
+/** Where the whole, valid record at `offset` ends, or null when there is none there. */
+function wholeRecordEnd(buffer: Buffer, offset: number): number | null {
+  if (buffer.length - offset < HEADER_BYTES) return null;
+  const length = buffer.readUInt32LE(offset);
+  const end = offset + HEADER_BYTES + length;
+  if (length < MIN_PAYLOAD_BYTES || end > buffer.length) return null;
+  const valid =
+    crc32(buffer.subarray(offset + HEADER_BYTES, end)) === buffer.readUInt32LE(offset + 4);
+  return valid ? end : null;
+}
+
+/** Where the record at `offset` would end by its header, at most the end of the buffer. */
+function claimedEnd(buffer: Buffer, offset: number): number {
+  if (buffer.length - offset < HEADER_BYTES) return buffer.length;
+  return Math.min(buffer.length, offset + HEADER_BYTES + buffer.readUInt32LE(offset));
+}
+
+/** One past the last non-zero byte at or after `from` (`from` itself when only zeros follow). */
+function endOfData(buffer: Buffer, from: number): number {
+  let end = buffer.length;
+  while (end > from && buffer[end - 1] === 0) end--;
+  return end;
+}
+
+/**
+ * Writes every byte of `buffers` at `position`, or at the file's current position when it is
+ * omitted (its end, in append mode); returns how many bytes that was.
+ */
+export async function writeFully(
+  file: FileHandle,
+  buffers: readonly Buffer[],
+  position?: number,
+): Promise<number> {
   let pending = buffers.filter((buffer) => buffer.length > 0);
   let total = 0;
   while (pending.length > 0) {
-    const { bytesWritten } = await file.writev(pending);
+    const at = position === undefined ? undefined : position + total;
+    const { bytesWritten } = await file.writev(pending, at);
     if (bytesWritten === 0) {
       throw Object.assign(new Error('a write stored no bytes'), { code: 'EIO' });
     }
