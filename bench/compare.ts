@@ -17,7 +17,8 @@
  * meet the same moment of a machine whose load changes from one cell to the next (other work on a
  * shared machine): their ratios round by round are then steadier than alternating cells give, at
  * the price of absolute figures (they share the cores) and of the database's CPU, which is theirs
- * together and not reported per build.
+ * together and not reported per build. Not free of order: the same build twice read the second
+ * 0.97× the first (7 rounds), so run both orders and take the geometric mean of the two ratios.
  */
 import { MongoClient } from 'mongodb';
 import { loadavg } from 'node:os';
