@@ -292,18 +292,32 @@ test('a journal that cannot write and cannot be cut back (a device, not a file) 
   await reopened.stop();
 });
 
-test('concurrent writes share fsyncs: 32 clients, 320 acknowledged $inc, fewer than half as many fsyncs, all kept', async () => {
-  const standin = await startStandin({ dataDir: dataDir.path, log: () => undefined });
-  // the prototype of every FileHandle: count the journal's fsyncs while the clients write
+/**
+ * Puts `wrap` around every FileHandle's datasync (their shared prototype's): it gets each call's
+ * number and the real fsync's promise, and returns what the caller waits for. Returns the undo.
+ */
+async function interceptDatasync(
+  wrap: (call: number, synced: Promise<void>) => Promise<void>,
+): Promise<() => void> {
   const probe = await open(path.join(dataDir.path, 'probe'), 'w');
   const handles = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
   await probe.close();
   const datasync = handles.datasync;
-  let fsyncs = 0;
+  let calls = 0;
   handles.datasync = function (this: unknown) {
-    fsyncs++;
-    return datasync.call(this);
+    return wrap(++calls, datasync.call(this));
   };
+  return () => (handles.datasync = datasync);
+}
+
+test('concurrent writes share fsyncs: 32 clients, 320 acknowledged $inc, fewer than half as many fsyncs, all kept', async () => {
+  const standin = await startStandin({ dataDir: dataDir.path, log: () => undefined });
+  // count the journal's fsyncs while the clients write
+  let fsyncs = 0;
+  const restore = await interceptDatasync((_, synced) => {
+    fsyncs++;
+    return synced;
+  });
   const writes = 320;
   try {
     const client = await MongoClient.connect(standin.uri, { maxPoolSize: CLIENTS });
@@ -323,7 +337,7 @@ test('concurrent writes share fsyncs: 32 clients, 320 acknowledged $inc, fewer t
     expect(fsyncs).toBeLessThan(writes / 2);
     await client.close();
   } finally {
-    handles.datasync = datasync;
+    restore();
     await standin.stop();
   }
   const reopened = await startStandin({ dataDir: dataDir.path, log: () => undefined });
@@ -338,22 +352,15 @@ test('concurrent writes share fsyncs: 32 clients, 320 acknowledged $inc, fewer t
 test('the next batch is fsynced while the one before is, but acknowledged only after it', async () => {
   const store = new Store();
   const { journal } = await Journal.open(dataDir.path, store, { log: () => undefined });
-  const probe = await open(path.join(dataDir.path, 'probe'), 'w');
-  const handles = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
-  await probe.close();
-  const datasync = handles.datasync;
   let releaseFirst!: () => void;
   const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
   let secondReturned!: () => void;
   const secondSynced = new Promise<void>((resolve) => (secondReturned = resolve));
-  let calls = 0;
-  handles.datasync = function (this: unknown) {
-    const call = ++calls;
-    const done = datasync.call(this);
+  const restore = await interceptDatasync((call, done) => {
     if (call === 1) return Promise.all([done, firstHeld]).then(() => undefined);
     if (call === 2) void done.then(secondReturned);
     return done;
-  };
+  });
   try {
     const { collection } = store.obtain('durable', 'batches');
     const settled: string[] = [];
@@ -368,7 +375,7 @@ test('the next batch is fsynced while the one before is, but acknowledged only a
     await Promise.all([first, second]);
     expect(settled).toEqual(['first', 'second']);
   } finally {
-    handles.datasync = datasync;
+    restore();
     await journal.close();
   }
   const reopened = await startStandin({ dataDir: dataDir.path, log: () => undefined });
@@ -386,15 +393,11 @@ test('after a batch that shows concurrent writers, the next waits for more recor
   });
   const store = new Store();
   const { journal } = await Journal.open(dataDir.path, store, { log: () => undefined });
-  const probe = await open(path.join(dataDir.path, 'probe'), 'w');
-  const handles = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
-  await probe.close();
-  const datasync = handles.datasync;
   let fsyncs = 0;
-  handles.datasync = function (this: unknown) {
+  const restore = await interceptDatasync((_, synced) => {
     fsyncs++;
-    return datasync.call(this);
-  };
+    return synced;
+  });
   const { collection } = store.obtain('durable', 'gathered');
   let id = 0;
   const write = (count: number) => {
@@ -430,7 +433,7 @@ test('after a batch that shows concurrent writers, the next waits for more recor
     for (let i = 0; i < 5; i++) await write(1).durable;
     expect(fsyncs).toBe(8);
   } finally {
-    handles.datasync = datasync;
+    restore();
     jest.useRealTimers();
     await journal.close();
   }
