@@ -21,6 +21,7 @@
  * is written or the system refuses with an error (ENOSPC, EIO, ...), which it throws. Callers
  * never count a record as written on the word of a single write call.
  */
+import { writevSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { BSON } from 'bson';
@@ -111,20 +112,37 @@ export async function writeFully(
   while (pending.length > 0) {
     const at = position === undefined ? undefined : position + total;
     const { bytesWritten } = await file.writev(pending, at);
-    if (bytesWritten === 0) {
-      throw Object.assign(new Error('a write stored no bytes'), { code: 'EIO' });
-    }
     total += bytesWritten;
-    let skip = bytesWritten;
-    const rest: Buffer[] = [];
-    for (const buffer of pending) {
-      if (skip >= buffer.length) skip -= buffer.length;
-      else {
-        rest.push(skip > 0 ? buffer.subarray(skip) : buffer);
-        skip = 0;
-      }
-    }
-    pending = rest;
+    pending = unwritten(pending, bytesWritten);
   }
   return total;
+}
+
+/** `writeFully` without the thread pool: the same checks, blocking the calling thread. */
+export function writeFullySync(fd: number, buffers: readonly Buffer[], position: number): number {
+  let pending = buffers.filter((buffer) => buffer.length > 0);
+  let total = 0;
+  while (pending.length > 0) {
+    const bytesWritten = writevSync(fd, pending, position + total);
+    total += bytesWritten;
+    pending = unwritten(pending, bytesWritten);
+  }
+  return total;
+}
+
+/** What of `buffers` a write that stored `bytesWritten` of them left; a write of none fails. */
+function unwritten(buffers: Buffer[], bytesWritten: number): Buffer[] {
+  if (bytesWritten === 0) {
+    throw Object.assign(new Error('a write stored no bytes'), { code: 'EIO' });
+  }
+  let skip = bytesWritten;
+  const rest: Buffer[] = [];
+  for (const buffer of buffers) {
+    if (skip >= buffer.length) skip -= buffer.length;
+    else {
+      rest.push(skip > 0 ? buffer.subarray(skip) : buffer);
+      skip = 0;
+    }
+  }
+  return rest;
 }
