@@ -16,7 +16,7 @@ import { Store } from '../../src/standin/engine/store';
 import { Journal } from '../../src/standin/state/journal';
 import { PREALLOCATE_BYTES } from '../../src/standin/state/journal-file';
 import { decodeRecords } from '../../src/standin/state/record-file';
-import { killed, startCli } from './cli-process';
+import { killed, killUnderLoadThenRead, startCli } from './cli-process';
 import { freshDataDir } from './data-dir';
 
 const CLIENTS = 32;
@@ -46,9 +46,8 @@ test('SIGKILL under 32 clients loses no acknowledged user or counter value; ids 
   await db.collection('users').createIndex({ email: 1 }, { unique: true });
   const acknowledgedUsers = new Set<number>();
   let highestCounter = 0;
-  let stop = false;
-  const worker = async () => {
-    while (!stop) {
+  const worker = async (stopped: () => boolean) => {
+    while (!stopped()) {
       try {
         const counter = await db
           .collection<Counter>('counters')
@@ -66,42 +65,35 @@ test('SIGKILL under 32 clients loses no acknowledged user or counter value; ids 
       }
     }
   };
-  const workers = Array.from({ length: CLIENTS }, worker);
-  const deadline = Date.now() + 30_000;
-  while (acknowledgedUsers.size < 300 && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 20));
-  expect(acknowledgedUsers.size).toBeGreaterThanOrEqual(300);
-  await killed(first.child);
-  stop = true;
-  await Promise.all(workers);
-  await client.close(true);
-
-  const second = await startCli(dataDir.path);
-  const reader = await MongoClient.connect(second.uri, { serverSelectionTimeoutMS: 2_000 });
-  try {
-    const rdb = reader.db('durable');
-    const stored = await rdb.collection<User>('users').find({}).toArray();
-    const storedIds = new Set(stored.map((user) => user._id));
-    for (const id of acknowledgedUsers) expect(storedIds.has(id)).toBe(true);
-    const counter = await rdb.collection<Counter>('counters').findOne({ _id: 'userid' });
-    const seq = Number(counter!.seq);
-    expect(seq).toBeGreaterThanOrEqual(highestCounter);
-    expect(Math.max(...storedIds)).toBeLessThanOrEqual(seq);
-    const next = await rdb
-      .collection<Counter>('counters')
-      .findOneAndUpdate(
-        { _id: 'userid' },
-        { $inc: { seq: Long.ONE } },
-        { returnDocument: 'after' },
-      );
-    expect(Number(next!.seq)).toBeGreaterThan(Math.max(...storedIds));
-    await expect(
-      rdb.collection<User>('users').insertOne({ _id: 0, email: stored[0].email }),
-    ).rejects.toMatchObject({ code: 11000 });
-  } finally {
-    await reader.close();
-    await killed(second.child);
-  }
+  await killUnderLoadThenRead({
+    first,
+    dataDir: dataDir.path,
+    client,
+    clients: CLIENTS,
+    worker,
+    acknowledged: () => acknowledgedUsers.size,
+    atLeast: 300,
+    read: async (rdb) => {
+      const stored = await rdb.collection<User>('users').find({}).toArray();
+      const storedIds = new Set(stored.map((user) => user._id));
+      for (const id of acknowledgedUsers) expect(storedIds.has(id)).toBe(true);
+      const counter = await rdb.collection<Counter>('counters').findOne({ _id: 'userid' });
+      const seq = Number(counter!.seq);
+      expect(seq).toBeGreaterThanOrEqual(highestCounter);
+      expect(Math.max(...storedIds)).toBeLessThanOrEqual(seq);
+      const next = await rdb
+        .collection<Counter>('counters')
+        .findOneAndUpdate(
+          { _id: 'userid' },
+          { $inc: { seq: Long.ONE } },
+          { returnDocument: 'after' },
+        );
+      expect(Number(next!.seq)).toBeGreaterThan(Math.max(...storedIds));
+      await expect(
+        rdb.collection<User>('users').insertOne({ _id: 0, email: stored[0].email }),
+      ).rejects.toMatchObject({ code: 11000 });
+    },
+  });
 });
 
 async function journalFiles(): Promise<string[]> {

@@ -8,7 +8,7 @@
  * and every acknowledged commit is there.
  */
 import { Long, MongoClient } from 'mongodb';
-import { killed, startCli } from './cli-process';
+import { killUnderLoadThenRead, startCli } from './cli-process';
 import { freshDataDir } from './data-dir';
 
 const CLIENTS = 16;
@@ -32,11 +32,10 @@ test('SIGKILL under 16 clients committing transactions keeps each one whole or n
   await db.createCollection('users');
   await db.createCollection('orders');
   const acknowledged = new Set<number>();
-  let stop = false;
-  const worker = async () => {
+  const worker = async (stopped: () => boolean) => {
     const session = client.startSession();
     try {
-      while (!stop) {
+      while (!stopped()) {
         let id = 0;
         await session.withTransaction(async () => {
           const counter = await db
@@ -63,35 +62,31 @@ test('SIGKILL under 16 clients committing transactions keeps each one whole or n
       await session.endSession().catch(() => undefined);
     }
   };
-  const workers = Array.from({ length: CLIENTS }, worker);
-  const deadline = Date.now() + 30_000;
-  while (acknowledged.size < 150 && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(acknowledged.size).toBeGreaterThanOrEqual(150);
-  await killed(first.child);
-  stop = true;
-  await Promise.all(workers);
-  await client.close(true);
-
-  const second = await startCli(dataDir.path);
-  const reader = await MongoClient.connect(second.uri, { serverSelectionTimeoutMS: 2_000 });
-  try {
-    const rdb = reader.db('durable');
-    const counter = await rdb.collection<Counter>('counters').findOne({ _id: 'users' });
-    const seq = Number(counter!.seq);
-    const ids = (await rdb.collection<{ _id: number }>('users').find({}).toArray())
-      .map((user) => user._id)
-      .sort((a, b) => a - b);
-    expect(ids).toEqual(Array.from({ length: seq }, (_, i) => i + 1));
-    for (const id of acknowledged) expect(id).toBeLessThanOrEqual(seq);
-    const orders = await rdb.collection<{ _id: string; user: number }>('orders').find({}).toArray();
-    expect(orders).toHaveLength(seq * ORDERS_PER_USER);
-    const perUser = new Map<number, number>();
-    for (const order of orders) perUser.set(order.user, (perUser.get(order.user) ?? 0) + 1);
-    expect([...perUser.keys()].sort((a, b) => a - b)).toEqual(ids);
-    expect([...perUser.values()].every((count) => count === ORDERS_PER_USER)).toBe(true);
-  } finally {
-    await reader.close();
-    await killed(second.child);
-  }
+  await killUnderLoadThenRead({
+    first,
+    dataDir: dataDir.path,
+    client,
+    clients: CLIENTS,
+    worker,
+    acknowledged: () => acknowledged.size,
+    atLeast: 150,
+    read: async (rdb) => {
+      const counter = await rdb.collection<Counter>('counters').findOne({ _id: 'users' });
+      const seq = Number(counter!.seq);
+      const ids = (await rdb.collection<{ _id: number }>('users').find({}).toArray())
+        .map((user) => user._id)
+        .sort((a, b) => a - b);
+      expect(ids).toEqual(Array.from({ length: seq }, (_, i) => i + 1));
+      for (const id of acknowledged) expect(id).toBeLessThanOrEqual(seq);
+      const orders = await rdb
+        .collection<{ _id: string; user: number }>('orders')
+        .find({})
+        .toArray();
+      expect(orders).toHaveLength(seq * ORDERS_PER_USER);
+      const perUser = new Map<number, number>();
+      for (const order of orders) perUser.set(order.user, (perUser.get(order.user) ?? 0) + 1);
+      expect([...perUser.keys()].sort((a, b) => a - b)).toEqual(ids);
+      expect([...perUser.values()].every((count) => count === ORDERS_PER_USER)).toBe(true);
+    },
+  });
 });
