@@ -2,7 +2,8 @@
  * HTTP-level limits in front of GraphQL (the numbers are src/limits.ts), each answering with a 4xx
  * (or 503 for time) and a GraphQL-shaped error body, never a 500:
  * - at most BATCHED_OPERATIONS operations in one batched (array) request (`refusedBatch`): 400;
- * - the body size limit of body-parser's `json` (BODY_LIMIT): 413 PAYLOAD_TOO_LARGE; malformed JSON: 400;
+ * - the body size limit of body-parser's `json` (BODY_LIMIT, ./json-body.ts): 413 PAYLOAD_TOO_LARGE;
+ *   malformed JSON: 400;
  * - the whole request, body upload included, bounded by REQUEST_TIMEOUT_MS (`startDeadline`): at
  *   the deadline the request's budget aborts (domain writes and root fields check it) and the client
  *   gets 503 SERVICE_UNAVAILABLE with `retryable: true`; a request whose body arrives after that is
