@@ -75,6 +75,7 @@ async function createClient(spec: Document, context: OperationContext): Promise<
     monitorCommands: true,
     serverSelectionTimeoutMS: 5_000,
     ...(spec.uriOptions ?? {}),
+    ...(spec.serverApi ? { serverApi: spec.serverApi } : {}),
   });
   const events: ObservedEvent[] = [];
   observe(client, spec, events);

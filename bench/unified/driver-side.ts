@@ -99,4 +99,5 @@ export const NODE_RUNNER_SKIPS: Readonly<Record<string, string>> = {
     'NODE-6484: driver 7.9 leaves out bypassDocumentValidation: false (DRIVERS-2865)',
   'BulkWrite passes bypassDocumentValidation: false':
     'NODE-6484: driver 7.9 leaves out bypassDocumentValidation: false (DRIVERS-2865)',
+  'MapReduce omits default write concern': 'The node driver does not implement mapReduce.',
 };
