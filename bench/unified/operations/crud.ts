@@ -95,6 +95,13 @@ export const crudOperations: OperationTable = {
     c.dropIndex(name, o).then(() => undefined),
   ),
   'collection.listIndexes': collection((c, o) => c.listIndexes(o).toArray()),
+  // Driver 7.9 has no *Names / *Objects helpers: their nearest equivalents send the same command.
+  'collection.listIndexNames': collection((c, o) =>
+    c
+      .listIndexes(o)
+      .map((index) => index.name as string)
+      .toArray(),
+  ),
   'collection.createSearchIndex': collection((c, { model }) => c.createSearchIndex(model)),
   'collection.createSearchIndexes': collection((c, { models }) => c.createSearchIndexes(models)),
   'collection.updateSearchIndex': collection((c, { name, definition }) =>
@@ -131,6 +138,15 @@ export const crudOperations: OperationTable = {
   'database.listCollections': database((d, { filter, ...o }) =>
     d.listCollections(filter, o).toArray(),
   ),
+  'database.listCollectionNames': database((d, { filter, ...o }) =>
+    d
+      .listCollections(filter, { ...o, nameOnly: true })
+      .map((entry) => entry.name)
+      .toArray(),
+  ),
+  'database.listCollectionObjects': database((d, { filter, ...o }) =>
+    d.listCollections(filter, o).toArray(),
+  ),
   'database.modifyCollection': database((d, { collection: name, ...modifications }) =>
     d.command({ collMod: name, ...modifications }).then(() => undefined),
   ),
@@ -138,6 +154,15 @@ export const crudOperations: OperationTable = {
     (target as MongoClient).db(name).dropDatabase(o),
   'client.listDatabases': async (args, target) =>
     (target as MongoClient).db('admin').admin().listDatabases(args),
+  'client.listDatabaseObjects': async (args, target) =>
+    (await (target as MongoClient).db('admin').admin().listDatabases(args)).databases,
+  'client.listDatabaseNames': async (args, target) =>
+    (
+      await (target as MongoClient)
+        .db('admin')
+        .admin()
+        .listDatabases({ ...args, nameOnly: true })
+    ).databases.map((entry) => entry.name),
   'client.clientBulkWrite': async ({ models, ...o }, target) =>
     (target as MongoClient).bulkWrite(modelsOf(models) as never, o),
 };
