@@ -1,8 +1,10 @@
 /**
- * GridFS bucket operations: download by id and by name, read whole into bytes (the format's
- * expectResult is `$$matchesHexBytes`).
+ * GridFS bucket operations: upload (the source given as `$$hexBytes`), download by id and by name
+ * (read whole into bytes: the format's expectResult is `$$matchesHexBytes`), delete and rename by
+ * id. Driver 7.9 has no deleteByName or renameByName (NODE-6511): those tests are driver-side.
  */
-import { Document, GridFSBucket, GridFSBucketReadStream } from 'mongodb';
+import { Document, GridFSBucket, GridFSBucketReadStream, ObjectId } from 'mongodb';
+import { finished } from 'node:stream/promises';
 import { OperationTable } from './table';
 
 async function readAll(stream: GridFSBucketReadStream): Promise<Buffer> {
@@ -16,7 +18,18 @@ const bucket =
   (args: Document, target: unknown) =>
     fn(target as GridFSBucket, args);
 
+async function upload(b: GridFSBucket, args: Document): Promise<ObjectId> {
+  const { filename, source, ...options } = args;
+  const stream = b.openUploadStream(filename, options);
+  stream.end(Buffer.from((source as { $$hexBytes: string }).$$hexBytes, 'hex'));
+  await finished(stream);
+  return stream.id;
+}
+
 export const gridfsOperations: OperationTable = {
+  'bucket.upload': bucket(upload),
+  'bucket.delete': bucket((b, { id }) => b.delete(id)),
+  'bucket.rename': bucket((b, { id, newFilename }) => b.rename(id, newFilename)),
   'bucket.download': bucket((b, { id }) => readAll(b.openDownloadStream(id))),
   'bucket.downloadByName': bucket((b, { filename, ...o }) =>
     readAll(b.openDownloadStreamByName(filename, o)),
