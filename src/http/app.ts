@@ -29,16 +29,16 @@ import {
   ENDPOINT_ACCESS,
   openAccessWarning,
   UnauthenticatedError,
-} from '../auth/index.js';
-import type { Config } from '../config.js';
-import { pingDatabase } from '../database/index.js';
-import type { ServiceComponents } from '../components.js';
-import { createContextFactory, type GraphQLContext } from '../graphql/context.js';
-import type { Logger } from '../logger.js';
-import { corsOptions } from './cors.js';
-import { servedExplorer } from './explorer.js';
-import { jsonBodyReader, type Middleware } from './json-body.js';
-import { graphqlStatus } from './status.js';
+} from '../auth/index';
+import type { Config } from '../config';
+import { pingDatabase } from '../database/index';
+import type { ServiceComponents } from '../components';
+import { createContextFactory, type GraphQLContext } from '../graphql/context';
+import type { Logger } from '../logger';
+import { corsOptions } from './cors';
+import { servedExplorer } from './explorer';
+import { jsonBodyReader, type Middleware } from './json-body';
+import { graphqlStatus } from './status';
 import {
   bodyErrorAnswer,
   refusedBatch,
@@ -48,7 +48,7 @@ import {
   startDeadline,
   verifyInputBounds,
   type ServiceRequest,
-} from './limits.js';
+} from './limits';
 
 /** How long `/ready` waits for the database's answer to a ping. */
 const READY_PING_TIMEOUT_MS = 2_000;

@@ -19,13 +19,13 @@
  *   before anything runs (`startBounds`), and answered here as one error (`sendRefusal`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { usersPerRequest, type Caller } from '../auth/index.js';
-import { RequestDeadline, type RequestBudget } from '../graphql/budget.js';
-import { malformedLiteral } from '../graphql/lone-surrogates.js';
-import { RequestBounds } from '../graphql/request-bounds.js';
-import { BATCHED_OPERATIONS, DOCUMENT } from '../limits.js';
-import { inputProblem, type InputProblem } from './input-bounds.js';
-import { rawInputProblem } from './raw-input-bounds.js';
+import { usersPerRequest, type Caller } from '../auth/index';
+import { RequestDeadline, type RequestBudget } from '../graphql/budget';
+import { malformedLiteral } from '../graphql/lone-surrogates';
+import { RequestBounds } from '../graphql/request-bounds';
+import { BATCHED_OPERATIONS, DOCUMENT } from '../limits';
+import { inputProblem, type InputProblem } from './input-bounds';
+import { rawInputProblem } from './raw-input-bounds';
 
 /**
  * A request as the HTTP layer knows it before GraphQL runs: who is calling (src/auth, once per

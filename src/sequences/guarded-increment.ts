@@ -14,9 +14,9 @@
  * sequences cost memory no longer than their allocations run.
  */
 import type { ClientSession, Document } from 'mongodb';
-import { definitionFields, toLong } from './counter-document.js';
-import { limitOf, MAX_SEQUENCE_VALUE, type SequenceDefinition } from './definition.js';
-import type { ResolvedKey } from './keys.js';
+import { definitionFields, toLong } from './counter-document';
+import { limitOf, MAX_SEQUENCE_VALUE, type SequenceDefinition } from './definition';
+import type { ResolvedKey } from './keys';
 
 /** The Int64 values a counter field may hold: whole numbers within ±(2^53 - 1). */
 const SAFE_RANGE = Object.freeze({
