@@ -80,6 +80,19 @@ export default tseslint.config(
       'import-x/no-restricted-paths': ['error', { zones: UPWARD_IMPORTS }],
     },
   },
+  // One import style everywhere: static relative imports name the module without an extension.
+  // The package is CommonJS under `nodenext`, so tsc, tsx, ts-jest and jest's global setup (which
+  // Node resolves, without jest's module mapping) all find `./x`. A dynamic import() is ESM and
+  // names `./x.js`, as tsc requires. test/graphql/lint-fences.test.ts shows the rule biting.
+  {
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+    },
+    rules: { 'import-x/extensions': ['error', 'never', { ignorePackages: true }] },
+  },
   // The stand-in is a separate product: it must never reach into the service. Inside it, any
   // relative import is fine as long as it stays below src/standin (one rule per folder depth).
   ...[

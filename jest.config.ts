@@ -13,7 +13,8 @@ const config: Config = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  // Sources import siblings as './x.js' (nodenext); jest resolves them to the .ts files.
+  // A dynamic import() is ESM under `nodenext`, so it names './x.js' (tsc insists); jest resolves
+  // that to the .ts file. Static imports name no extension (eslint.config.mjs).
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/test/harness/global-setup.ts',
   globalTeardown: '<rootDir>/test/harness/global-teardown.ts',

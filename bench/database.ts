@@ -65,6 +65,7 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
 
 async function serveDatabase(): Promise<void> {
   // Loaded only in this child: the bench process itself never hosts a database.
+  // eslint-disable-next-line import-x/extensions -- import() is ESM under nodenext: tsc wants .js
   const { startTestDatabase, describeTestDatabase } = await import('../test/harness/database.js');
   const database = await startTestDatabase();
   let stopping = false;

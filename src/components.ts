@@ -6,12 +6,12 @@
  * on one database each build their own.
  */
 import type { Db } from 'mongodb';
-import type { Config } from './config.js';
-import { writeConcernOf } from './database/index.js';
-import { SequenceCatalog, Sequences } from './sequences/index.js';
-import { StrategyStats } from './stats/index.js';
-import { ID_STRATEGIES, type IdStrategy } from './strategies/index.js';
-import { Users } from './users/index.js';
+import type { Config } from './config';
+import { writeConcernOf } from './database/index';
+import { SequenceCatalog, Sequences } from './sequences/index';
+import { StrategyStats } from './stats/index';
+import { ID_STRATEGIES, type IdStrategy } from './strategies/index';
+import { Users } from './users/index';
 
 export type ComponentsConfig = Pick<
   Config,

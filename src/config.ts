@@ -6,8 +6,8 @@
  * safe choice (write concern `majority`, bounded database calls).
  */
 import { z } from 'zod';
-import { parseClientTokens, tokenProblem } from './auth/index.js';
-import { DEFAULT_BODY_LIMIT } from './limits.js';
+import { parseClientTokens, tokenProblem } from './auth/index';
+import { DEFAULT_BODY_LIMIT } from './limits';
 
 const positiveInt = (name: string, fallback: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce

@@ -5,7 +5,7 @@
  * install without devDependencies never tries to load it.
  */
 import pino, { type Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from './config';
 
 export type { Logger };
 

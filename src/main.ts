@@ -11,11 +11,11 @@
  * the same CPU per user, of 1,000-user batches at 64 253 → 162 MB.
  */
 import { setFlagsFromString } from 'node:v8';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { connectDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from './database/index.js';
-import { createComponents } from './components.js';
-import { startHttpServer } from './http/index.js';
-import { createLogger, type Logger } from './logger.js';
+import { ConfigError, loadConfig, type Config } from './config';
+import { connectDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from './database/index';
+import { createComponents } from './components';
+import { startHttpServer } from './http/index';
+import { createLogger, type Logger } from './logger';
 
 async function databaseUri(
   config: Config,

@@ -14,6 +14,7 @@ import {
   CommandSucceededEvent,
   Document,
   MongoClient,
+  GridFSBucket,
 } from 'mongodb';
 import { ObservedEvent } from './entities';
 import { Mismatch } from './mismatch';
@@ -75,6 +76,7 @@ async function createClient(spec: Document, context: OperationContext): Promise<
     monitorCommands: true,
     serverSelectionTimeoutMS: 5_000,
     ...(spec.uriOptions ?? {}),
+    ...(spec.serverApi ? { serverApi: spec.serverApi } : {}),
   });
   const events: ObservedEvent[] = [];
   observe(client, spec, events);
@@ -110,6 +112,8 @@ async function createEntity(kind: string, spec: Document, context: OperationCont
         .collection(spec.collectionName, spec.collectionOptions);
     case 'session':
       return startSession(spec, context);
+    case 'bucket':
+      return new GridFSBucket(entities.database(spec.database), spec.bucketOptions);
     default:
       throw new Mismatch(`runner does not implement ${kind} entities`);
   }

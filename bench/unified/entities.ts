@@ -12,11 +12,12 @@ import {
   Db,
   Document,
   MongoClient,
+  GridFSBucket,
 } from 'mongodb';
 import { Mismatch } from './mismatch';
 
 export type EntityKind =
-  'client' | 'database' | 'collection' | 'session' | 'changeStream' | 'cursor' | 'value';
+  'client' | 'database' | 'collection' | 'session' | 'bucket' | 'changeStream' | 'cursor' | 'value';
 
 export interface ObservedEvent {
   kind: 'commandStartedEvent' | 'commandSucceededEvent' | 'commandFailedEvent';
@@ -28,6 +29,7 @@ export function kindOf(value: unknown): EntityKind {
   if (value instanceof Db) return 'database';
   if (value instanceof Collection) return 'collection';
   if (value instanceof ClientSession) return 'session';
+  if (value instanceof GridFSBucket) return 'bucket';
   if (value instanceof ChangeStream) return 'changeStream';
   if (value instanceof AbstractCursor) return 'cursor';
   return 'value';

@@ -1,7 +1,8 @@
 /**
  * The unified format's matching rules: root documents may carry extra fields, nested ones may
  * not; numbers match across BSON numeric types; the special operators `$$exists`, `$$type`,
- * `$$unsetOrMatches`, `$$sessionLsid`, `$$matchesEntity` and `$$lte` apply where they appear.
+ * `$$unsetOrMatches`, `$$sessionLsid`, `$$matchesEntity`, `$$matchesHexBytes` and `$$lte` apply
+ * where they appear.
  */
 import { BSON, Document } from 'mongodb';
 import { Entities } from './entities';
@@ -36,8 +37,16 @@ const TYPE_TESTS: Record<string, (v: unknown) => boolean> = {
 
 const show = (value: unknown) => JSON.stringify(value);
 
+/** A document to match field by field: not an array, and not a BSON value (ObjectId, Date, ...). */
 function isDocument(value: unknown): value is Document {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    !('_bsontype' in value) &&
+    !(value instanceof Date) &&
+    !(value instanceof Uint8Array)
+  );
 }
 
 function sameValue(expected: unknown, actual: unknown): boolean {
@@ -108,6 +117,10 @@ export class Matcher {
       }
       case '$$matchesEntity':
         return this.match(this.entities.value(operand as string), actual, where, root);
+      case '$$matchesHexBytes':
+        if (!(actual instanceof Uint8Array) || Buffer.from(actual).toString('hex') !== operand)
+          throw new Mismatch(`${where}: expected bytes ${operand as string}, got ${show(actual)}`);
+        return;
       case '$$lte':
         if (!NUMERIC(actual) || asNumber(actual) > asNumber(operand))
           throw new Mismatch(`${where}: expected at most ${show(operand)}, got ${show(actual)}`);

@@ -12,7 +12,7 @@
  * `openAccessWarning`); in production it stays anonymous.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
-import { OPEN_ACCESS_CLIENT, type ClientToken } from './tokens.js';
+import { OPEN_ACCESS_CLIENT, type ClientToken } from './tokens';
 
 export type Role = 'anonymous' | 'client' | 'admin';
 

@@ -6,7 +6,7 @@ export {
   type Caller,
   type Role,
   type TokenHolder,
-} from './callers.js';
+} from './callers';
 export {
   authorize,
   ENDPOINT_ACCESS,
@@ -15,5 +15,5 @@ export {
   sequenceAccess,
   UnauthenticatedError,
   usersPerRequest,
-} from './policy.js';
-export { parseClientTokens, tokenProblem, type ClientToken } from './tokens.js';
+} from './policy';
+export { parseClientTokens, tokenProblem, type ClientToken } from './tokens';

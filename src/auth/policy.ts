@@ -19,9 +19,9 @@
  * presented but not valid is refused before any field, see callers.ts); FORBIDDEN when the caller's
  * token is valid but its role is too low.
  */
-import { DomainError, ForbiddenError } from '../errors.js';
-import { USERS_PER_REQUEST } from '../limits.js';
-import type { Caller, Role, TokenHolder } from './callers.js';
+import { DomainError, ForbiddenError } from '../errors';
+import { USERS_PER_REQUEST } from '../limits';
+import type { Caller, Role, TokenHolder } from './callers';
 
 const RANK: Record<Role, number> = { anonymous: 0, client: 1, admin: 2 };
 

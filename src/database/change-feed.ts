@@ -39,7 +39,7 @@ import type {
   Collection,
   ResumeToken,
 } from 'mongodb';
-import { BadUserInputError, DomainError } from '../errors.js';
+import { BadUserInputError, DomainError } from '../errors';
 
 /** One event of a feed: what it maps to, and the cursor to resume after it. */
 export interface FeedEvent<T> {

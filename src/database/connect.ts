@@ -11,7 +11,7 @@
  * rolled back by a failover and its value issued again.
  */
 import { MongoClient, type MongoClientOptions, type WriteConcernSettings } from 'mongodb';
-import type { Config } from '../config.js';
+import type { Config } from '../config';
 
 /** How long the driver looks for a usable server before an operation fails. */
 const SERVER_SELECTION_TIMEOUT_MS = 2_000;

@@ -16,7 +16,7 @@
 import { mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logger';
 
 export type EmbeddedKind = 'mongod' | 'standin';
 
@@ -92,6 +92,7 @@ async function startMongod(binary: string | undefined): Promise<EmbeddedDatabase
 }
 
 async function startStandinDatabase(): Promise<EmbeddedDatabase> {
+  // eslint-disable-next-line import-x/extensions -- import() is ESM under nodenext: tsc wants .js
   const { startStandin } = await import('../standin/index.js');
   const dataDir = path.join(DATA_ROOT, 'standin');
   const replSet = REPLICA_SET;

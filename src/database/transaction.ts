@@ -39,9 +39,9 @@ import {
   type MongoClient,
 } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { beforeWrite, type WriteOptions } from './write-options.js';
-import { countCommand, countTransactionRetry, type CommandTally } from './command-tally.js';
-import { TRANSIENT_SERVER_CODES } from './transient.js';
+import { beforeWrite, type WriteOptions } from './write-options';
+import { countCommand, countTransactionRetry, type CommandTally } from './command-tally';
+import { TRANSIENT_SERVER_CODES } from './transient';
 
 /**
  * mongod's answer to a transaction (a txnNumber) on a standalone: "Transaction numbers are only

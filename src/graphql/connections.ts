@@ -5,10 +5,10 @@
  * Cursors are opaque to clients but plain here: a user's id, a sequence's id; the components read
  * them back and refuse malformed ones (BAD_USER_INPUT on `after` or `before`).
  */
-import type { DomainError } from '../errors.js';
-import type { SequencePage, SequenceState } from '../sequences/index.js';
-import type { User, UserPage } from '../users/index.js';
-import type { MutationError } from './generated/resolvers-types.js';
+import type { DomainError } from '../errors';
+import type { SequencePage, SequenceState } from '../sequences/index';
+import type { User, UserPage } from '../users/index';
+import type { MutationError } from './generated/resolvers-types';
 
 export interface Edge<Node> {
   cursor: string;

@@ -8,14 +8,14 @@
  * domain write.
  */
 import type DataLoader from 'dataloader';
-import type { Caller } from '../auth/index.js';
-import type { ServiceComponents } from '../components.js';
-import type { SequenceCatalog } from '../sequences/index.js';
-import type { StrategyStats } from '../stats/index.js';
-import type { IdStrategy } from '../strategies/index.js';
-import type { InviteesRequest, User, UserPage, Users } from '../users/index.js';
-import type { RequestBudget } from './budget.js';
-import type { RequestBounds } from './request-bounds.js';
+import type { Caller } from '../auth/index';
+import type { ServiceComponents } from '../components';
+import type { SequenceCatalog } from '../sequences/index';
+import type { StrategyStats } from '../stats/index';
+import type { IdStrategy } from '../strategies/index';
+import type { InviteesRequest, User, UserPage, Users } from '../users/index';
+import type { RequestBudget } from './budget';
+import type { RequestBounds } from './request-bounds';
 
 export interface GraphQLContext extends ServiceComponents {
   userLoader: DataLoader<string, User | null>;

@@ -24,12 +24,12 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { ApolloServerErrorCode } from '@apollo/server/errors';
-import { isTransientDatabaseError } from '../database/index.js';
-import { DomainError } from '../errors.js';
-import { ERRORS } from '../limits.js';
-import type { Logger } from '../logger.js';
-import type { ErrorCode, MutationError } from './generated/resolvers-types.js';
-import { ScalarInputError } from './scalars.js';
+import { isTransientDatabaseError } from '../database/index';
+import { DomainError } from '../errors';
+import { ERRORS } from '../limits';
+import type { Logger } from '../logger';
+import type { ErrorCode, MutationError } from './generated/resolvers-types';
+import { ScalarInputError } from './scalars';
 
 const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
 const UNAVAILABLE_MESSAGE =

@@ -7,12 +7,12 @@
  * `sequence`, by their rows in src/auth) and answered exactly as that field answers it: null when
  * there is none or it is not the caller's, BAD_USER_INPUT when malformed.
  */
-import { authorize, requiredRole, sequenceAccess } from '../auth/index.js';
-import { BadUserInputError } from '../errors.js';
-import { NODES_PER_LIST } from '../limits.js';
-import type { SequenceState } from '../sequences/index.js';
-import { requireUserId, type User } from '../users/index.js';
-import type { GraphQLContext } from './context.js';
+import { authorize, requiredRole, sequenceAccess } from '../auth/index';
+import { BadUserInputError } from '../errors';
+import { NODES_PER_LIST } from '../limits';
+import type { SequenceState } from '../sequences/index';
+import { requireUserId, type User } from '../users/index';
+import type { GraphQLContext } from './context';
 
 export type NodeSource = User | SequenceState;
 

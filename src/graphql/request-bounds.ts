@@ -41,14 +41,14 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../errors';
 import {
   ALLOCATIONS_PER_REQUEST,
   FIELD_LIMITS,
   LISTED_ITEMS_PER_REQUEST,
   PAGE_SIZE,
-} from '../limits.js';
-import { withinErrorBounds } from './errors.js';
+} from '../limits';
+import { withinErrorBounds } from './errors';
 
 export interface RequestTally {
   usersCreated: number;

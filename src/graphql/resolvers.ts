@@ -17,17 +17,17 @@ import {
   requiredRole,
   sequenceAccess,
   usersPerRequest,
-} from '../auth/index.js';
-import type { FeedEvent } from '../database/change-feed.js';
-import type { SequenceKey, SequenceState } from '../sequences/index.js';
+} from '../auth/index';
+import type { FeedEvent } from '../database/change-feed';
+import type { SequenceKey, SequenceState } from '../sequences/index';
 import {
   requireUserId,
   type CreationOptions,
   type User,
   type UserOrder as DomainUserOrder,
-} from '../users/index.js';
-import { sequenceConnection, sequenceEdge, userConnection, userEdge } from './connections.js';
-import type { GraphQLContext } from './context.js';
+} from '../users/index';
+import { sequenceConnection, sequenceEdge, userConnection, userEdge } from './connections';
+import type { GraphQLContext } from './context';
 import {
   ALLOCATIONS_PER_REQUEST,
   BATCHED_OPERATIONS,
@@ -35,10 +35,10 @@ import {
   LISTED_ITEMS_PER_REQUEST,
   PAGE_SIZE,
   VALUES_PER_ALLOCATION,
-} from '../limits.js';
-import { mutationErrorOf, orMutationError } from './errors.js';
-import type { Resolvers, Role, UserOrder } from './generated/resolvers-types.js';
-import { nodeById, nodesByIds, nodeType } from './nodes.js';
+} from '../limits';
+import { mutationErrorOf, orMutationError } from './errors';
+import type { Resolvers, Role, UserOrder } from './generated/resolvers-types';
+import { nodeById, nodesByIds, nodeType } from './nodes';
 
 const sequenceKey = (name: string, scope: string | null | undefined): SequenceKey => ({
   name,

@@ -33,15 +33,15 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { GraphQLError, type GraphQLSchema, type ValidationContext } from 'graphql';
 import type { Server } from 'node:http';
-import type { Config } from '../config.js';
-import { DOCUMENT } from '../limits.js';
-import type { Logger } from '../logger.js';
-import type { GraphQLContext } from './context.js';
-import { createErrorFormatter } from './errors.js';
-import { requestBoundsPlugin } from './request-bounds.js';
-import { resolvers } from './resolvers.js';
-import { scalarResolvers } from './scalars.js';
-import { loadTypeDefs } from './schema.js';
+import type { Config } from '../config';
+import { DOCUMENT } from '../limits';
+import type { Logger } from '../logger';
+import type { GraphQLContext } from './context';
+import { createErrorFormatter } from './errors';
+import { requestBoundsPlugin } from './request-bounds';
+import { resolvers } from './resolvers';
+import { scalarResolvers } from './scalars';
+import { loadTypeDefs } from './schema';
 
 /**
  * The operation the Sandbox and the local explorer open with, so a first visit can create a user

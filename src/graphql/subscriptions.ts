@@ -49,13 +49,13 @@ import {
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { type Caller, requiredRole, FIELD_ACCESS } from '../auth/index.js';
-import { DOCUMENT, SUBSCRIPTIONS } from '../limits.js';
-import type { Logger } from '../logger.js';
-import type { ServiceComponents } from '../components.js';
-import { createContextFactory } from './context.js';
-import { createErrorFormatter } from './errors.js';
-import { RequestBounds } from './request-bounds.js';
+import { type Caller, requiredRole, FIELD_ACCESS } from '../auth/index';
+import { DOCUMENT, SUBSCRIPTIONS } from '../limits';
+import type { Logger } from '../logger';
+import type { ServiceComponents } from '../components';
+import { createContextFactory } from './context';
+import { createErrorFormatter } from './errors';
+import { RequestBounds } from './request-bounds';
 
 export interface SubscriptionServerDeps {
   server: Server;

@@ -6,8 +6,9 @@
  * per-request work (prototype swaps, layered routing, an ETag hash of every response) was measured
  * (issue 14, `npm run bench:compare`): leaving it cut the service's CPU per COUNTER `createUser` at
  * concurrency 64 by about a fifth. The well-kept pieces stay: `cors` and
- * body-parser's `json` (the BODY_LIMIT, charsets, compressed bodies and their errors), both
- * connect-style middlewares that work on Node's request and response as they are; Apollo's own
+ * body-parser's `json` (the BODY_LIMIT, charsets, compressed bodies and their errors; a plain JSON
+ * body takes raw-body's shortcut of ./json-body.ts), connect-style middlewares that work on Node's
+ * request and response as they are; Apollo's own
  * `executeHTTPGraphQLRequest` answers GraphQL (CSRF prevention, GET, batching, the landing page).
  *
  * `/health` answers 200 while the process runs, whatever the database does (a liveness probe must
@@ -19,7 +20,6 @@
  * SDL (./explorer.ts). Anything else is 404.
  */
 import { HeaderMap, type ApolloServer, type HTTPGraphQLResponse } from '@apollo/server';
-import { json } from 'body-parser';
 import cors from 'cors';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { MongoClient } from 'mongodb';
@@ -29,15 +29,16 @@ import {
   ENDPOINT_ACCESS,
   openAccessWarning,
   UnauthenticatedError,
-} from '../auth/index.js';
-import type { Config } from '../config.js';
-import { pingDatabase } from '../database/index.js';
-import type { ServiceComponents } from '../components.js';
-import { createContextFactory, type GraphQLContext } from '../graphql/context.js';
-import type { Logger } from '../logger.js';
-import { corsOptions } from './cors.js';
-import { servedExplorer } from './explorer.js';
-import { graphqlStatus } from './status.js';
+} from '../auth/index';
+import type { Config } from '../config';
+import { pingDatabase } from '../database/index';
+import type { ServiceComponents } from '../components';
+import { createContextFactory, type GraphQLContext } from '../graphql/context';
+import type { Logger } from '../logger';
+import { corsOptions } from './cors';
+import { servedExplorer } from './explorer';
+import { jsonBodyReader, type Middleware } from './json-body';
+import { graphqlStatus } from './status';
 import {
   bodyErrorAnswer,
   refusedBatch,
@@ -47,7 +48,7 @@ import {
   startDeadline,
   verifyInputBounds,
   type ServiceRequest,
-} from './limits.js';
+} from './limits';
 
 /** How long `/ready` waits for the database's answer to a ping. */
 const READY_PING_TIMEOUT_MS = 2_000;
@@ -69,12 +70,6 @@ export interface AppDeps {
   components: ServiceComponents;
   logger: Logger;
 }
-
-type Middleware = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  next: (err?: unknown) => void,
-) => void;
 
 /** Runs a connect-style middleware: true when it passed the request on, false when it answered. */
 function passes(middleware: Middleware, req: IncomingMessage, res: ServerResponse) {
@@ -179,7 +174,7 @@ function tokenRefusal(allowCors: Middleware) {
 /** `/graphql`: CORS, the deadline, the body and its limits, then Apollo. */
 function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Middleware) {
   const buildContext = createContextFactory(components);
-  const readJson = json({ limit: config.BODY_LIMIT, verify: verifyInputBounds }) as Middleware;
+  const readJson = jsonBodyReader({ limit: config.BODY_LIMIT, verify: verifyInputBounds });
   return async (req: ServiceRequest, res: ServerResponse, search: string) => {
     // cors answers a preflight itself, without passing it on; any other request it passes on.
     if (req.method === 'OPTIONS') {

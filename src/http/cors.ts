@@ -7,7 +7,7 @@
  */
 import type { CorsOptions } from 'cors';
 import type { IncomingMessage } from 'node:http';
-import type { Config } from '../config.js';
+import type { Config } from '../config';
 
 /** The origin the embedded Sandbox (landing page) sends its requests from. */
 const SANDBOX_ORIGIN = 'https://sandbox.embed.apollographql.com';

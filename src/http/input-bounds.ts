@@ -16,7 +16,7 @@
  *
  * Iterative: `JSON.parse` reads arrays nested far deeper than a recursive walk has stack for.
  */
-import { INPUT } from '../limits.js';
+import { INPUT } from '../limits';
 
 export interface InputProblem {
   /** The path of the value, e.g. `input.name` or `inputs.3`; the variable's name at the top. */

@@ -2,7 +2,8 @@
  * HTTP-level limits in front of GraphQL (the numbers are src/limits.ts), each answering with a 4xx
  * (or 503 for time) and a GraphQL-shaped error body, never a 500:
  * - at most BATCHED_OPERATIONS operations in one batched (array) request (`refusedBatch`): 400;
- * - the body size limit of body-parser's `json` (BODY_LIMIT): 413 PAYLOAD_TOO_LARGE; malformed JSON: 400;
+ * - the body size limit of body-parser's `json` (BODY_LIMIT, ./json-body.ts): 413 PAYLOAD_TOO_LARGE;
+ *   malformed JSON: 400;
  * - the whole request, body upload included, bounded by REQUEST_TIMEOUT_MS (`startDeadline`): at
  *   the deadline the request's budget aborts (domain writes and root fields check it) and the client
  *   gets 503 SERVICE_UNAVAILABLE with `retryable: true`; a request whose body arrives after that is
@@ -18,13 +19,13 @@
  *   before anything runs (`startBounds`), and answered here as one error (`sendRefusal`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { usersPerRequest, type Caller } from '../auth/index.js';
-import { startRequestBudget, type RequestBudget } from '../graphql/budget.js';
-import { malformedLiteral } from '../graphql/lone-surrogates.js';
-import { RequestBounds } from '../graphql/request-bounds.js';
-import { BATCHED_OPERATIONS, DOCUMENT } from '../limits.js';
-import { inputProblem, type InputProblem } from './input-bounds.js';
-import { rawInputProblem } from './raw-input-bounds.js';
+import { usersPerRequest, type Caller } from '../auth/index';
+import { startRequestBudget, type RequestBudget } from '../graphql/budget';
+import { malformedLiteral } from '../graphql/lone-surrogates';
+import { RequestBounds } from '../graphql/request-bounds';
+import { BATCHED_OPERATIONS, DOCUMENT } from '../limits';
+import { inputProblem, type InputProblem } from './input-bounds';
+import { rawInputProblem } from './raw-input-bounds';
 
 /**
  * A request as the HTTP layer knows it before GraphQL runs: who is calling (src/auth, once per

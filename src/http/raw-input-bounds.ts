@@ -23,8 +23,8 @@
  * units as JavaScript will (an escape is one, a 4-byte UTF-8 character two). Only UTF-8 bodies are
  * scanned (`charset` given otherwise: left to the parsed walk).
  */
-import { INPUT } from '../limits.js';
-import { PAST_BOUND, type InputProblem } from './input-bounds.js';
+import { INPUT } from '../limits';
+import { PAST_BOUND, type InputProblem } from './input-bounds';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -10,14 +10,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MongoClient } from 'mongodb';
-import type { Config } from '../config.js';
-import type { ServiceComponents } from '../components.js';
-import { createAuthenticator } from '../auth/index.js';
-import { createApolloServer, createSchema, documentProtection } from '../graphql/server.js';
-import { startSubscriptionServer, type SubscriptionBounds } from '../graphql/subscriptions.js';
-import type { Logger } from '../logger.js';
-import { createApp } from './app.js';
-import { upgradeOriginCheck } from './cors.js';
+import type { Config } from '../config';
+import type { ServiceComponents } from '../components';
+import { createAuthenticator } from '../auth/index';
+import { createApolloServer, createSchema, documentProtection } from '../graphql/server';
+import { startSubscriptionServer, type SubscriptionBounds } from '../graphql/subscriptions';
+import type { Logger } from '../logger';
+import { createApp } from './app';
+import { upgradeOriginCheck } from './cors';
 
 export interface HttpServerDeps {
   client: MongoClient;

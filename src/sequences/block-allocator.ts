@@ -38,12 +38,12 @@
  *   hold anything above it). Whatever else it holds stays a gap, and it says how many.
  */
 import { MongoError } from 'mongodb';
-import type { CommandTally } from '../database/command-tally.js';
-import { VALUES_PER_ALLOCATION } from '../limits.js';
-import { assertAllocationCount } from './definition.js';
-import { SequenceExhaustedError } from './errors.js';
-import type { SequenceKey } from './keys.js';
-import { type AllocatedRange, type Sequences, valuesOf } from './sequences.js';
+import type { CommandTally } from '../database/command-tally';
+import { VALUES_PER_ALLOCATION } from '../limits';
+import { assertAllocationCount } from './definition';
+import { SequenceExhaustedError } from './errors';
+import type { SequenceKey } from './keys';
+import { type AllocatedRange, type Sequences, valuesOf } from './sequences';
 
 export interface BlockSizing {
   /** The smallest block, and the first one's size (ID_BLOCK_SIZE). */

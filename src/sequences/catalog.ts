@@ -29,17 +29,17 @@
  *   lower value could issue an id twice. Their state carries `drift`.
  * - Every write honours `options.signal` (src/database/write-options.ts).
  */
-import type { WriteOptions } from '../database/write-options.js';
-import { type SequenceState, unusedState } from './counter-document.js';
+import type { WriteOptions } from '../database/write-options';
+import { type SequenceState, unusedState } from './counter-document';
 import {
   type DefinitionInput,
   IMPLICIT_DEFINITION,
   differingField,
   validateDefinition,
-} from './definition.js';
-import type { ChangeFeed } from '../database/change-feed.js';
-import { BadUserInputError, ForbiddenError, SequenceNotFoundError } from './errors.js';
-import { type GapPage, type GapRequest, assertGapRequest } from './gaps.js';
+} from './definition';
+import type { ChangeFeed } from '../database/change-feed';
+import { BadUserInputError, ForbiddenError, SequenceNotFoundError } from './errors';
+import { type GapPage, type GapRequest, assertGapRequest } from './gaps';
 import {
   OWNER_MARK,
   type ResolvedKey,
@@ -48,11 +48,11 @@ import {
   malformedSequenceId,
   parseSequenceId,
   resolveKey,
-} from './keys.js';
-import type { SequencePage, SequencePageRequest } from './pages.js';
-import type { NamespaceMove } from './namespaces.js';
-import type { Reservation } from './reservations.js';
-import type { AllocatedRange, Sequences } from './sequences.js';
+} from './keys';
+import type { SequencePage, SequencePageRequest } from './pages';
+import type { NamespaceMove } from './namespaces';
+import type { Reservation } from './reservations';
+import type { AllocatedRange, Sequences } from './sequences';
 
 /** Who is calling: admin, or a client known by name (from its token). */
 export type SequenceAccess = { role: 'admin' } | { role: 'client'; client: string };

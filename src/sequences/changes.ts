@@ -10,10 +10,10 @@
  * whose document no longer reads as a sequence yields nothing (the stream goes on).
  */
 import type { Collection } from 'mongodb';
-import { type ChangeFeed, openChangeFeed } from '../database/change-feed.js';
-import { type CounterDocument, type SequenceState, toState } from './counter-document.js';
-import { SequenceCorruptError } from './errors.js';
-import type { ResolvedKey } from './keys.js';
+import { type ChangeFeed, openChangeFeed } from '../database/change-feed';
+import { type CounterDocument, type SequenceState, toState } from './counter-document';
+import { SequenceCorruptError } from './errors';
+import type { ResolvedKey } from './keys';
 
 /** How long one server-side wait for the next change lasts before the driver asks again. */
 const AWAIT_MS = 1_000;

@@ -14,10 +14,10 @@
  * `SequenceCorruptError` naming the document, the field and the repair, never a value.
  */
 import { Long } from 'mongodb';
-import { GAPLESS } from '../limits.js';
-import { IMPLICIT_DEFINITION, limitOf, MAX_STEP, type SequenceDefinition } from './definition.js';
-import { SequenceCorruptError } from './errors.js';
-import type { ResolvedKey } from './keys.js';
+import { GAPLESS } from '../limits';
+import { IMPLICIT_DEFINITION, limitOf, MAX_STEP, type SequenceDefinition } from './definition';
+import { SequenceCorruptError } from './errors';
+import type { ResolvedKey } from './keys';
 
 export interface CounterDocument {
   _id: string;

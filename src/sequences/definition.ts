@@ -16,8 +16,8 @@
  *   held that long for its client to confirm, from 1 s to 1 hour.
  * A definition never changes once its counter exists, which is what lets each process cache it.
  */
-import { GAPLESS, VALUES_PER_ALLOCATION } from '../limits.js';
-import { BadUserInputError } from './errors.js';
+import { GAPLESS, VALUES_PER_ALLOCATION } from '../limits';
+import { BadUserInputError } from './errors';
 
 export interface SequenceDefinition {
   start: number;

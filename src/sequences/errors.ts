@@ -7,7 +7,7 @@
  * A sequence the caller may not see is `SequenceNotFoundError`, exactly like one that does not
  * exist, so a client learns nothing about other clients' sequences.
  */
-import { BadUserInputError, ContentionError, DomainError, ForbiddenError } from '../errors.js';
+import { BadUserInputError, ContentionError, DomainError, ForbiddenError } from '../errors';
 
 export { BadUserInputError, ForbiddenError };
 

@@ -6,9 +6,9 @@
  * component a reserved sequence feeds knows which ids it stored (`userid`: the users component).
  * Of any other sequence the service cannot know which values its clients used, so it lists none.
  */
-import { GAPS } from '../limits.js';
-import { assertSequenceValue } from './definition.js';
-import { BadUserInputError } from './errors.js';
+import { GAPS } from '../limits';
+import { assertSequenceValue } from './definition';
+import { BadUserInputError } from './errors';
 
 /** Why a run of values is a hole. */
 export type GapKind =

@@ -5,10 +5,10 @@
  * a sequence (gaps) and the per-process BLOCK allocator. Other
  * components import from here only.
  */
-export { BlockAllocator, type BlockSizing, type HeldValues } from './block-allocator.js';
-export { SequenceCatalog, type ReservedSequence, type SequenceAccess } from './catalog.js';
-export type { SequenceState } from './counter-document.js';
-export { MAX_SEQUENCE_VALUE, type DefinitionInput, type SequenceDefinition } from './definition.js';
+export { BlockAllocator, type BlockSizing, type HeldValues } from './block-allocator';
+export { SequenceCatalog, type ReservedSequence, type SequenceAccess } from './catalog';
+export type { SequenceState } from './counter-document';
+export { MAX_SEQUENCE_VALUE, type DefinitionInput, type SequenceDefinition } from './definition';
 export {
   SequenceContentionError,
   SequenceCorruptError,
@@ -16,7 +16,7 @@ export {
   SequenceNotFoundError,
   ReservationNotFoundError,
   TooManyReservationsError,
-} from './errors.js';
+} from './errors';
 export {
   type GapKind,
   type GapPage,
@@ -24,9 +24,9 @@ export {
   type SequenceGap,
   assertGapRequest,
   gapPage,
-} from './gaps.js';
-export type { NamespaceMove } from './namespaces.js';
-export type { Reservation } from './reservations.js';
-export { type SequenceKey, validateSequenceName } from './keys.js';
-export { type ListedSequence, type SequencePage, type SequencePageRequest } from './pages.js';
-export { type AllocatedRange, Sequences, type SequencesOptions, valuesOf } from './sequences.js';
+} from './gaps';
+export type { NamespaceMove } from './namespaces';
+export type { Reservation } from './reservations';
+export { type SequenceKey, validateSequenceName } from './keys';
+export { type ListedSequence, type SequencePage, type SequencePageRequest } from './pages';
+export { type AllocatedRange, Sequences, type SequencesOptions, valuesOf } from './sequences';

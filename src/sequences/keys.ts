@@ -14,7 +14,7 @@
  * `"<owner>~<name>/<scope>"` can never collide; nothing a client sends reaches MongoDB as an
  * operator or a dotted path.
  */
-import { BadUserInputError } from './errors.js';
+import { BadUserInputError } from './errors';
 
 /** `owner`: the client whose namespace holds the sequence; null or absent: the shared one. */
 export type SequenceKey = { name: string; scope?: string | null; owner?: string | null };

@@ -13,10 +13,10 @@
  * Bounded: one `find` over the counters that have an owner and an `_id` without `~`, read in
  * batches, and two writes per counter found.
  */
-import type { BoundedCollection } from '../database/command-options.js';
-import { isDuplicateKeyError } from '../database/duplicate-key.js';
-import type { CounterDocument } from './counter-document.js';
-import { OWNER_MARK, resolveKey, type ResolvedKey } from './keys.js';
+import type { BoundedCollection } from '../database/command-options';
+import { isDuplicateKeyError } from '../database/duplicate-key';
+import type { CounterDocument } from './counter-document';
+import { OWNER_MARK, resolveKey, type ResolvedKey } from './keys';
 
 export interface NamespaceMove {
   /** Counters moved into their owner's namespace. */

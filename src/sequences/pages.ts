@@ -10,11 +10,11 @@
  * Input reaches filters as values only (names and scopes are validated first).
  */
 import type { Filter } from 'mongodb';
-import type { BoundedCollection } from '../database/command-options.js';
-import { PAGE_SIZE } from '../limits.js';
-import { type CounterDocument, type SequenceState, toState } from './counter-document.js';
-import { BadUserInputError, SequenceCorruptError } from './errors.js';
-import { type ResolvedKey, parseSequenceId, resolveKey, validateSequenceName } from './keys.js';
+import type { BoundedCollection } from '../database/command-options';
+import { PAGE_SIZE } from '../limits';
+import { type CounterDocument, type SequenceState, toState } from './counter-document';
+import { BadUserInputError, SequenceCorruptError } from './errors';
+import { type ResolvedKey, parseSequenceId, resolveKey, validateSequenceName } from './keys';
 
 /**
  * One listed counter: its state, or why its document cannot be read as a sequence (written by

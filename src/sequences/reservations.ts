@@ -33,10 +33,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { Mutex } from 'async-mutex';
 import { LRUCache } from 'lru-cache';
-import { GAPLESS } from '../limits.js';
+import { GAPLESS } from '../limits';
 import type { Filter } from 'mongodb';
-import type { BoundedCollection } from '../database/command-options.js';
-import { beforeWrite, type WriteOptions } from '../database/write-options.js';
+import type { BoundedCollection } from '../database/command-options';
+import { beforeWrite, type WriteOptions } from '../database/write-options';
 import {
   type CounterDocument,
   type PendingValue,
@@ -47,8 +47,8 @@ import {
   storedSeq,
   toLong,
   toState,
-} from './counter-document.js';
-import { limitOf } from './definition.js';
+} from './counter-document';
+import { limitOf } from './definition';
 import {
   BadUserInputError,
   SequenceContentionError,
@@ -56,9 +56,9 @@ import {
   SequenceNotFoundError,
   ReservationNotFoundError,
   TooManyReservationsError,
-} from './errors.js';
-import { type GapPage, type GapRequest, assertGapRequest, gapPage } from './gaps.js';
-import { type ResolvedKey, describeKey, parseSequenceId } from './keys.js';
+} from './errors';
+import { type GapPage, type GapRequest, assertGapRequest, gapPage } from './gaps';
+import { type ResolvedKey, describeKey, parseSequenceId } from './keys';
 
 /** A value handed out by a gapless sequence, to be confirmed or released with `id`. */
 export interface Reservation {

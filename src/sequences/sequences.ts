@@ -30,11 +30,11 @@
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
  */
 import type { ClientSession, Db, WriteConcernSettings } from 'mongodb';
-import { countCommand, type CommandTally } from '../database/command-tally.js';
-import { isDuplicateKeyError } from '../database/duplicate-key.js';
-import { boundedCollection, type BoundedCollection } from '../database/command-options.js';
-import { beforeWrite, type WriteOptions } from '../database/write-options.js';
-import { afterCommit } from '../database/transaction.js';
+import { countCommand, type CommandTally } from '../database/command-tally';
+import { isDuplicateKeyError } from '../database/duplicate-key';
+import { boundedCollection, type BoundedCollection } from '../database/command-options';
+import { beforeWrite, type WriteOptions } from '../database/write-options';
+import { afterCommit } from '../database/transaction';
 import {
   type CounterDocument,
   type SequenceState,
@@ -44,7 +44,7 @@ import {
   storedSeq,
   toLong,
   toState,
-} from './counter-document.js';
+} from './counter-document';
 import {
   type DefinitionInput,
   IMPLICIT_DEFINITION,
@@ -56,18 +56,18 @@ import {
   isImplicitDefinition,
   limitOf,
   validateDefinition,
-} from './definition.js';
+} from './definition';
 import {
   BadUserInputError,
   SequenceContentionError,
   SequenceExhaustedError,
   SequenceNotFoundError,
-} from './errors.js';
-import { moveOwnedCounters, type NamespaceMove } from './namespaces.js';
-import { pageOfSequences, type SequencePage, type SequencePageRequest } from './pages.js';
-import { SequenceChanges } from './changes.js';
-import { type Reservation, Reservations } from './reservations.js';
-import { type ResolvedKey, type SequenceKey, describeKey, resolveKey } from './keys.js';
+} from './errors';
+import { moveOwnedCounters, type NamespaceMove } from './namespaces';
+import { pageOfSequences, type SequencePage, type SequencePageRequest } from './pages';
+import { SequenceChanges } from './changes';
+import { type Reservation, Reservations } from './reservations';
+import { type ResolvedKey, type SequenceKey, describeKey, resolveKey } from './keys';
 
 export interface AllocatedRange {
   first: number;

@@ -7,4 +7,4 @@ export {
   StrategyStats,
   type StrategySnapshot,
   type StrategyStatsOptions,
-} from './strategy-stats.js';
+} from './strategy-stats';

@@ -14,7 +14,7 @@
  * get a `sequence` label of their own, and every later one counts under `sequence="other"`.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { LatencySketch } from './latency-sketch.js';
+import { LatencySketch } from './latency-sketch';
 
 export interface CreationRecord<S extends string = string> {
   strategy: S;

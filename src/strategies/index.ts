@@ -8,11 +8,11 @@
  * This component sits below users (which inserts under the ids a source takes) and knows nothing
  * of users, stats or the API.
  */
-import { block } from './block/index.js';
-import { counter } from './counter/index.js';
-import { optimisticLoop } from './optimistic-loop/index.js';
-import { transaction } from './transaction/index.js';
-import type { IdSource, IdSourceDeps, Strategy, StrategyProperties } from './strategy.js';
+import { block } from './block/index';
+import { counter } from './counter/index';
+import { optimisticLoop } from './optimistic-loop/index';
+import { transaction } from './transaction/index';
+import type { IdSource, IdSourceDeps, Strategy, StrategyProperties } from './strategy';
 
 export const STRATEGIES = {
   COUNTER: counter,
@@ -55,6 +55,6 @@ export type {
   TakenIds,
   TakingIdSource,
   TransactionalIdSource,
-} from './strategy.js';
-export { newCreationTally } from './strategy.js';
-export { USER_ID_SEQUENCE, UserIdTurns } from './user-id-counter.js';
+} from './strategy';
+export { newCreationTally } from './strategy';
+export { USER_ID_SEQUENCE, UserIdTurns } from './user-id-counter';

@@ -10,9 +10,9 @@
  * was handed (see `CommandTally`, src/database).
  */
 import type { ClientSession, MongoClient } from 'mongodb';
-import type { CommandTally } from '../database/index.js';
-import type { HeldValues, Sequences } from '../sequences/index.js';
-import type { UserIdTurns } from './user-id-counter.js';
+import type { CommandTally } from '../database/index';
+import type { HeldValues, Sequences } from '../sequences/index';
+import type { UserIdTurns } from './user-id-counter';
 
 /** What one call that creates users spent, reported to the stats. */
 export interface CreationTally extends CommandTally {

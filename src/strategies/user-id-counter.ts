@@ -17,8 +17,8 @@
  */
 import { Semaphore } from 'async-mutex';
 import { MongoError } from 'mongodb';
-import { SequenceCorruptError, type AllocatedRange, type SequenceKey } from '../sequences/index.js';
-import type { CreationTally, IdSourceDeps } from './strategy.js';
+import { SequenceCorruptError, type AllocatedRange, type SequenceKey } from '../sequences/index';
+import type { CreationTally, IdSourceDeps } from './strategy';
 
 /** The counter that feeds user ids, named as in MongoDB's tutorial. */
 export const USER_ID_SEQUENCE: SequenceKey = { name: 'userid' };

@@ -14,7 +14,7 @@
  * weight when it settles, failed or not.
  */
 import { Semaphore } from 'async-mutex';
-import type { WriteOptions } from '../database/index.js';
+import type { WriteOptions } from '../database/index';
 
 export class BatchAdmission {
   private readonly semaphore: Semaphore;

@@ -7,9 +7,9 @@
  * so a user deleted a moment later is still announced once. Documents this service cannot read as
  * users (written by someone else) are left out. After a cursor, the feed replays what was missed.
  */
-import { type ChangeFeed, openChangeFeed } from '../database/change-feed.js';
-import { toUser, type User, type UserDocument, type UsersCollection } from './model.js';
-import { type UserPageRequest, userFilter } from './pages.js';
+import { type ChangeFeed, openChangeFeed } from '../database/change-feed';
+import { toUser, type User, type UserDocument, type UsersCollection } from './model';
+import { type UserPageRequest, userFilter } from './pages';
 
 /** How long one server-side wait for the next insert lasts before the driver asks again. */
 const AWAIT_MS = 1_000;

@@ -16,24 +16,24 @@
  *    returned as a replay, so concurrent first requests with one key create exactly one user.
  */
 import { Long } from 'bson';
-import type { WriteOptions } from '../database/index.js';
-import { DomainError } from '../errors.js';
-import type { StrategyStats } from '../stats/index.js';
-import { newCreationTally, type CreationTally, type IdStrategy } from '../strategies/index.js';
+import type { WriteOptions } from '../database/index';
+import { DomainError } from '../errors';
+import type { StrategyStats } from '../stats/index';
+import { newCreationTally, type CreationTally, type IdStrategy } from '../strategies/index';
 import {
   DuplicateEmailError,
   IdContentionError,
   IdempotencyKeyReusedError,
   UniqueIndexesUnavailableError,
   UnknownInviterError,
-} from './errors.js';
-import { insertWithFreshIds, type InsertReport, type Numbering } from './fresh-ids.js';
-import type { UnsavedUser } from './insert.js';
-import { ownedKey, type KeyOwner } from './key-owners.js';
-import type { Tracked, UserIndexes } from './indexes.js';
-import type { CreateUserInput, UserDocument, UsersCollection } from './model.js';
-import { usersByIdempotencyKeys, usersByIds } from './reads.js';
-import { inputHash, validateCreateUserInput, type NormalizedUserInput } from './validation.js';
+} from './errors';
+import { insertWithFreshIds, type InsertReport, type Numbering } from './fresh-ids';
+import type { UnsavedUser } from './insert';
+import { ownedKey, type KeyOwner } from './key-owners';
+import type { Tracked, UserIndexes } from './indexes';
+import type { CreateUserInput, UserDocument, UsersCollection } from './model';
+import { usersByIdempotencyKeys, usersByIds } from './reads';
+import { inputHash, validateCreateUserInput, type NormalizedUserInput } from './validation';
 
 /** What a creation is told beside its input: its deadline, and who owns its idempotency keys. */
 export interface CreationOptions extends WriteOptions {

@@ -7,7 +7,7 @@
  * IDEMPOTENCY_KEY_REUSED, USER_NOT_FOUND; malformed input is BAD_USER_INPUT); only contention and
  * unavailable indexes say "send the same request again" (`retryable: true`).
  */
-import { ContentionError, DomainError } from '../errors.js';
+import { ContentionError, DomainError } from '../errors';
 
 /** Another user already has this email (the partial unique index on `email` refused it). */
 export class DuplicateEmailError extends DomainError {

@@ -32,8 +32,8 @@
  * Alone, a retry collides again only with another process's writes.
  */
 import { Long } from 'bson';
-import { beforeWrite, countCommand } from '../database/index.js';
-import { DomainError } from '../errors.js';
+import { beforeWrite, countCommand } from '../database/index';
+import { DomainError } from '../errors';
 import type {
   CreationTally,
   IdSource,
@@ -41,11 +41,11 @@ import type {
   TakenIds,
   TakingIdSource,
   UserIdTurns,
-} from '../strategies/index.js';
-import { IdContentionError } from './errors.js';
-import { insertUnordered, type InsertOptions, type UnsavedUser } from './insert.js';
-import type { UserDocument, UsersCollection } from './model.js';
-import { TransactionGroups, type MemberRound } from './transaction-groups.js';
+} from '../strategies/index';
+import { IdContentionError } from './errors';
+import { insertUnordered, type InsertOptions, type UnsavedUser } from './insert';
+import type { UserDocument, UsersCollection } from './model';
+import { TransactionGroups, type MemberRound } from './transaction-groups';
 
 export type InsertResult =
   { created: UserDocument } | { duplicateOn: 'email' | 'idempotencyKey' } | { error: DomainError };

@@ -1,16 +1,11 @@
 /** The users component: the `users` collection, its id strategies, batch creation, pages and loaders. */
-export { Users } from './users.js';
-export type { CreationOptions } from './creation.js';
-export type { KeyOwner } from './key-owners.js';
-export type { UsersDeps } from './users.js';
-export type { CreateUserInput, User } from './model.js';
-export {
-  type InviteesRequest,
-  type UserOrder,
-  type UserPage,
-  type UserPageRequest,
-} from './pages.js';
-export { requireUserId } from './validation.js';
+export { Users } from './users';
+export type { CreationOptions } from './creation';
+export type { KeyOwner } from './key-owners';
+export type { UsersDeps } from './users';
+export type { CreateUserInput, User } from './model';
+export { type InviteesRequest, type UserOrder, type UserPage, type UserPageRequest } from './pages';
+export { requireUserId } from './validation';
 export {
   DuplicateEmailError,
   UnknownInviterError,
@@ -18,4 +13,4 @@ export {
   IdContentionError,
   UniqueIndexesUnavailableError,
   UserNotFoundError,
-} from './errors.js';
+} from './errors';

@@ -34,9 +34,9 @@ import {
   isDuplicateKeyError,
   isNamespaceNotFound,
   type CommandTally,
-} from '../database/index.js';
-import type { UsersCollection } from './model.js';
-import { SharedCheck } from './shared-check.js';
+} from '../database/index';
+import type { UsersCollection } from './model';
+import { SharedCheck } from './shared-check';
 
 const UNIQUE_INDEXES: IndexDescription[] = [
   { key: { email: 1 }, unique: true, partialFilterExpression: { email: { $type: 'string' } } },

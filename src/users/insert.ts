@@ -15,9 +15,9 @@ import {
   duplicateKeyFields,
   isDuplicateKeyError,
   type WriteOptions,
-} from '../database/index.js';
-import type { CreationTally } from '../strategies/index.js';
-import type { UserDocument, UsersCollection } from './model.js';
+} from '../database/index';
+import type { CreationTally } from '../strategies/index';
+import type { UserDocument, UsersCollection } from './model';
 
 /** A user to insert, before it has an id. */
 export type UnsavedUser = Omit<UserDocument, '_id'>;

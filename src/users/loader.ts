@@ -12,10 +12,10 @@
  * never asks for more than `MAX_BATCH` ids in one command. Invitee pages are batched the same way.
  */
 import DataLoader from 'dataloader';
-import { toUser, type User, type UsersCollection } from './model.js';
-import { pagesOfInvitees, type InviteesRequest, type UserPage } from './pages.js';
-import { usersByIds } from './reads.js';
-import { parseUserId } from './validation.js';
+import { toUser, type User, type UsersCollection } from './model';
+import { pagesOfInvitees, type InviteesRequest, type UserPage } from './pages';
+import { usersByIds } from './reads';
+import { parseUserId } from './validation';
 
 const MAX_BATCH = 1_000;
 

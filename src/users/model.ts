@@ -11,8 +11,8 @@
  */
 import { Decimal128, Long } from 'bson';
 import type { Filter, FilterOperators } from 'mongodb';
-import type { BoundedCollection } from '../database/index.js';
-import { ID_STRATEGIES, isIdStrategy, type IdStrategy } from '../strategies/index.js';
+import type { BoundedCollection } from '../database/index';
+import { ID_STRATEGIES, isIdStrategy, type IdStrategy } from '../strategies/index';
 
 export const USERS_COLLECTION = 'users';
 

@@ -12,10 +12,10 @@
  */
 import { Long } from 'bson';
 import type { Filter } from 'mongodb';
-import { BadUserInputError } from '../errors.js';
-import { PAGE_SIZE } from '../limits.js';
-import { countCommand, type CommandTally } from '../database/index.js';
-import { isIdStrategy, type IdStrategy } from '../strategies/index.js';
+import { BadUserInputError } from '../errors';
+import { PAGE_SIZE } from '../limits';
+import { countCommand, type CommandTally } from '../database/index';
+import { isIdStrategy, type IdStrategy } from '../strategies/index';
 import {
   numericId,
   READABLE_USER,
@@ -23,8 +23,8 @@ import {
   type User,
   type UserDocument,
   type UsersCollection,
-} from './model.js';
-import { parseUserId } from './validation.js';
+} from './model';
+import { parseUserId } from './validation';
 
 export type UserOrder = 'ASC' | 'DESC';
 

@@ -8,17 +8,17 @@
  */
 import { Long } from 'bson';
 import type { Filter } from 'mongodb';
-import { countCommand, type CommandTally } from '../database/index.js';
-import { GAPS } from '../limits.js';
-import { assertGapRequest, type GapPage, type GapRequest } from '../sequences/index.js';
+import { countCommand, type CommandTally } from '../database/index';
+import { GAPS } from '../limits';
+import { assertGapRequest, type GapPage, type GapRequest } from '../sequences/index';
 import {
   fromStored,
   ISSUABLE_ID_RANGE,
   numericId,
   type UserDocument,
   type UsersCollection,
-} from './model.js';
-import { parseUserId } from './validation.js';
+} from './model';
+import { parseUserId } from './validation';
 
 /**
  * The largest issuable `_id` stored (see `ISSUABLE_ID_RANGE`), 0 when there is none: the

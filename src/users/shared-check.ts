@@ -15,7 +15,7 @@
  * Cost: a shared run is one command; it is counted on the tally of the first caller of that run
  * who brings one (the callers who started or first queued for it), never once per caller.
  */
-import type { CommandTally } from '../database/index.js';
+import type { CommandTally } from '../database/index';
 
 /** The run the callers who ask while another is in flight wait for. */
 interface NextRun<T> {

@@ -25,16 +25,11 @@
  * - Commands are counted on the first member's tally: the group sent them once.
  */
 import { Long } from 'bson';
-import { beforeWrite } from '../database/index.js';
-import { USERS_PER_BATCH } from '../limits.js';
-import type { CreationTally, TransactionalIdSource, UserIdTurns } from '../strategies/index.js';
-import {
-  insertInSession,
-  type InsertOptions,
-  type UniqueField,
-  type UnsavedUser,
-} from './insert.js';
-import type { UserDocument, UsersCollection } from './model.js';
+import { beforeWrite } from '../database/index';
+import { USERS_PER_BATCH } from '../limits';
+import type { CreationTally, TransactionalIdSource, UserIdTurns } from '../strategies/index';
+import { insertInSession, type InsertOptions, type UniqueField, type UnsavedUser } from './insert';
+import type { UserDocument, UsersCollection } from './model';
 
 /** What one member's share of the group transactions came to. */
 export type MemberRound = { attempts: number; collisions: number } &

@@ -16,26 +16,26 @@ import {
   boundedCollection,
   isDuplicateKeyError,
   type WriteOptions,
-} from '../database/index.js';
-import { BadUserInputError, type DomainError } from '../errors.js';
-import { BATCH_USERS_IN_CREATION, USERS_PER_BATCH } from '../limits.js';
-import { type HeldValues, type ReservedSequence, type Sequences } from '../sequences/index.js';
-import type { StrategyStats } from '../stats/index.js';
+} from '../database/index';
+import { BadUserInputError, type DomainError } from '../errors';
+import { BATCH_USERS_IN_CREATION, USERS_PER_BATCH } from '../limits';
+import { type HeldValues, type ReservedSequence, type Sequences } from '../sequences/index';
+import type { StrategyStats } from '../stats/index';
 import {
   idSources,
   UserIdTurns,
   USER_ID_SEQUENCE,
   type IdSource,
   type IdStrategy,
-} from '../strategies/index.js';
-import type { ChangeFeed } from '../database/change-feed.js';
-import { BatchAdmission } from './batch-admission.js';
-import { watchCreatedUsers } from './changes.js';
-import { createUsersWith, type CreationDeps, type CreationOptions } from './creation.js';
-import { numberings } from './fresh-ids.js';
-import { UserIndexes } from './indexes.js';
-import { DuplicateEmailError, UniqueIndexesUnavailableError, UserNotFoundError } from './errors.js';
-import { createInviteesLoader, createUserLoader } from './loader.js';
+} from '../strategies/index';
+import type { ChangeFeed } from '../database/change-feed';
+import { BatchAdmission } from './batch-admission';
+import { watchCreatedUsers } from './changes';
+import { createUsersWith, type CreationDeps, type CreationOptions } from './creation';
+import { numberings } from './fresh-ids';
+import { UserIndexes } from './indexes';
+import { DuplicateEmailError, UniqueIndexesUnavailableError, UserNotFoundError } from './errors';
+import { createInviteesLoader, createUserLoader } from './loader';
 import {
   READABLE_USER,
   toUser,
@@ -44,10 +44,10 @@ import {
   type User,
   type UserDocument,
   type UsersCollection,
-} from './model.js';
-import { pageOfUsers, type InviteesRequest, type UserPage, type UserPageRequest } from './pages.js';
-import { findUserById, maxUserId, missingIds } from './reads.js';
-import { normalizeEmail, parseUserId, validateUserUpdate } from './validation.js';
+} from './model';
+import { pageOfUsers, type InviteesRequest, type UserPage, type UserPageRequest } from './pages';
+import { findUserById, maxUserId, missingIds } from './reads';
+import { normalizeEmail, parseUserId, validateUserUpdate } from './validation';
 
 export interface UsersDeps {
   db: Db;

@@ -14,8 +14,8 @@
  */
 import { hash } from 'node:crypto';
 import { z } from 'zod';
-import { BadUserInputError } from '../errors.js';
-import type { CreateUserInput } from './model.js';
+import { BadUserInputError } from '../errors';
+import type { CreateUserInput } from './model';
 
 export interface NormalizedUserInput {
   /** NFC, trimmed. */

@@ -1,6 +1,6 @@
 /**
  * Command-level behaviour shared by real MongoDB and the stand-in: unordered bulk inserts with
- * a duplicate, failCommand fail points scoped by appName, refusal of unknown commands, and the
+ * a duplicate, dropping a missing collection, failCommand fail points scoped by appName, refusal of unknown commands, and the
  * query/update operators the service uses.
  */
 import { MongoBulkWriteError, MongoNetworkError, MongoServerError } from 'mongodb';
@@ -36,6 +36,24 @@ test('an unknown command is refused with CommandNotFound', async () => {
   expect(error).toBeInstanceOf(MongoServerError);
   expect((error as MongoServerError).code).toBe(59);
   expect((error as MongoServerError).codeName).toBe('CommandNotFound');
+});
+
+test('drop of a missing collection answers as the server version does: ok from 7.0, NamespaceNotFound before', async () => {
+  // SERVER-43894 made dropping a missing collection a no-op in 7.0; the command (not the driver's
+  // helper, which hides the error) shows which answer a server gives.
+  const { version } = await shared.db.admin().command({ buildInfo: 1 });
+  const major = Number(String(version).split('.')[0]);
+  const answer = await shared.db.command({ drop: 'never_created' }).catch((e: unknown) => e);
+  if (major >= 7) {
+    expect(answer).toMatchObject({ ok: 1 });
+  } else {
+    expect(answer).toBeInstanceOf(MongoServerError);
+    expect((answer as MongoServerError).code).toBe(26);
+  }
+  const names = (await shared.db.listCollections({}, { nameOnly: true }).toArray()).map(
+    (c) => c.name,
+  );
+  expect(names).not.toContain('never_created');
 });
 
 describe('failCommand fail points, scoped to one client by appName', () => {

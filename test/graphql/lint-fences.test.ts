@@ -1,7 +1,8 @@
 /**
  * The lint fences (eslint.config.mjs) really fence: ESLint, run as `npm run lint` runs it, refuses
  * a driver import in src/graphql, an undescribed schema field, an import cycle and an import
- * running back up the layers in src and bench, and passes the schema as committed. Checked through
+ * running back up the layers in src and bench, a relative import naming an extension anywhere,
+ * and passes the schema as committed. Checked through
  * the CLI so the real flat config is loaded.
  */
 import { execFile } from 'node:child_process';
@@ -69,7 +70,7 @@ test('the schema passes the graphql-eslint rules, and an undescribed argument do
 
 test('the import graph of src and bench refuses a cycle and an import running back up the layers', async () => {
   const upward = await lint(
-    `import { Users } from '../users/index.js';\nexport const users = Users;\n`,
+    `import { Users } from '../users/index';\nexport const users = Users;\n`,
     'src/stats/leak.ts',
   );
   expect(upward.code).toBe(1);
@@ -77,15 +78,34 @@ test('the import graph of src and bench refuses a cycle and an import running ba
 
   // counter/index.ts imports user-id-counter.ts; importing it back closes a circle.
   const circle = await lint(
-    `import { counter } from './counter/index.js';\nexport const again = counter;\n`,
+    `import { counter } from './counter/index';\nexport const again = counter;\n`,
     'src/strategies/user-id-counter.ts',
   );
   expect(circle.code).toBe(1);
   expect(circle.report).toMatch(/import-x\/no-cycle: Dependency cycle/);
 
   const downward = await lint(
-    `import { STRATEGIES } from '../strategies/index.js';\nexport const all = STRATEGIES;\n`,
+    `import { STRATEGIES } from '../strategies/index';\nexport const all = STRATEGIES;\n`,
     'src/users/fine.ts',
   );
   expect(downward).toEqual({ code: 0, report: '' });
+}, 180_000);
+
+test('relative imports carry no extension, in sources and tests alike', async () => {
+  for (const asFile of ['src/users/styled.ts', 'test/users/styled.test.ts']) {
+    const from = asFile.startsWith('src') ? '../strategies/index' : '../../src/strategies/index';
+    const withExtension = await lint(
+      `import { STRATEGIES } from '${from}.js';\nexport const all = STRATEGIES;\n`,
+      asFile,
+    );
+    expect(withExtension.code).toBe(1);
+    expect(withExtension.report).toMatch(
+      /import-x\/extensions: Unexpected use of file extension "js"/,
+    );
+    const without = await lint(
+      `import { STRATEGIES } from '${from}';\nexport const all = STRATEGIES;\n`,
+      asFile,
+    );
+    expect(without).toEqual({ code: 0, report: '' });
+  }
 }, 180_000);

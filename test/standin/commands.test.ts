@@ -56,6 +56,48 @@ test('a field a command does not implement is BadValue (2) naming the field', ()
   });
 });
 
+test('find refuses returnKey and showRecordId when set, which it would otherwise ignore', () => {
+  // mongod answers index keys (returnKey) and adds $recordId (showRecordId): the stand-in has
+  // neither, so it must not answer whole documents as if the option were not there.
+  const context = freshContext();
+  runCommand({ insert: 'c', documents: [{ _id: 1, x: 11 }] }, context);
+  for (const option of ['returnKey', 'showRecordId']) {
+    expect(runCommand({ find: 'c', filter: {}, [option]: true }, context)).toMatchObject({
+      ok: 0,
+      code: 2,
+      errmsg: `the MongoDB stand-in does not support ${option} in find`,
+    });
+    expect(runCommand({ find: 'c', filter: {}, [option]: false }, context)).toMatchObject({
+      ok: 1,
+      cursor: { firstBatch: [{ _id: 1, x: 11 }] },
+    });
+  }
+});
+
+test('the Stable API: version "1" runs as without it; strict mode and other versions are refused', () => {
+  // mongod's strict mode refuses whatever is outside API version 1; the stand-in keeps no such
+  // list, so it refuses the mode rather than run everything as if it were not asked for.
+  const context = freshContext();
+  for (const fields of [
+    { apiStrict: false },
+    { apiDeprecationErrors: true },
+    { apiStrict: true },
+  ]) {
+    expect(runCommand({ ping: 1, apiVersion: '1', ...fields }, context)).toEqual({ ok: 1 });
+  }
+  for (const [field, value, named] of [
+    ['apiStrict', true, 'apiStrict (the Stable API strict mode) for distinct'],
+    ['apiVersion', '2', 'apiVersion "2"'],
+  ] as const) {
+    const distinct = { distinct: 'c', key: 'a', apiVersion: '1', [field]: value };
+    expect(runCommand(distinct, context)).toMatchObject({
+      ok: 0,
+      code: 2,
+      errmsg: expect.stringContaining(`the MongoDB stand-in does not support ${named}`),
+    });
+  }
+});
+
 test('a transaction is IllegalOperation on a standalone, InvalidOptions without a session', () => {
   const standalone = freshContext();
   const command = { insert: 'c', documents: [{}], startTransaction: true, autocommit: false };

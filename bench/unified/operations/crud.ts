@@ -1,8 +1,8 @@
 /**
- * CRUD and catalogue operations on collection, database and client entities, translated from the
- * format's argument names to the driver's (mostly the same shape).
+ * CRUD and catalogue operations on collection, database, client and cursor entities, translated
+ * from the format's argument names to the driver's (mostly the same shape).
  */
-import { Collection, Db, Document, MongoClient } from 'mongodb';
+import { AbstractCursor, Collection, Db, Document, MongoClient, RunCommandCursor } from 'mongodb';
 import { OperationTable } from './table';
 
 const LEGACY_COUNT = (collection: Collection, filter: Document, options: Document) =>
@@ -24,6 +24,28 @@ const collection =
 const database =
   (fn: (d: Db, args: Document) => Promise<unknown>) => (args: Document, target: unknown) =>
     fn(target as Db, args);
+
+const cursor =
+  (fn: (c: AbstractCursor) => Promise<unknown>) => (_args: Document, target: unknown) =>
+    fn(target as AbstractCursor);
+
+/** runCursorCommand's cursor, with the getMore options the format puts beside the command. */
+function commandCursor(d: Db, args: Document): RunCommandCursor {
+  const {
+    command,
+    commandName: _name,
+    cursorType: _type,
+    batchSize,
+    maxTimeMS,
+    comment,
+    ...o
+  } = args;
+  const opened = d.runCursorCommand(command, o);
+  if (batchSize !== undefined) opened.setBatchSize(batchSize);
+  if (maxTimeMS !== undefined) opened.setMaxTimeMS(maxTimeMS);
+  if (comment !== undefined) opened.setComment(comment);
+  return opened;
+}
 
 const modelsOf = (models: Document[]) =>
   models.map((model) => {
@@ -69,11 +91,43 @@ export const crudOperations: OperationTable = {
   'collection.bulkWrite': collection((c, { requests, ...o }) => c.bulkWrite(requests, o)),
   'collection.createIndex': collection((c, { keys, ...o }) => c.createIndex(keys, o)),
   'collection.dropIndexes': collection((c, o) => c.dropIndexes(o).then(() => undefined)),
+  'collection.dropIndex': collection((c, { name, ...o }) =>
+    c.dropIndex(name, o).then(() => undefined),
+  ),
   'collection.listIndexes': collection((c, o) => c.listIndexes(o).toArray()),
+  // Driver 7.9 has no *Names / *Objects helpers: their nearest equivalents send the same command.
+  'collection.listIndexNames': collection((c, o) =>
+    c
+      .listIndexes(o)
+      .map((index) => index.name as string)
+      .toArray(),
+  ),
+  'collection.createSearchIndex': collection((c, { model }) => c.createSearchIndex(model)),
+  'collection.createSearchIndexes': collection((c, { models }) => c.createSearchIndexes(models)),
+  'collection.updateSearchIndex': collection((c, { name, definition }) =>
+    c.updateSearchIndex(name, definition),
+  ),
+  'collection.dropSearchIndex': collection((c, { name }) => c.dropSearchIndex(name)),
+  'collection.listSearchIndexes': collection((c, { name, aggregationOptions, ...o }) =>
+    (name === undefined
+      ? c.listSearchIndexes({ ...aggregationOptions, ...o })
+      : c.listSearchIndexes(name, { ...aggregationOptions, ...o })
+    ).toArray(),
+  ),
   'database.aggregate': database((d, { pipeline, ...o }) => d.aggregate(pipeline, o).toArray()),
   'database.runCommand': database((d, { command, commandName: _name, ...o }) =>
     d.command(command, o),
   ),
+  'database.runCursorCommand': database((d, args) => commandCursor(d, args).toArray()),
+  // The format runs the command when the cursor is created; the driver's cursor is lazy.
+  'database.createCommandCursor': database(async (d, args) => {
+    const cursor = commandCursor(d, args);
+    await cursor.hasNext();
+    return cursor;
+  }),
+  'cursor.iterateUntilDocumentOrError': cursor((c) => c.next()),
+  'cursor.iterateOnce': cursor((c) => c.tryNext().then(() => undefined)),
+  'cursor.close': cursor((c) => c.close().then(() => undefined)),
   'database.createCollection': database((d, { collection: name, ...o }) =>
     d.createCollection(name, o).then(() => undefined),
   ),
@@ -84,6 +138,15 @@ export const crudOperations: OperationTable = {
   'database.listCollections': database((d, { filter, ...o }) =>
     d.listCollections(filter, o).toArray(),
   ),
+  'database.listCollectionNames': database((d, { filter, ...o }) =>
+    d
+      .listCollections(filter, { ...o, nameOnly: true })
+      .map((entry) => entry.name)
+      .toArray(),
+  ),
+  'database.listCollectionObjects': database((d, { filter, ...o }) =>
+    d.listCollections(filter, o).toArray(),
+  ),
   'database.modifyCollection': database((d, { collection: name, ...modifications }) =>
     d.command({ collMod: name, ...modifications }).then(() => undefined),
   ),
@@ -91,6 +154,15 @@ export const crudOperations: OperationTable = {
     (target as MongoClient).db(name).dropDatabase(o),
   'client.listDatabases': async (args, target) =>
     (target as MongoClient).db('admin').admin().listDatabases(args),
+  'client.listDatabaseObjects': async (args, target) =>
+    (await (target as MongoClient).db('admin').admin().listDatabases(args)).databases,
+  'client.listDatabaseNames': async (args, target) =>
+    (
+      await (target as MongoClient)
+        .db('admin')
+        .admin()
+        .listDatabases({ ...args, nameOnly: true })
+    ).databases.map((entry) => entry.name),
   'client.clientBulkWrite': async ({ models, ...o }, target) =>
     (target as MongoClient).bulkWrite(modelsOf(models) as never, o),
 };

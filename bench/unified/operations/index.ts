@@ -1,6 +1,7 @@
 /** Every operation family the runner knows; each family adds itself here in one line. */
 import { changeStreamOperations } from './change-streams';
 import { crudOperations } from './crud';
+import { gridfsOperations } from './gridfs';
 import { runnerOperations } from './runner';
 import { sessionOperations } from './sessions';
 import { OperationTable } from './table';
@@ -8,6 +9,7 @@ import { transactionOperations } from './transactions';
 
 export const OPERATIONS: OperationTable = {
   ...crudOperations,
+  ...gridfsOperations,
   ...changeStreamOperations,
   ...sessionOperations,
   ...runnerOperations,

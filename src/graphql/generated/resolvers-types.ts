@@ -1,9 +1,9 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { User as UserModel } from '../../users/index.js';
-import type { UserConnectionSource, SequenceConnectionSource } from '../connections.js';
-import type { Caller } from '../../auth/index.js';
-import type { SequenceState } from '../../sequences/index.js';
-import type { GraphQLContext } from '../context.js';
+import type { User as UserModel } from '../../users/index';
+import type { UserConnectionSource, SequenceConnectionSource } from '../connections';
+import type { Caller } from '../../auth/index';
+import type { SequenceState } from '../../sequences/index';
+import type { GraphQLContext } from '../context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;

@@ -1,6 +1,9 @@
-/** `drop`: removes a collection and its indexes; NamespaceNotFound (26) when it does not exist. */
+/**
+ * `drop`: removes a collection and its indexes. Dropping a collection that does not exist is a
+ * no-op answering `{ ok: 1 }`, as in mongod 7.0, the version the stand-in reports (SERVER-43894;
+ * before 7.0 mongod answered NamespaceNotFound, 26).
+ */
 import { collectionNameOf, CommandDefinition } from './context';
-import { CommandError, ErrorCode } from '../engine/errors';
 
 export const drop: CommandDefinition = {
   name: 'drop',
@@ -8,7 +11,7 @@ export const drop: CommandDefinition = {
   run(command, { server, database }) {
     const name = collectionNameOf(command, 'drop');
     const collection = server.store.get(database, name);
-    if (!collection) throw new CommandError(ErrorCode.NamespaceNotFound, 'ns not found');
+    if (!collection) return { ok: 1 };
     const indexes = collection.indexes.length;
     server.store.drop(database, name);
     return { nIndexesWas: indexes, ns: `${database}.${name}`, ok: 1 };

@@ -14,6 +14,7 @@ import { commandVariables } from '../engine/expressions';
 import { compileProjection } from '../engine/projection';
 import { compileFilter } from '../engine/matcher';
 import { assertHintUsable, runQuery } from '../engine/query';
+import { unsupported } from '../engine/errors';
 
 export const find: CommandDefinition = {
   name: 'find',
@@ -35,6 +36,9 @@ export const find: CommandDefinition = {
   ],
   run(command, { server, database }) {
     const name = collectionNameOf(command, 'find');
+    for (const option of ['returnKey', 'showRecordId'] as const) {
+      if (command[option] === true) throw unsupported(`${option} in find`);
+    }
     const namespace = `${database}.${name}`;
     const limit = optionalNumber(command, 'limit') ?? 0;
     const collection = server.store.get(database, name);

@@ -103,6 +103,9 @@ const GENERIC_FIELDS = new Set([
   'collation',
 ]);
 
+/** Commands in Stable API version 1 with no option outside it: served under `apiStrict`. */
+const STRICT_MODE_COMMANDS = new Set(['hello', 'ping', 'endSessions']);
+
 /**
  * `snapshot` reaches a command only through the server's snapshot reads (state/snapshot-reads.ts),
  * which run it against the data as of the snapshot's time; `linearizable` on the one member of
@@ -143,6 +146,15 @@ export function failPointNameOf(command: Document): string {
 
 function refuseUnsupportedGenerics(command: Document, name: string): void {
   if (command.collation !== undefined) throw unsupported('collations');
+  // Stable API: version 1 changes nothing the stand-in does, and nothing in it is deprecated, so
+  // deprecation errors never fire. Strict mode refuses commands, options, stages and operators
+  // outside version 1 (distinct, for one), a list the stand-in does not keep: a strict command is
+  // refused rather than run as if strict were not asked for, except the few a strict client's
+  // driver sends on its own, which are in version 1 whole (STRICT_MODE_COMMANDS).
+  if (command.apiVersion !== undefined && command.apiVersion !== '1')
+    throw unsupported(`apiVersion ${JSON.stringify(command.apiVersion)} (only "1")`);
+  if (command.apiStrict === true && !STRICT_MODE_COMMANDS.has(name))
+    throw unsupported(`apiStrict (the Stable API strict mode) for ${name}`);
   const readConcern = command.readConcern;
   if (isTransactionCommand(command)) return; // commands/transactions.ts checks its levels
   if (!isPlainDocument(readConcern) || readConcern.level === undefined) return;

@@ -5,14 +5,14 @@
  * other process ever saw it). A taken id drops the block and repairs the counter's drift. At a
  * clean shutdown the unused rest of the block is given back when that is safe.
  */
-import { BlockAllocator } from '../../sequences/index.js';
-import type { Strategy } from '../strategy.js';
+import { BlockAllocator } from '../../sequences/index';
+import type { Strategy } from '../strategy';
 import {
   assertIssuable,
   COUNTER_MAX_ROUNDS,
   repairCounterDrift,
   USER_ID_SEQUENCE,
-} from '../user-id-counter.js';
+} from '../user-id-counter';
 
 export const block: Strategy = {
   properties: {

@@ -4,15 +4,15 @@
  * lagged (drift): it is repaired before taking again. Refused ids are given back when they are
  * still the counter's newest (see ../user-id-counter.ts).
  */
-import { valuesOf } from '../../sequences/index.js';
-import type { Strategy } from '../strategy.js';
+import { valuesOf } from '../../sequences/index';
+import type { Strategy } from '../strategy';
 import {
   assertIssuable,
   COUNTER_MAX_ROUNDS,
   releaseTrailing,
   repairCounterDrift,
   USER_ID_SEQUENCE,
-} from '../user-id-counter.js';
+} from '../user-id-counter';
 
 export const counter: Strategy = {
   properties: {

@@ -5,8 +5,8 @@
  * nothing, so it gives nothing back, and reissues a deleted newest user's id.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SequenceExhaustedError } from '../../sequences/index.js';
-import type { Strategy } from '../strategy.js';
+import { SequenceExhaustedError } from '../../sequences/index';
+import type { Strategy } from '../strategy';
 
 const BACKOFF_BASE_MS = 2;
 const BACKOFF_CAP_MS = 1000;

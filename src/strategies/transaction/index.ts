@@ -23,16 +23,16 @@ import {
   isTransactionsUnsupported,
   runInTransaction,
   TransactionRetriesExhausted,
-} from '../../database/index.js';
-import { BadUserInputError, ContentionError } from '../../errors.js';
-import { valuesOf } from '../../sequences/index.js';
-import type { Strategy } from '../strategy.js';
+} from '../../database/index';
+import { BadUserInputError, ContentionError } from '../../errors';
+import { valuesOf } from '../../sequences/index';
+import type { Strategy } from '../strategy';
 import {
   assertIssuable,
   COUNTER_MAX_ROUNDS,
   repairCounterDrift,
   USER_ID_SEQUENCE,
-} from '../user-id-counter.js';
+} from '../user-id-counter';
 
 /**
  * Whole-transaction attempts of one round. Only other processes conflict (see the header); with
