@@ -2,8 +2,9 @@
  * Preallocated journal files and the recovery rules they need (state/journal-file.ts,
  * state/record-file.ts), on real files and on the bytes a crash can leave: records are written
  * into zeros written ahead of them; reading stops where only zeros follow; a record cut short
- * and followed by zeros is a torn write; a bad record followed by anything but zeros is
- * corruption and never dropped silently; eight zero bytes are never a record. Whole stand-ins
+ * and followed by zeros is a torn write; a bad record followed by anything but zeros, or whose
+ * claimed length covers a whole record, is corruption and never dropped silently; eight zero
+ * bytes are never a record. Whole stand-ins
  * crashed and restarted on such files are in durability.test.ts.
  */
 import { readFile, stat } from 'node:fs/promises';
@@ -66,6 +67,50 @@ describe('reading records back', () => {
     expect(() => decodeRecords(flipped, 'journal.000001')).toThrow(
       new RegExp(`record at byte ${records[0].length} fails its checksum and is not the last one`),
     );
+  });
+
+  // a length byte flipped upward makes a record claim more than it holds: it must not pass for
+  // the torn last record, or every acknowledged record after it would be dropped silently
+  const claimingMore = (extra: number) => {
+    const bad = Buffer.from(records[1]);
+    bad.writeUInt32LE(bad.readUInt32LE(0) + extra, 0);
+    return bad;
+  };
+  const pastTheEnd = `claims a length \\(${records[1].length - 8 + (1 << 24)}\\) past the end of the file`;
+  test.each([
+    [
+      'past the end of a preallocated file',
+      [records[0], claimingMore(1 << 24), records[2], zeros(4096)],
+      pastTheEnd,
+    ],
+    [
+      'into the zeros of a preallocated file',
+      [records[0], claimingMore(1000), records[2], zeros(4096)],
+      'fails its checksum',
+    ],
+    [
+      'past the end of an append-only file',
+      [records[0], claimingMore(1 << 24), records[2]],
+      pastTheEnd,
+    ],
+  ])(
+    'a record whose length claims %s, with a whole record after it, is corruption',
+    (_, parts, wrong) => {
+      expect(() => decodeRecords(Buffer.concat(parts), 'journal.000001')).toThrow(
+        new RegExp(
+          `journal\\.000001: record at byte ${records[0].length} ${wrong} and is not the last one`,
+        ),
+      );
+    },
+  );
+
+  test('a record cut short whose bytes hold no whole record is still a torn write, however long its claimed length', () => {
+    const torn = claimingMore(1 << 24).subarray(0, 70);
+    for (const tail of [[], [zeros(4096)]]) {
+      const decoded = decodeRecords(Buffer.concat([records[0], torn, ...tail]), 'journal.000001');
+      expect(numbers(decoded.records)).toEqual([1]);
+      expect(decoded.tornBytes).toBe(70);
+    }
   });
 
   test('a record cut short with data after what it claims is corruption', () => {

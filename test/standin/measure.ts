@@ -1,6 +1,7 @@
 /**
  * Benchmark of the stand-in through the official driver (not a test; run with
- * `npx tsx test/standin/measure.ts [--data-dir DIR] [--writes-only] [--flood]`): the stand-in
+ * `npx tsx test/standin/measure.ts [--data-dir DIR] [--writes-only] [--flood]
+ * [--alternate ROUNDS --data-dir DIR] [--cpu-prof DIR]`): the stand-in
  * runs as its own process (the CLI, as `npm run standin` starts it) so it and the driver each
  * get a core. With 32 operations in flight: findOneAndUpdate ($inc on one counter, upsert,
  * returnDocument after), single-document inserts and `find().sort({_id: -1}).limit(1)` per
@@ -11,22 +12,40 @@
  * and on, on a shared machine). `--flood` instead runs the issue's cursor flood: 200,000
  * documents, then finds with batchSize 1 never read, with the process's RSS and a ping every
  * 100 finds, until 2,000 finds or the process dies. Prints one JSON line per figure.
+ * `--alternate ROUNDS` runs the `--writes-only` figures ROUNDS times in each mode, in memory and
+ * journaled (a fresh `round-<n>` directory under DIR each time), alternating which goes first,
+ * then prints each round's journaled ÷ in-memory ratio and the medians: on a shared machine only
+ * ratios within one round say something. `--cpu-prof DIR` starts the stand-in with node's
+ * `--cpu-prof` writing its profile into DIR at a clean stop.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import os from 'node:os';
 import { Long, MongoClient } from 'mongodb';
 
 const CONCURRENCY = 32;
 const argv = process.argv.slice(2);
-const dataDir = argv.includes('--data-dir') ? argv[argv.indexOf('--data-dir') + 1] : undefined;
-const journal = dataDir === undefined ? 'off' : 'on';
+const optionValue = (name: string) =>
+  argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined;
+const dataDir = optionValue('--data-dir');
 const writesOnly = argv.includes('--writes-only');
+const rounds = Number(optionValue('--alternate') ?? 0);
+const cpuProfileDir = optionValue('--cpu-prof');
+const INC_FIGURE = 'findOneAndUpdate $inc upsert returnDocument after';
+const INSERT_FIGURE = 'insertOne';
 
-/** CPU seconds (user + system) the process has used, from /proc (clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
+/** CPU seconds, user and system, the process has used, from /proc (clock ticks of 10 ms). */
+function cpuSeconds(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+}
+
+/** One figure: operations a second, and the stand-in's CPU (all, and system) per operation. */
+interface Figure {
+  perSecond: number;
+  standinCpuMicros: number;
+  standinSystemMicros: number;
 }
 
 /**
@@ -36,10 +55,11 @@ function cpuSeconds(pid: number): number {
  */
 async function throughput(
   serverPid: number,
+  journal: 'on' | 'off',
   name: string,
   total: number,
   operation: (i: number) => Promise<unknown>,
-): Promise<void> {
+): Promise<Figure> {
   let next = 0;
   const serverCpuBefore = cpuSeconds(serverPid);
   const driverCpuBefore = process.cpuUsage();
@@ -50,9 +70,12 @@ async function throughput(
     }),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const serverCpuMicros = ((cpuSeconds(serverPid) - serverCpuBefore) * 1e6) / total;
+  const serverCpuAfter = cpuSeconds(serverPid);
+  const serverUserMicros = ((serverCpuAfter.user - serverCpuBefore.user) * 1e6) / total;
+  const serverSystemMicros = ((serverCpuAfter.system - serverCpuBefore.system) * 1e6) / total;
   const driverCpu = process.cpuUsage(driverCpuBefore);
   const driverCpuMicros = (driverCpu.user + driverCpu.system) / total;
+  const perSecond = Math.round(total / seconds);
   console.log(
     JSON.stringify({
       figure: name,
@@ -60,20 +83,30 @@ async function throughput(
       operations: total,
       concurrency: CONCURRENCY,
       seconds: +seconds.toFixed(3),
-      perSecond: Math.round(total / seconds),
-      standinCpuMicrosPerOp: Math.round(serverCpuMicros),
+      perSecond,
+      standinCpuMicrosPerOp: Math.round(serverUserMicros + serverSystemMicros),
+      standinSystemCpuMicrosPerOp: Math.round(serverSystemMicros),
       driverCpuMicrosPerOp: Math.round(driverCpuMicros),
       loadAverage1m: os.loadavg()[0],
     }),
   );
+  return {
+    perSecond,
+    standinCpuMicros: Math.round(serverUserMicros + serverSystemMicros),
+    standinSystemMicros: Math.round(serverSystemMicros),
+  };
 }
 
 /** Starts the CLI on a free port and resolves with its URI and ready line once it prints it. */
-function startStandinProcess(): Promise<{ child: ChildProcess; uri: string; line: string }> {
-  const options = dataDir === undefined ? [] : ['--data-dir', dataDir];
+function startStandinProcess(
+  directory: string | undefined,
+): Promise<{ child: ChildProcess; uri: string; line: string }> {
+  const options = directory === undefined ? [] : ['--data-dir', directory];
+  const profile =
+    cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir];
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/standin/cli.ts', '--port', '0', ...options],
+    [...profile, '--import', 'tsx', 'src/standin/cli.ts', '--port', '0', ...options],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve, reject) => {
@@ -97,7 +130,7 @@ async function restartAfterKill(child: ChildProcess, documents: number): Promise
   child.kill('SIGKILL');
   await exited(child);
   const started = performance.now();
-  const restarted = await startStandinProcess();
+  const restarted = await startStandinProcess(dataDir);
   const readyMs = Math.round(performance.now() - started);
   const client = await MongoClient.connect(restarted.uri);
   const stored = await client.db('measure').collection('users100k').countDocuments();
@@ -116,7 +149,7 @@ async function restartAfterKill(child: ChildProcess, documents: number): Promise
 
 /** The issue's client: finds with batchSize 1 whose results are never read. */
 async function flood(): Promise<void> {
-  const { child, uri } = await startStandinProcess();
+  const { child, uri } = await startStandinProcess(undefined);
   const client = await MongoClient.connect(uri, { serverSelectionTimeoutMS: 2_000 });
   const docs = client.db('measure').collection<{ _id: number; name: string }>('flood');
   for (let start = 0; start < 200_000; start += 1_000) {
@@ -157,32 +190,113 @@ function rssMegabytes(pid: number): number {
   return Math.round(kb / 1024);
 }
 
-async function main(): Promise<void> {
-  if (argv.includes('--flood')) return flood();
-  const { child, uri } = await startStandinProcess();
+interface WriteFigures {
+  inc: Figure;
+  insert: Figure;
+}
+
+/**
+ * The `$inc` and insert figures on a fresh stand-in (journaled in `directory`, if given); resolves
+ * with the stand-in still running, for the remaining figures.
+ */
+async function writeFigures(directory: string | undefined): Promise<
+  WriteFigures & {
+    child: ChildProcess;
+    client: MongoClient;
+  }
+> {
+  const journal = directory === undefined ? 'off' : 'on';
+  const { child, uri } = await startStandinProcess(directory);
   const client = await MongoClient.connect(uri, { maxPoolSize: CONCURRENCY });
   const db = client.db('measure');
   const counters = db.collection<{ _id: string; seq: Long }>('counters');
   const users = db.collection<{ _id: number; name: string }>('users');
-  await throughput(child.pid!, 'warm-up', 2_000, () =>
+  await throughput(child.pid!, journal, 'warm-up', 2_000, () =>
     counters.findOneAndUpdate({ _id: 'warm' }, { $inc: { seq: Long.ONE } }, { upsert: true }),
   );
-  await throughput(child.pid!, 'findOneAndUpdate $inc upsert returnDocument after', 30_000, () =>
+  const inc = await throughput(child.pid!, journal, INC_FIGURE, 30_000, () =>
     counters.findOneAndUpdate(
       { _id: 'c' },
       { $inc: { seq: Long.ONE } },
       { upsert: true, returnDocument: 'after' },
     ),
   );
-  await throughput(child.pid!, 'insertOne', 30_000, (i) =>
+  const insert = await throughput(child.pid!, journal, INSERT_FIGURE, 30_000, (i) =>
     users.insertOne({ _id: i, name: `user ${i}` }),
   );
-  if (writesOnly) {
-    await client.close();
-    child.kill('SIGTERM');
-    return;
+  return { inc, insert, child, client };
+}
+
+/** Stops a stand-in started by writeFigures cleanly (SIGTERM; a CPU profile is written then). */
+async function stop(child: ChildProcess, client: MongoClient): Promise<void> {
+  await client.close();
+  child.kill('SIGTERM');
+  await exited(child);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** ROUNDS rounds of in-memory and journaled write figures, alternating which runs first. */
+async function alternate(root: string): Promise<void> {
+  const ratios: Array<{ inc: number; insert: number }> = [];
+  for (let round = 1; round <= rounds; round++) {
+    const directory = path.join(root, `round-${round}`);
+    rmSync(directory, { recursive: true, force: true });
+    mkdirSync(directory, { recursive: true });
+    const figures: Partial<Record<'on' | 'off', WriteFigures>> = {};
+    for (const mode of round % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+      const { inc, insert, child, client } = await writeFigures(
+        mode === 'on' ? directory : undefined,
+      );
+      await stop(child, client);
+      figures[mode] = { inc, insert };
+    }
+    rmSync(directory, { recursive: true, force: true });
+    const ratio = {
+      inc: +(figures.on!.inc.perSecond / figures.off!.inc.perSecond).toFixed(3),
+      insert: +(figures.on!.insert.perSecond / figures.off!.insert.perSecond).toFixed(3),
+    };
+    ratios.push(ratio);
+    console.log(
+      JSON.stringify({
+        figure: 'journaled ÷ in-memory',
+        round,
+        inc: ratio.inc,
+        insert: ratio.insert,
+        off: figures.off,
+        on: figures.on,
+        loadAverage1m: os.loadavg()[0],
+      }),
+    );
   }
-  await throughput(child.pid!, 'find sort _id -1 limit 1 (30k docs)', 30_000, () =>
+  console.log(
+    JSON.stringify({
+      figure: 'journaled ÷ in-memory, medians',
+      rounds,
+      inc: median(ratios.map((r) => r.inc)),
+      insert: median(ratios.map((r) => r.insert)),
+      incEach: ratios.map((r) => r.inc),
+      insertEach: ratios.map((r) => r.insert),
+    }),
+  );
+}
+
+async function main(): Promise<void> {
+  if (argv.includes('--flood')) return flood();
+  if (rounds > 0) {
+    if (dataDir === undefined) throw new Error('--alternate needs --data-dir DIR');
+    return alternate(dataDir);
+  }
+  const journal = dataDir === undefined ? 'off' : 'on';
+  const { child, client } = await writeFigures(dataDir);
+  if (writesOnly) return stop(child, client);
+  const db = client.db('measure');
+  const users = db.collection<{ _id: number; name: string }>('users');
+  await throughput(child.pid!, journal, 'find sort _id -1 limit 1 (30k docs)', 30_000, () =>
     users.find({}).sort({ _id: -1 }).limit(1).toArray(),
   );
   const bulk = db.collection<{ _id: number; name: string; email: string; createdAt: Date }>(

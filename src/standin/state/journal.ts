@@ -106,24 +106,41 @@ export interface RecoveryReport {
   cpuMilliseconds: number;
 }
 
+/** What everyone waiting for one batch shares: one promise, settled once for all of them. */
+interface BatchWaiters {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: CommandError) => void;
+}
+
+function batchWaiters(): BatchWaiters {
+  let resolve!: () => void;
+  let reject!: (error: CommandError) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
 interface TakenTail {
   buffers: Buffer[];
   upTo: number;
   ts: Timestamp;
+  /** who waits for this batch (or a later record), created by the first to wait */
+  waiters: BatchWaiters | null;
 }
 
-interface Waiter {
-  upTo: number;
-  resolve: () => void;
-  reject: (error: CommandError) => void;
-}
+const DURABLE = Promise.resolve();
 
 export class Journal {
   private tail: Buffer[] = [];
   private tailBytes = 0;
   private appended = 0;
   private written = 0;
-  private waiters: Waiter[] = [];
+  /** who waits for the records in the tail, and the batches taken and not yet written */
+  private tailWaiters: BatchWaiters | null = null;
+  private taken: TakenTail[] = [];
   private flushing: Promise<void> | null = null;
   private snapshotting: Promise<void> | null = null;
   private bytesSinceSnapshot: number;
@@ -275,12 +292,16 @@ export class Journal {
   /** Resolves once every record appended so far is on disk; rejects with the refusal if not. */
   durable(): Promise<void> {
     if (this.broken) return Promise.reject(this.broken);
-    const upTo = this.appended;
-    if (this.written >= upTo) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.waiters.push({ upTo, resolve, reject });
+    if (this.written >= this.appended) return DURABLE;
+    if (this.tail.length > 0) {
+      // before flush starts: it may take the tail at once, and the waiters with it
+      const waiters = (this.tailWaiters ??= batchWaiters());
       this.flushing ??= this.flush();
-    });
+      return waiters.promise;
+    }
+    // everything appended is in batches being written: the last of them covers it
+    const last = this.taken[this.taken.length - 1];
+    return (last.waiters ??= batchWaiters()).promise;
   }
 
   /**
@@ -367,7 +388,14 @@ export class Journal {
   }
 
   private takeTail(): TakenTail {
-    const taken = { buffers: this.tail, upTo: this.appended, ts: this.appendedTs };
+    const taken: TakenTail = {
+      buffers: this.tail,
+      upTo: this.appended,
+      ts: this.appendedTs,
+      waiters: this.tailWaiters,
+    };
+    this.tailWaiters = null;
+    this.taken.push(taken);
     this.lastBatchRecords = this.tail.length;
     // room for the batch and for the zeros written ahead of it (journal-file.ts)
     this.probeBytes =
@@ -377,10 +405,12 @@ export class Journal {
     return taken;
   }
 
+  /** Counts `taken` and every batch before it as written, and answers who waited for them. */
   private markWritten(taken: TakenTail): void {
     this.written = taken.upTo;
     this.writtenTs = taken.ts;
-    this.settle();
+    while (this.taken.length > 0 && this.taken[0].upTo <= this.written)
+      this.taken.shift()!.waiters?.resolve();
   }
 
   private snapshotDue(): boolean {
@@ -449,15 +479,6 @@ export class Journal {
       });
   }
 
-  private settle(): void {
-    const still: Waiter[] = [];
-    for (const waiter of this.waiters) {
-      if (waiter.upTo <= this.written) waiter.resolve();
-      else still.push(waiter);
-    }
-    this.waiters = still;
-  }
-
   private refusalFor(error: unknown): CommandError {
     const { code, message } = error as NodeJS.ErrnoException;
     if (OUT_OF_SPACE.has(code ?? '')) {
@@ -480,8 +501,10 @@ export class Journal {
     this.tail = [];
     this.tailBytes = 0;
     this.appended = this.written;
-    for (const waiter of this.waiters) waiter.reject(refusal);
-    this.waiters = [];
+    this.tailWaiters?.reject(refusal);
+    this.tailWaiters = null;
+    for (const batch of this.taken) batch.waiters?.reject(refusal);
+    this.taken = [];
     this.options.log(`MongoDB stand-in: ${refusal.message}`);
     this.restoration = this.restore(lost)
       .catch((cause: unknown) => {

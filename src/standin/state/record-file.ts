@@ -6,13 +6,18 @@
  * of the file, a length no BSON document has, or a failed checksum) and decides what the rest is:
  * - only zeros: the end of the records. A journal file is written in place into space filled
  *   with zeros ahead of its records (journal-file.ts), so that is where its records end;
- * - a record cut short followed by only zeros (or by nothing): a torn write, the process died
- *   mid-append (a write lays its bytes down in order, so what follows the tear is still zeros).
- *   No reply depended on it: the caller truncates it away;
- * - anything else (a bad record with data after what it claims, e.g. a flipped byte in an early
- *   record): corruption, an error naming the file and offset. Records after it may have been
- *   acknowledged and must not be dropped silently, and bytes after a bad record are never read
- *   as records.
+ * - a record cut short followed by only zeros (or by nothing), holding no whole record: a torn
+ *   write, the process died mid-append (a write lays its bytes down in order, so what follows
+ *   the tear is still zeros). No reply depended on it: the caller truncates it away;
+ * - anything else: corruption, an error naming the file and offset. That is a bad record with
+ *   data after what it claims (a flipped byte in an early record), and a bad record whose bytes
+ *   up to the end of the data hold a whole, valid record: a length byte flipped upward makes a
+ *   record claim past the end of the file, or into the zeros after the records, and would pass
+ *   for the torn last one. Records after it may have been acknowledged and must not be dropped
+ *   silently, and bytes after a bad record are never read as records: the search only tells
+ *   the two apart (a torn write's bytes are a prefix of one record, whose BSON holds no record
+ *   header with a matching checksum; should a stored value hold one, recovery refuses rather
+ *   than drops).
  * A length below 5 (the smallest BSON document) is never a record, so eight zero bytes, whose
  * CRC-32 of nothing is 0, are not taken for one.
  *
@@ -64,11 +69,15 @@ export function decodeRecords(buffer: Buffer, file: string): DecodedRecords {
     offset = end;
   }
   const dataEnd = endOfData(buffer, offset);
-  const claimed = claimedEnd(buffer, offset);
-  if (dataEnd <= claimed) return { records, validLength: offset, tornBytes: dataEnd - offset };
+  if (dataEnd <= claimedEnd(buffer, offset) && !wholeRecordAfter(buffer, offset, dataEnd))
+    return { records, validLength: offset, tornBytes: dataEnd - offset };
   const length = buffer.readUInt32LE(offset);
   const wrong =
-    length < MIN_PAYLOAD_BYTES ? `has an impossible length (${length})` : 'fails its checksum';
+    length < MIN_PAYLOAD_BYTES
+      ? `has an impossible length (${length})`
+      : offset + HEADER_BYTES + length > buffer.length
+        ? `claims a length (${length}) past the end of the file`
+        : 'fails its checksum';
   throw new CorruptRecordError(
     `${file}: record at byte ${offset} ${wrong} and is not the last one: records after it may have been acknowledged, so recovery stops instead of dropping them`,
   );
@@ -83,6 +92,22 @@ function wholeRecordEnd(buffer: Buffer, offset: number): number | null {
   const valid =
     crc32(buffer.subarray(offset + HEADER_BYTES, end)) === buffer.readUInt32LE(offset + 4);
   return valid ? end : null;
+}
+
+/**
+ * Whether a whole, valid record starts after `offset` and before `dataEnd`. A BSON payload
+ * starts with its own length and ends with a zero, which rules out almost every position before
+ * the checksum is computed.
+ */
+function wholeRecordAfter(buffer: Buffer, offset: number, dataEnd: number): boolean {
+  for (let at = offset + 1; at < dataEnd && at + HEADER_BYTES + 4 <= buffer.length; at++) {
+    const length = buffer.readUInt32LE(at);
+    const end = at + HEADER_BYTES + length;
+    if (length < MIN_PAYLOAD_BYTES || end > buffer.length) continue;
+    if (buffer.readUInt32LE(at + HEADER_BYTES) !== length || buffer[end - 1] !== 0) continue;
+    if (wholeRecordEnd(buffer, at) !== null) return true;
+  }
+  return false;
 }
 
 /** Where the record at `offset` would end by its header, at most the end of the buffer. */
