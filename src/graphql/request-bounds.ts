@@ -27,7 +27,7 @@
  * (`{ usersCreated, sequenceAllocations, listedItems }`, the names of `Viewer.limits`), so a client
  * sees how close it came to the bounds before it meets one.
  */
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
 import {
   getNamedType,
   isInterfaceType,
@@ -358,33 +358,59 @@ export interface BoundedContext {
   bounds: RequestBounds;
 }
 
-/** The Apollo plugin that plans each operation on Apollo's document and checks the request. */
-export function requestBoundsPlugin<Context extends BoundedContext>(): ApolloServerPlugin<Context> {
-  return {
-    requestDidStart() {
-      let planned = false;
-      return Promise.resolve({
-        didResolveOperation({ schema, document, operation, request, contextValue }) {
-          planned = true;
-          if (operation === undefined) {
-            contextValue.bounds.settleWithoutPlan();
-            return Promise.resolve();
-          }
-          const tally = tallyOperation(schema, document, operation, request.variables);
-          return Promise.resolve(contextValue.bounds.check(tally));
-        },
-        willSendResponse({ contextValue, response }) {
-          if (!planned) contextValue.bounds.settleWithoutPlan();
-          if (response.body.kind === 'single') {
-            const result = response.body.singleResult;
-            withinErrorBounds(result);
-            // How close the whole request came to its bounds (`Viewer.limits` names them).
-            if (planned)
-              result.extensions = { ...result.extensions, cost: contextValue.bounds.used };
-          }
-          return Promise.resolve();
-        },
-      });
+/** A settled promise to answer a hook with, shared: a hook that did its work at once makes none. */
+const DONE = Promise.resolve();
+
+/**
+ * The Apollo plugin that plans each operation on Apollo's document and checks the request.
+ *
+ * One listener object for every request (its per-operation state is a `WeakSet` of Apollo's
+ * request contexts), and `errorPlugins`' own hooks run from it only when a request has errors:
+ * Apollo calls every hook of every request listener on every request, so each listener cost a
+ * `createUser` its promises (with graphql-armor's field-suggestion mask as a listener of its own,
+ * the two were about 4% of the service's CPU: docs/benchmark.md, "CPU levers of 0.4").
+ * `errorPlugins` are plugins whose only request hook is `didEncounterErrors` (that mask, which stays
+ * graphql-armor's code).
+ */
+export function requestBoundsPlugin<Context extends BoundedContext>(
+  errorPlugins: readonly ApolloServerPlugin<Context>[] = [],
+): ApolloServerPlugin<Context> {
+  const planned = new WeakSet<object>();
+  const listener: GraphQLRequestListener<Context> = {
+    didResolveOperation(requestContext) {
+      const { schema, document, operation, request, contextValue } = requestContext;
+      planned.add(requestContext);
+      if (operation === undefined) {
+        contextValue.bounds.settleWithoutPlan();
+        return DONE;
+      }
+      const tally = tallyOperation(schema, document, operation, request.variables);
+      return contextValue.bounds.check(tally) ?? DONE;
     },
+    willSendResponse(requestContext) {
+      const { contextValue, response } = requestContext;
+      const wasPlanned = planned.has(requestContext);
+      if (!wasPlanned) contextValue.bounds.settleWithoutPlan();
+      if (response.body.kind === 'single') {
+        const result = response.body.singleResult;
+        withinErrorBounds(result);
+        // How close the whole request came to its bounds (`Viewer.limits` names them).
+        if (wasPlanned)
+          result.extensions = { ...result.extensions, cost: contextValue.bounds.used };
+      }
+      return DONE;
+    },
+    ...(errorPlugins.length === 0
+      ? {}
+      : {
+          async didEncounterErrors(requestContext) {
+            for (const plugin of errorPlugins) {
+              const own = await plugin.requestDidStart?.(requestContext);
+              await own?.didEncounterErrors?.(requestContext);
+            }
+          },
+        }),
   };
+  const started = Promise.resolve(listener);
+  return { requestDidStart: () => started };
 }

@@ -14,7 +14,9 @@
  * What the whole request asks for (users, allocations, listed items) is checked by
  * `requestBoundsPlugin` on the document Apollo parsed and validated, once per operation; an
  * automatic persisted query (APQ) sent as a hash alone is checked on the document Apollo resolved.
- * The same plugin keeps every answer's errors within src/limits.ts `ERRORS`.
+ * The same plugin keeps every answer's errors within src/limits.ts `ERRORS`, and runs armor's
+ * field-suggestion mask on a request with errors (armor's only plugin, whose only hook is
+ * `didEncounterErrors`; test/graphql/request-plugins.test.ts holds that).
  *
  * Apollo's cache-control plugin is off: the schema declares no cache hints, so all it did was
  * answer `cache-control: no-store`, at the price of wrapping every field's resolver to collect
@@ -136,8 +138,9 @@ export function createApolloServer(
     validationRules: armor.validationRules,
     parseOptions: { maxTokens: DOCUMENT.tokens },
     plugins: [
-      ...armor.plugins,
-      requestBoundsPlugin<GraphQLContext>(),
+      // armor's plugins (the field-suggestion mask, in production) only mend errors: run by the
+      // bounds plugin's listener when there are errors, not as a listener of every request.
+      requestBoundsPlugin<GraphQLContext>(armor.plugins),
       ApolloServerPluginDrainHttpServer({ httpServer }),
       landingPage,
       ApolloServerPluginCacheControlDisabled(),
