@@ -180,28 +180,34 @@ function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Midd
     if (req.method === 'OPTIONS') {
       if (!(await passes(allowCors, req, res))) return;
     } else await through(allowCors, req, res);
-    startDeadline(req, res, config.REQUEST_TIMEOUT_MS);
-    await through(readJson, req, res);
-    if (res.headersSent) return; // the deadline answered 503 while the body was arriving
-    // GETs and non-JSON posts have no body; Apollo answers them (landing page, GET queries, the
-    // CSRF refusal of simple requests).
-    req.body ??= {};
-    if (refusedBatch(req, res) || refusedInput(req, res, search)) return;
-    const headers = new HeaderMap();
-    for (const [key, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-    }
-    let answer: HTTPGraphQLResponse;
+    const deadline = startDeadline(req, res, config.REQUEST_TIMEOUT_MS);
     try {
-      answer = await apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body: req.body },
-        context: () => buildContext(req),
-      });
+      await through(readJson, req, res);
+      if (res.headersSent) return; // the deadline answered 503 while the body was arriving
+      // GETs and non-JSON posts have no body; Apollo answers them (landing page, GET queries, the
+      // CSRF refusal of simple requests).
+      req.body ??= {};
+      if (refusedBatch(req, res) || refusedInput(req, res, search)) return;
+      const headers = new HeaderMap();
+      for (const [key, value] of Object.entries(req.headers)) {
+        if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+      }
+      let answer: HTTPGraphQLResponse;
+      try {
+        answer = await apollo.executeHTTPGraphQLRequest({
+          httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body: req.body },
+          context: () => buildContext(req),
+        });
+      } finally {
+        req.bounds.close();
+      }
+      if (res.headersSent || sentRefusal(req, res)) return;
+      await sendAnswer(res, answer, req.headers.accept);
     } finally {
-      req.bounds.close();
+      // Done, answered or failed (a failure is answered by the caller): no deadline is left to keep.
+      // Work a client walked away from stays bounded by it until here.
+      deadline.end();
     }
-    if (res.headersSent || sentRefusal(req, res)) return;
-    await sendAnswer(res, answer, req.headers.accept);
   };
 }
 

@@ -20,7 +20,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { usersPerRequest, type Caller } from '../auth/index';
-import { startRequestBudget, type RequestBudget } from '../graphql/budget';
+import { RequestDeadline, type RequestBudget } from '../graphql/budget';
 import { malformedLiteral } from '../graphql/lone-surrogates';
 import { RequestBounds } from '../graphql/request-bounds';
 import { BATCHED_OPERATIONS, DOCUMENT } from '../limits';
@@ -68,16 +68,22 @@ export function refusedBatch(req: ServiceRequest, res: ServerResponse): boolean 
   return true;
 }
 
-/** Starts the request's budget (`req.budget`), before the body is read. */
-export function startDeadline(req: ServiceRequest, res: ServerResponse, timeoutMs: number): void {
-  const budget = startRequestBudget(timeoutMs, (reason) => {
+/**
+ * Starts the request's budget (`req.budget`), before the body is read; the caller ends it once the
+ * request is done (answered, refused or failed), which stops its timer.
+ */
+export function startDeadline(
+  req: ServiceRequest,
+  res: ServerResponse,
+  timeoutMs: number,
+): RequestDeadline {
+  const deadline = new RequestDeadline(timeoutMs, (reason) => {
     if (!res.headersSent) {
       sendError(res, 503, 'SERVICE_UNAVAILABLE', reason.message, { retryable: true });
     }
   });
-  req.budget = budget;
-  // A response emits 'close' once answered, and when its connection goes first.
-  res.once('close', budget.end);
+  req.budget = deadline;
+  return deadline;
 }
 
 interface ReceivedOperation {

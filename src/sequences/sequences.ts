@@ -48,7 +48,6 @@ import {
 import {
   type DefinitionInput,
   IMPLICIT_DEFINITION,
-  MAX_SEQUENCE_VALUE,
   type SequenceDefinition,
   assertAllocationCount,
   assertSequenceValue,
@@ -66,6 +65,7 @@ import {
 import { moveOwnedCounters, type NamespaceMove } from './namespaces';
 import { pageOfSequences, type SequencePage, type SequencePageRequest } from './pages';
 import { SequenceChanges } from './changes';
+import { GuardedIncrements } from './guarded-increment';
 import { type Reservation, Reservations } from './reservations';
 import { type ResolvedKey, type SequenceKey, describeKey, resolveKey } from './keys';
 
@@ -122,12 +122,6 @@ export interface SequencesOptions {
   maxTimeMS: number;
 }
 
-/** The Int64 values a counter field may hold: whole numbers within ±(2^53 - 1). */
-const SAFE_RANGE = {
-  $gte: toLong(-MAX_SEQUENCE_VALUE),
-  $lte: toLong(MAX_SEQUENCE_VALUE),
-} as const;
-
 /** Upsert races and cache refreshes settle within one or two rounds; more means contention. */
 const MAX_ATTEMPTS = 5;
 
@@ -144,6 +138,7 @@ export class Sequences {
   readonly changes: SequenceChanges;
   private readonly counters: BoundedCollection<CounterDocument>;
   private readonly definitions = new Map<string, SequenceDefinition>();
+  private readonly increments: GuardedIncrements;
   private readonly onCounterWrite?: (key: SequenceKey) => void;
 
   constructor(db: Db, options: SequencesOptions) {
@@ -157,6 +152,7 @@ export class Sequences {
     this.onCounterWrite = options.onCounterWrite;
     this.reservations = new Reservations(this.counters, (key, doc) => this.wrote(key, doc));
     this.changes = new SequenceChanges(this.counters.collection, options.maxTimeMS);
+    this.increments = new GuardedIncrements(options.maxTimeMS);
   }
 
   /**
@@ -439,8 +435,9 @@ export class Sequences {
   }
 
   /**
-   * The guarded `$inc`; null when the filter refused the counter (nothing was consumed). The
-   * range and `$exists` conditions are not copied into an upserted document; `_id` and `step` are.
+   * The guarded `$inc` (its command kept per shape by ./guarded-increment.ts); null when the
+   * filter refused the counter (nothing was consumed). The range and `$exists` conditions are not
+   * copied into an upserted document; `_id` and `step` are.
    */
   private async increment(
     key: ResolvedKey,
@@ -450,30 +447,10 @@ export class Sequences {
   ): Promise<CounterDocument | null> {
     const upsert = guard.mayCreate && isImplicitDefinition(definition);
     countCommand(guard.tally);
+    const shape = { key, definition, delta, owner: guard.owner, upsert };
     try {
       return await this.counters.collection.findOneAndUpdate(
-        {
-          _id: key.id,
-          ...(guard.owner === undefined ? {} : { owner: guard.owner }),
-          step: definition.step,
-          max: definition.max === null ? { $exists: false } : toLong(definition.max),
-          holdSeconds: { $exists: false },
-          // Only Int64s within range, so the counter reads as a sequence after the `$inc`; any
-          // other (a string, NaN, a fraction, a double typed in mongosh) goes to `explainRefusal`,
-          // which rewrites or refuses it before it moves. NaN sorts first, below the lower bound.
-          start: { $type: 'long', ...SAFE_RANGE },
-          seq: {
-            $type: 'long',
-            $gte: SAFE_RANGE.$gte,
-            $lte: toLong(limitOf(definition) - delta),
-          },
-        },
-        {
-          $inc: { seq: toLong(delta) },
-          $set: { updatedAt: new Date() },
-          ...(upsert ? { $setOnInsert: definitionFields(key, definition) } : {}),
-        },
-        this.counters.options({ upsert, returnDocument: 'after' as const, session: guard.session }),
+        ...this.increments.command(shape, new Date(), guard.session),
       );
     } catch (err) {
       if (isDuplicateKeyError(err)) return null;
