@@ -15,7 +15,9 @@
  * `--alternate ROUNDS` runs the `--writes-only` figures ROUNDS times in each mode, in memory and
  * journaled (a fresh `round-<n>` directory under DIR each time), alternating which goes first,
  * then prints each round's journaled ÷ in-memory ratio and the medians: on a shared machine only
- * ratios within one round say something. `--cpu-prof DIR` starts the stand-in with node's
+ * ratios within one round say something. Beside each rate ratio, the ratio of the stand-in's CPU
+ * per write (in memory ÷ journaled): the rate ratio when the stand-in's CPU is what bounds both,
+ * as on a quiet 2-core machine, and much less moved by other work than the rates are. `--cpu-prof DIR` starts the stand-in with node's
  * `--cpu-prof` writing its profile into DIR at a clean stop.
  */
 import { ChildProcess, spawn } from 'node:child_process';
@@ -242,7 +244,7 @@ function median(values: number[]): number {
 
 /** ROUNDS rounds of in-memory and journaled write figures, alternating which runs first. */
 async function alternate(root: string): Promise<void> {
-  const ratios: Array<{ inc: number; insert: number }> = [];
+  const ratios: Array<Record<'inc' | 'insert' | 'incCpu' | 'insertCpu', number>> = [];
   for (let round = 1; round <= rounds; round++) {
     const directory = path.join(root, `round-${round}`);
     rmSync(directory, { recursive: true, force: true });
@@ -256,19 +258,22 @@ async function alternate(root: string): Promise<void> {
       figures[mode] = { inc, insert };
     }
     rmSync(directory, { recursive: true, force: true });
+    const { on, off } = figures as Record<'on' | 'off', WriteFigures>;
     const ratio = {
-      inc: +(figures.on!.inc.perSecond / figures.off!.inc.perSecond).toFixed(3),
-      insert: +(figures.on!.insert.perSecond / figures.off!.insert.perSecond).toFixed(3),
+      inc: +(on.inc.perSecond / off.inc.perSecond).toFixed(3),
+      insert: +(on.insert.perSecond / off.insert.perSecond).toFixed(3),
+      // the rate ratio if the stand-in's CPU were all that bounds it: less sensitive to load
+      incCpu: +(off.inc.standinCpuMicros / on.inc.standinCpuMicros).toFixed(3),
+      insertCpu: +(off.insert.standinCpuMicros / on.insert.standinCpuMicros).toFixed(3),
     };
     ratios.push(ratio);
     console.log(
       JSON.stringify({
         figure: 'journaled ÷ in-memory',
         round,
-        inc: ratio.inc,
-        insert: ratio.insert,
-        off: figures.off,
-        on: figures.on,
+        ...ratio,
+        off,
+        on,
         loadAverage1m: os.loadavg()[0],
       }),
     );
@@ -281,6 +286,8 @@ async function alternate(root: string): Promise<void> {
       insert: median(ratios.map((r) => r.insert)),
       incEach: ratios.map((r) => r.inc),
       insertEach: ratios.map((r) => r.insert),
+      incCpu: median(ratios.map((r) => r.incCpu)),
+      insertCpu: median(ratios.map((r) => r.insertCpu)),
     }),
   );
 }
