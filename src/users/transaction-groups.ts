@@ -82,7 +82,9 @@ export class TransactionGroups {
     try {
       while (this.waiting.length > 0) {
         const group = this.nextGroup();
-        if (group.length > 0) await this.run(group);
+        // Every member is answered: what `run` throws outside an attempt (a counter repair the
+        // database refused) fails the members it had not settled yet, and the loop goes on.
+        if (group.length > 0) await this.run(group).catch((err) => failAll(group, err));
       }
     } finally {
       this.draining = false;
@@ -134,7 +136,7 @@ export class TransactionGroups {
       try {
         attempt = await this.attempt(group);
       } catch (err) {
-        for (const member of group) member.fail(err);
+        failAll(group, err);
         return;
       }
       if ('expired' in attempt) {
@@ -195,6 +197,11 @@ export class TransactionGroups {
       return { commit: refused === null, value: { docs, refused } };
     });
   }
+}
+
+/** A member already settled ignores the failure (a promise settles once). */
+function failAll(group: Member[], err: unknown): void {
+  for (const member of group) member.fail(err);
 }
 
 function expiredIn(group: Member[]): Member[] {

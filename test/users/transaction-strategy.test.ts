@@ -301,3 +301,40 @@ test('a commit that fails for good frees the counter at once: another instance c
     await failing.close();
   }
 });
+
+/**
+ * Found by CI's outage test: the database went away while a group transaction's `_id` had been
+ * taken, the counter repair after it failed, and that error escaped the group's background loop
+ * as an unhandled rejection, leaving the group's creations unanswered.
+ */
+test('a counter repair that fails after a taken _id fails its group, never leaves it waiting; later ones are served', async () => {
+  const appName = uniqueDbName('repair-fails');
+  const failing = await UsersTestBed.open({ appName });
+  try {
+    const { users, db } = await failing.fresh();
+    await users.createUser({ name: 'optimistic' }, 'OPTIMISTIC_LOOP'); // id 1, counter untouched
+    await setFailPoint(
+      bed.client,
+      appName,
+      { times: 1 },
+      { failCommands: ['find'], errorCode: 1 }, // the repair reads the largest stored _id
+    );
+    const waiting = Array.from({ length: 3 }, (_, i) =>
+      users.createUser({ name: `waiting ${i}` }, STRATEGY),
+    );
+    // Each is answered: the group whose repair failed with that error, any later group created.
+    const outcomes = await Promise.allSettled(waiting);
+    const rejected = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
+    expect(rejected.length).toBeGreaterThanOrEqual(1);
+    for (const reason of rejected) expect(reason).toMatchObject({ code: 1 });
+    expect(await clearFailPoint(bed.client, appName)).toBe(1);
+
+    const next = await users.createUser({ name: 'next' }, STRATEGY);
+    const created = 3 - rejected.length;
+    expect(next.user.id).toBe(String(2 + created));
+    expect(await storedIds(db)).toEqual(upTo(2 + created)); // no hole, nothing twice
+  } finally {
+    await clearFailPoint(bed.client, appName).catch(() => undefined);
+    await failing.close();
+  }
+});
