@@ -95,15 +95,17 @@ export interface TransactionalIdSource {
    * when `insert` answers `commit: true`, else rolls both back (so deadlines are `insert`'s to
    * check: its caller's group may hold several). Transient failures run it again (bounded), so
    * `insert` may run more than once, each time with the ids of that attempt. Out of attempts:
-   * ID_CONTENTION, nothing stored.
+   * ID_CONTENTION, nothing stored. `repairFirst`: an `_id` of the previous round was taken, so
+   * the counter is repaired first, in the same turn: between a repair and the `$inc` no insert of
+   * this process may take the repaired counter's next id (beside optimistic traffic a repair in
+   * a turn of its own was overtaken round after round, up to ID_CONTENTION).
    */
   takeWithInsert<T>(
     count: number,
     tally: CreationTally,
     insert: (ids: number[], session: ClientSession) => Promise<RoundInsert<T>>,
+    repairFirst?: boolean,
   ): Promise<T>;
-  /** As `TakingIdSource.afterCollision`: runs after an `_id` of round `round` was taken. */
-  afterCollision(round: number, tally: CreationTally): Promise<void>;
   readonly maxRounds: number;
   readonly release?: undefined;
 }

@@ -76,7 +76,7 @@ export function numberings(
   for (const [strategy, source] of Object.entries(sources) as Array<[IdStrategy, IdSource]>) {
     all[strategy] =
       'takeWithInsert' in source
-        ? { groups: new TransactionGroups(users, source, turns) }
+        ? { groups: new TransactionGroups(users, source) }
         : { source, turns };
   }
   return all;

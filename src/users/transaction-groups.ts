@@ -27,7 +27,7 @@
 import { Long } from 'bson';
 import { beforeWrite } from '../database/index';
 import { USERS_PER_BATCH } from '../limits';
-import type { CreationTally, TransactionalIdSource, UserIdTurns } from '../strategies/index';
+import type { CreationTally, TransactionalIdSource } from '../strategies/index';
 import { insertInSession, type InsertOptions, type UniqueField, type UnsavedUser } from './insert';
 import type { UserDocument, UsersCollection } from './model';
 
@@ -62,7 +62,6 @@ export class TransactionGroups {
   constructor(
     private readonly users: UsersCollection,
     private readonly source: TransactionalIdSource,
-    private readonly turns: UserIdTurns,
   ) {}
 
   /** The documents of `unsaved` inserted in the next group transaction (see the header). */
@@ -82,8 +81,8 @@ export class TransactionGroups {
     try {
       while (this.waiting.length > 0) {
         const group = this.nextGroup();
-        // Every member is answered: what `run` throws outside an attempt (a counter repair the
-        // database refused) fails the members it had not settled yet, and the loop goes on.
+        // Every member is answered whatever `run` throws (it answers an attempt's own errors):
+        // a rejection escaping this loop would go unhandled, and Node 20 ends the process on one.
         if (group.length > 0) await this.run(group).catch((err) => failAll(group, err));
       }
     } finally {
@@ -131,10 +130,12 @@ export class TransactionGroups {
   private async run(initial: Member[]): Promise<void> {
     let group = initial;
     let collisions = 0;
+    let repairFirst = false; // the last attempt's `_id` was taken
     while (group.length > 0) {
       let attempt: GroupAttempt;
       try {
-        attempt = await this.attempt(group);
+        attempt = await this.attempt(group, repairFirst);
+        repairFirst = false;
       } catch (err) {
         failAll(group, err);
         return;
@@ -160,7 +161,7 @@ export class TransactionGroups {
           }
           return;
         }
-        await this.turns.shared(() => this.source.afterCollision(collisions, group[0].tally));
+        repairFirst = true; // in the next attempt's turn, before its `$inc`
         continue;
       }
       const owner = ownerOf(docs, refused.position);
@@ -175,27 +176,32 @@ export class TransactionGroups {
   }
 
   /** One group transaction: commits when every document is stored, else rolls all back. */
-  private attempt(group: Member[]): Promise<GroupAttempt> {
+  private attempt(group: Member[], repairFirst: boolean): Promise<GroupAttempt> {
     const tally = group[0].tally;
     const size = group.reduce((sum, member) => sum + member.unsaved.length, 0);
-    return this.source.takeWithInsert<GroupAttempt>(size, tally, async (ids, session) => {
-      const expiredBefore = expiredIn(group);
-      if (expiredBefore.length > 0) return { commit: false, value: { expired: expiredBefore } };
-      let next = 0;
-      const docs = group.map((member) => {
-        const own = member.unsaved.map((user) => ({
-          _id: Long.fromNumber(ids[next++]),
-          ...user,
-        }));
-        member.options?.beforeInsert?.(own);
-        return own;
-      });
-      const refused = await insertInSession(this.users, docs.flat(), session, tally);
-      // A deadline that fired while the insert ran: no commit is sent after it.
-      const expiredAfter = expiredIn(group);
-      if (expiredAfter.length > 0) return { commit: false, value: { expired: expiredAfter } };
-      return { commit: refused === null, value: { docs, refused } };
-    });
+    return this.source.takeWithInsert<GroupAttempt>(
+      size,
+      tally,
+      async (ids, session) => {
+        const expiredBefore = expiredIn(group);
+        if (expiredBefore.length > 0) return { commit: false, value: { expired: expiredBefore } };
+        let next = 0;
+        const docs = group.map((member) => {
+          const own = member.unsaved.map((user) => ({
+            _id: Long.fromNumber(ids[next++]),
+            ...user,
+          }));
+          member.options?.beforeInsert?.(own);
+          return own;
+        });
+        const refused = await insertInSession(this.users, docs.flat(), session, tally);
+        // A deadline that fired while the insert ran: no commit is sent after it.
+        const expiredAfter = expiredIn(group);
+        if (expiredAfter.length > 0) return { commit: false, value: { expired: expiredAfter } };
+        return { commit: refused === null, value: { docs, refused } };
+      },
+      repairFirst,
+    );
   }
 }
 

@@ -68,10 +68,11 @@ export const transaction: Strategy = {
   createSource(deps) {
     return {
       maxRounds: COUNTER_MAX_ROUNDS,
-      async takeWithInsert(count, tally, insert) {
+      async takeWithInsert(count, tally, insert, repairFirst = false) {
         try {
-          return await deps.turns.alone(() =>
-            runInTransaction(
+          return await deps.turns.alone(async () => {
+            if (repairFirst) await repairCounterDrift(deps, tally);
+            return runInTransaction(
               deps.client,
               async (session) => {
                 const range = await deps.sequences.allocate(
@@ -89,13 +90,12 @@ export const transaction: Strategy = {
                 maxTimeMS: deps.maxTimeMS,
                 tally,
               },
-            ),
-          );
+            );
+          });
         } catch (err) {
           throw translated(err);
         }
       },
-      afterCollision: (_round, tally) => repairCounterDrift(deps, tally),
     };
   },
 };
