@@ -200,6 +200,19 @@ interface BodyParserError {
   type?: unknown;
   status?: unknown;
   problem?: InputProblem;
+  /** body-parser's `charset.unsupported`: the charset the request named. */
+  charset?: unknown;
+  /** body-parser's `encoding.unsupported`: the Content-Encoding the request named. */
+  encoding?: unknown;
+}
+
+/** The longest header value an answer repeats; real charset and coding names are far shorter. */
+const ECHOED_HEADER_CHARS = 40;
+
+/** A header value as an answer quotes it: cut to ECHOED_HEADER_CHARS, marked when cut. */
+function quoted(value: unknown): string {
+  const text = String(value);
+  return `"${text.length > ECHOED_HEADER_CHARS ? `${text.slice(0, ECHOED_HEADER_CHARS)}…` : text}"`;
 }
 
 /**
@@ -209,7 +222,7 @@ interface BodyParserError {
 export function bodyErrorAnswer(
   err: unknown,
 ): { status: number; code: string; message: string; field?: string } | null {
-  const { type, status, problem } = (
+  const { type, status, problem, charset, encoding } = (
     typeof err === 'object' && err !== null ? err : {}
   ) as BodyParserError;
   if (type === PAST_INPUT_BOUND && problem !== undefined) {
@@ -224,6 +237,20 @@ export function bodyErrorAnswer(
   }
   if (type === 'entity.parse.failed') {
     return { status: 400, code: 'BAD_REQUEST', message: 'The request body is not valid JSON' };
+  }
+  if (type === 'charset.unsupported') {
+    return {
+      status: 415,
+      code: 'BAD_REQUEST',
+      message: `The body's charset ${quoted(charset)} is not supported: send JSON in UTF-8`,
+    };
+  }
+  if (type === 'encoding.unsupported') {
+    return {
+      status: 415,
+      code: 'BAD_REQUEST',
+      message: `The body's Content-Encoding ${quoted(encoding)} is not supported: send it uncompressed, or gzip, deflate or br`,
+    };
   }
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return { status, code: 'BAD_REQUEST', message: 'The request could not be read' };

@@ -56,6 +56,37 @@ test('malformed JSON is a 400', async () => {
   });
 });
 
+describe('a body the service cannot decode is a 415 that says what to send instead', () => {
+  const create = JSON.stringify({
+    query: 'mutation { createUser(input: { name: "Undecoded" }) { user { id } } }',
+  });
+  test.each([
+    [
+      'a charset other than UTF-8',
+      { 'content-type': 'application/json; charset=iso-8859-1' },
+      'The body\'s charset "iso-8859-1" is not supported: send JSON in UTF-8',
+    ],
+    [
+      'a content encoding the service does not decode',
+      { 'content-encoding': 'zstd' },
+      'The body\'s Content-Encoding "zstd" is not supported: send it uncompressed, or gzip, deflate or br',
+    ],
+    [
+      'a charset name longer than any real one, cut in the answer',
+      { 'content-type': `application/json; charset=${'k'.repeat(500)}` },
+      `The body's charset "${'k'.repeat(40)}…" is not supported: send JSON in UTF-8`,
+    ],
+  ])('%s', async (_what, headers, message) => {
+    const before = await userCount(service);
+    const response = await post(service, create, headers);
+    expect(response.status).toBe(415);
+    expect(await response.json()).toEqual({
+      errors: [{ message, extensions: { code: 'BAD_REQUEST' } }],
+    });
+    expect(await userCount(service)).toBe(before);
+  });
+});
+
 test('a batch of up to 10 operations runs; more is refused with BAD_REQUEST before any runs', async () => {
   const op = (i: number) => ({
     query: `mutation { createUser(input: { name: "Batch ${i}" }) { user { id } } }`,
