@@ -59,7 +59,8 @@ import {
   journalName,
 } from './durable-state';
 import { JournalFile, PREALLOCATE_BYTES } from './journal-file';
-import { encodeRecord, writeFully } from './record-file';
+import { RecordEncoder } from './record-encoder';
+import { writeFully } from './record-file';
 import { captureStore, syncDirectory, writeSnapshot } from './snapshot';
 
 export const DEFAULT_SNAPSHOT_AFTER_BYTES = 8 * 1024 * 1024;
@@ -134,6 +135,7 @@ interface TakenTail {
 const DURABLE = Promise.resolve();
 
 export class Journal {
+  private readonly encoder = new RecordEncoder();
   private tail: Buffer[] = [];
   private tailBytes = 0;
   private appended = 0;
@@ -267,7 +269,7 @@ export class Journal {
       this.grouping.push(record);
       return;
     }
-    const encoded = encodeRecord(record);
+    const encoded = this.encoder.encode(record);
     this.tail.push(encoded);
     this.tailBytes += encoded.length;
     this.appended++;
