@@ -141,6 +141,8 @@ export const NODE_RUNNER_SKIPS: Readonly<Record<string, string>> = {
   'BulkWrite passes bypassDocumentValidation: false':
     'NODE-6484: driver 7.9 leaves out bypassDocumentValidation: false (DRIVERS-2865)',
   'MapReduce omits default write concern': 'The node driver does not implement mapReduce.',
+  'Topology lifecycle':
+    'NODE-5723: driver 7.9 emits no topologyDescriptionChangedEvent to Unknown before topologyClosedEvent (DRIVERS-2711)',
   'delete when multiple revisions of the file exist':
     'TODO(NODE-6511): Implement rename GridFS functionality',
   'delete when file name does not exist': 'TODO(NODE-6511): Implement rename GridFS functionality',

@@ -36,6 +36,7 @@ import { Document, isNumeric, isPlainDocument, numberOf } from './engine/values'
 import { Activity } from './state/activity';
 import { FailPoints, FailureAction } from './state/fail-points';
 import { commandNameOf, errorReply, failPointNameOf, runCommand } from './commands/registry';
+import { noteAppName } from './commands/hello';
 import { Journal, JournalOptions, RecoveryReport } from './state/journal';
 import { DEFAULT_TRANSACTION_LIFETIME_MS, TransactionTable } from './state/transactions';
 import { isTransactionCommand, transactionErrorLabels } from './commands/transactions';
@@ -267,6 +268,7 @@ export class StandinServer {
     if (socket.destroyed) return;
     const request = parseMessage(message);
     this.state.activity.command(commandNameOf(request.command), request.command);
+    noteAppName(request.command, connection);
     const name = failPointNameOf(request.command);
     const failure = NEVER_FAILED.has(name)
       ? null

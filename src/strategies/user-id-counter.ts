@@ -15,7 +15,6 @@
  * without reissuing around them. A give-back the database fails to answer also leaves a gap: the
  * caller's answer (e.g. duplicate email) stands.
  */
-import { Semaphore } from 'async-mutex';
 import { MongoError } from 'mongodb';
 import { SequenceCorruptError, type AllocatedRange, type SequenceKey } from '../sequences/index';
 import type { CreationTally, IdSourceDeps } from './strategy';
@@ -38,17 +37,25 @@ export const USER_ID_SEQUENCE: SequenceKey = { name: 'userid' };
  * (WriteConflict) only with other processes. Rounds of other processes still wait at the server,
  * on their own connections, for as long as one transaction lasts.
  *
- * Fair: turns are granted in request order (async-mutex's Semaphore is FIFO, and a waiting
- * transactional round holds back the shared rounds that come after it), so neither side starves.
+ * Fair: turns are granted in request order (a round that cannot start waits behind every round
+ * requested before it, so a waiting transactional round holds back the shared rounds that come
+ * after it), so neither side starves.
+ *
+ * Why written here rather than with async-mutex's `Semaphore` (its `acquire` with a weight): a
+ * round that may start at once (nearly every COUNTER and BLOCK round) starts in the caller's own
+ * turn here, where `acquire` cost it a promise, a turn of microtasks, a releaser closure and a scan
+ * of the whole capacity at every release (docs/benchmark.md, "CPU levers of 0.4").
  */
 export class UserIdTurns {
   /**
    * Shared rounds at once. More would gain nothing: the driver sends at most `maxPoolSize`
-   * (100 by default) commands at once. Small on purpose: the Semaphore scans its capacity at
-   * every release (a capacity of 2^30 made each release take seconds).
+   * (100 by default) commands at once.
    */
   static readonly SHARED_AT_ONCE = 128;
-  private readonly semaphore = new Semaphore(UserIdTurns.SHARED_AT_ONCE);
+  /** The weight of the rounds running: 1 per shared round, SHARED_AT_ONCE for a round alone. */
+  private running = 0;
+  /** The rounds that could not start when requested, in request order. */
+  private readonly waiting: Array<{ weight: number; start: () => void }> = [];
 
   /** Runs a round that writes outside any transaction; such rounds run together. */
   shared<T>(round: () => Promise<T>): Promise<T> {
@@ -60,17 +67,34 @@ export class UserIdTurns {
     return this.inTurn(round, UserIdTurns.SHARED_AT_ONCE);
   }
 
-  /**
-   * What the Semaphore's `runExclusive` does (acquire, run, release whatever happens), written out:
-   * its compiled generator (tslib's `__awaiter`) cost every COUNTER and BLOCK round a measurable
-   * share of its CPU (docs/benchmark.md, "CPU levers of 0.4").
-   */
-  private async inTurn<T>(round: () => Promise<T>, weight: number): Promise<T> {
-    const [, release] = await this.semaphore.acquire(weight);
+  private inTurn<T>(round: () => Promise<T>, weight: number): Promise<T> {
+    if (this.waiting.length === 0 && this.running + weight <= UserIdTurns.SHARED_AT_ONCE) {
+      this.running += weight;
+      return this.run(round, weight);
+    }
+    return new Promise<void>((start) => this.waiting.push({ weight, start })).then(() =>
+      this.run(round, weight),
+    );
+  }
+
+  /** Runs a round whose weight is already counted in `running`; ends its turn whatever happens. */
+  private async run<T>(round: () => Promise<T>, weight: number): Promise<T> {
     try {
       return await round();
     } finally {
-      release();
+      this.running -= weight;
+      this.startWaiting();
+    }
+  }
+
+  /** Starts the waiting rounds, first come first, while the first of them fits. */
+  private startWaiting(): void {
+    while (this.waiting.length > 0) {
+      const next = this.waiting[0];
+      if (this.running + next.weight > UserIdTurns.SHARED_AT_ONCE) return;
+      this.waiting.shift();
+      this.running += next.weight;
+      next.start();
     }
   }
 }

@@ -11,6 +11,7 @@ import { ReplicaSetIdentity } from '../../src/standin/state/replica-set';
 import { RetryableWrites } from '../../src/standin/state/retryable-writes';
 import { SnapshotReads } from '../../src/standin/state/snapshot-reads';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
+import { noteAppName } from '../../src/standin/commands/hello';
 
 function freshContext(database = 'db', appName?: string): CommandContext {
   const store = new Store();
@@ -124,7 +125,17 @@ test('hello announces a writable standalone with sessions and the wire versions 
     logicalSessionTimeoutMinutes: 30,
   });
   expect(reply).not.toHaveProperty('setName');
-  expect(context.connection.appName).toBe('app');
+});
+
+test("a connection's appName is its first hello's, whatever the hello's spelling", () => {
+  for (const name of ['hello', 'isMaster', 'ismaster']) {
+    const { connection } = freshContext('admin');
+    noteAppName({ ping: 1, client: { application: { name: 'not a hello' } } }, connection);
+    expect(connection.appName).toBeUndefined();
+    noteAppName({ [name]: 1, client: { application: { name: 'first' } } }, connection);
+    noteAppName({ [name]: 1, client: { application: { name: 'second' } } }, connection);
+    expect(connection.appName).toBe('first');
+  }
 });
 
 describe('fail point slots', () => {

@@ -3,10 +3,12 @@
  * or a writable standalone in standalone mode, with wire versions 0–21 (MongoDB up to 7.0,
  * which drivers 6 and 7 accept), no compression, and logical sessions (so the driver sends
  * lsid). The first handshake's `client.application.name` becomes the connection's appName, which
- * fail points use to target one client.
+ * fail points use to target one client: the server reads it (connectionAppName) before it checks
+ * fail points, as mongod reads a hello's client metadata before failCommand, so a fail point
+ * scoped to an appName also fails the handshake that announces it.
  */
-import { CommandDefinition } from './context';
-import { isPlainDocument } from '../engine/values';
+import { CommandDefinition, ConnectionInfo } from './context';
+import { Document, isPlainDocument } from '../engine/values';
 import { LOGICAL_SESSION_TIMEOUT_MINUTES } from '../state/replica-set';
 
 export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
@@ -16,14 +18,6 @@ export const hello: CommandDefinition = {
   aliases: ['isMaster', 'ismaster'],
   fields: 'any',
   run(command, context) {
-    const client = command.client;
-    if (
-      isPlainDocument(client) &&
-      isPlainDocument(client.application) &&
-      typeof client.application.name === 'string'
-    ) {
-      context.connection.appName ??= client.application.name;
-    }
     const legacy = !('hello' in command);
     return {
       helloOk: true,
@@ -42,3 +36,17 @@ export const hello: CommandDefinition = {
     };
   },
 };
+
+const HELLO_NAMES = new Set([hello.name, ...(hello.aliases ?? [])]);
+
+/** Gives the connection the appName its first hello announces (see the header). */
+export function noteAppName(command: Document, connection: ConnectionInfo): void {
+  if (connection.appName !== undefined || !HELLO_NAMES.has(Object.keys(command)[0])) return;
+  const client = command.client;
+  if (
+    isPlainDocument(client) &&
+    isPlainDocument(client.application) &&
+    typeof client.application.name === 'string'
+  )
+    connection.appName = client.application.name;
+}
