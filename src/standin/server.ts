@@ -300,10 +300,11 @@ export class StandinServer {
     }
     reply = this.replicaSetFields(request.command, reply, failure);
     if (this.journal) {
-      reply = await this.journal.durable().then(
-        () => reply,
-        (error: CommandError) => errorReply(error),
-      );
+      try {
+        await this.journal.durable();
+      } catch (error) {
+        reply = errorReply(error as CommandError);
+      }
       if (socket.destroyed) return;
     }
     if (context.closeConnection) return void socket.destroy();
