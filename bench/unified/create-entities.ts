@@ -1,7 +1,7 @@
 /**
- * createEntities: clients (with the events they observe), databases, collections and sessions.
- * A client's observed command events are kept per client id, minus the ones it ignores and the
- * runner's own configureFailPoint. A started event's command is kept as it was sent (a BSON
+ * createEntities: clients (with the events they observe), databases, collections, sessions,
+ * buckets and threads. A client's observed events (command, CMAP, SDAM) are kept per client id,
+ * minus the commands it ignores, the sensitive ones and the runner's own configureFailPoint. A started event's command is kept as it was sent (a BSON
  * copy taken when the event fires): driver 7.9 later changes objects the event still refers to
  * (a transaction's first command shares the client's readConcern object, which gets the next
  * transaction's afterClusterTime; the Node driver's own runner skips those tests, NODE-5924).
@@ -14,10 +14,11 @@ import {
   CommandSucceededEvent,
   Document,
   MongoClient,
+  MongoClientOptions,
   GridFSBucket,
 } from 'mongodb';
-import { ObservedEvent } from './entities';
-import { Mismatch } from './mismatch';
+import { ObservedEvent, Thread } from './entities';
+import { RunnerGap } from './mismatch';
 import { OperationContext } from './operations/table';
 
 /** Commands whose events the driver redacts; the format leaves them out unless asked. */
@@ -33,10 +34,37 @@ const SENSITIVE = new Set([
   'copydb',
 ]);
 
-const EVENT_NAMES: Array<[string, ObservedEvent['kind']]> = [
+/** Hello commands are sensitive when they carry speculativeAuthenticate (the driver redacts them). */
+const HELLO = new Set(['hello', 'isMaster', 'ismaster']);
+
+const COMMAND_EVENTS: Array<[string, string]> = [
   ['commandStarted', 'commandStartedEvent'],
   ['commandSucceeded', 'commandSucceededEvent'],
   ['commandFailed', 'commandFailedEvent'],
+];
+
+/** The driver's CMAP and SDAM event names, with the format's name for each. */
+const MONITORING_EVENTS: Array<[string, string]> = [
+  ['connectionPoolCreated', 'poolCreatedEvent'],
+  ['connectionPoolReady', 'poolReadyEvent'],
+  ['connectionPoolCleared', 'poolClearedEvent'],
+  ['connectionPoolClosed', 'poolClosedEvent'],
+  ['connectionCreated', 'connectionCreatedEvent'],
+  ['connectionReady', 'connectionReadyEvent'],
+  ['connectionClosed', 'connectionClosedEvent'],
+  ['connectionCheckOutStarted', 'connectionCheckOutStartedEvent'],
+  ['connectionCheckOutFailed', 'connectionCheckOutFailedEvent'],
+  ['connectionCheckedOut', 'connectionCheckedOutEvent'],
+  ['connectionCheckedIn', 'connectionCheckedInEvent'],
+  ['serverDescriptionChanged', 'serverDescriptionChangedEvent'],
+  ['topologyDescriptionChanged', 'topologyDescriptionChangedEvent'],
+  ['serverHeartbeatStarted', 'serverHeartbeatStartedEvent'],
+  ['serverHeartbeatSucceeded', 'serverHeartbeatSucceededEvent'],
+  ['serverHeartbeatFailed', 'serverHeartbeatFailedEvent'],
+  ['topologyOpening', 'topologyOpeningEvent'],
+  ['topologyClosed', 'topologyClosedEvent'],
+  ['serverOpening', 'serverOpeningEvent'],
+  ['serverClosed', 'serverClosedEvent'],
 ];
 
 /** The command as the wire carries it: a copy, undefined fields left out, longs kept Long. */
@@ -53,12 +81,25 @@ function observe(client: MongoClient, spec: Document, events: ObservedEvent[]): 
     'configureFailPoint',
     ...(spec.observeSensitiveCommands ? [] : SENSITIVE),
   ]);
-  for (const [driverName, kind] of EVENT_NAMES) {
+  // A redacted hello's started event has an empty command; its reply events follow it by id.
+  const redacted = new Set<number>();
+  const isIgnored = (event: CommandStartedEvent | CommandSucceededEvent | CommandFailedEvent) => {
+    if (event instanceof CommandStartedEvent) {
+      const sensitiveHello =
+        HELLO.has(event.commandName) &&
+        !spec.observeSensitiveCommands &&
+        Object.keys(event.command).length === 0;
+      if (sensitiveHello) redacted.add(event.requestId);
+      return sensitiveHello || ignored.has(event.commandName);
+    }
+    return redacted.delete(event.requestId) || ignored.has(event.commandName);
+  };
+  for (const [driverName, kind] of COMMAND_EVENTS) {
     if (!observed.has(kind)) continue;
     client.on(
       driverName as 'commandStarted',
       (event: CommandStartedEvent | CommandSucceededEvent | CommandFailedEvent) => {
-        if (ignored.has(event.commandName)) return;
+        if (isIgnored(event)) return;
         const recorded =
           event instanceof CommandStartedEvent
             ? { ...event, command: asSent(event.command) }
@@ -67,21 +108,36 @@ function observe(client: MongoClient, spec: Document, events: ObservedEvent[]): 
       },
     );
   }
+  for (const [driverName, kind] of MONITORING_EVENTS) {
+    if (!observed.has(kind)) continue;
+    client.on(driverName as 'connectionCreated', (event: unknown) =>
+      events.push({ kind, event: event as Document }),
+    );
+  }
 }
 
 async function createClient(spec: Document, context: OperationContext): Promise<MongoClient> {
   if (spec.storeEventsAsEntities)
-    throw new Mismatch('runner does not implement storeEventsAsEntities');
+    throw new RunnerGap('runner does not implement storeEventsAsEntities');
+  if (spec.observeLogMessages) throw new RunnerGap('runner does not implement log messages');
   const client = new MongoClient(context.uri, {
     monitorCommands: true,
+    // connect() checks a connection out to ping unless told not to, as the Node driver's own
+    // runner tells it: the format's CMAP expectations count the connection the test's first
+    // operation makes.
+    ...({ __skipPingOnConnect: true } as MongoClientOptions),
     serverSelectionTimeoutMS: 5_000,
     ...(spec.uriOptions ?? {}),
     ...(spec.serverApi ? { serverApi: spec.serverApi } : {}),
   });
   const events: ObservedEvent[] = [];
   observe(client, spec, events);
-  await client.connect();
+  const { checkedOut } = context.entities;
+  checkedOut.set(spec.id, 0);
+  client.on('connectionCheckedOut', () => checkedOut.set(spec.id, checkedOut.get(spec.id)! + 1));
+  client.on('connectionCheckedIn', () => checkedOut.set(spec.id, checkedOut.get(spec.id)! - 1));
   context.entities.events.set(spec.id, events);
+  await client.connect();
   return client;
 }
 
@@ -114,8 +170,10 @@ async function createEntity(kind: string, spec: Document, context: OperationCont
       return startSession(spec, context);
     case 'bucket':
       return new GridFSBucket(entities.database(spec.database), spec.bucketOptions);
+    case 'thread':
+      return new Thread();
     default:
-      throw new Mismatch(`runner does not implement ${kind} entities`);
+      throw new RunnerGap(`runner does not implement ${kind} entities`);
   }
 }
 

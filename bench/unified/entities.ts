@@ -1,7 +1,8 @@
 /**
  * The entity map of one unified test: every entity by id, with its kind (the operation tables
- * are keyed by kind), the command events each client observed, the lsid each session had when
- * it was created (`$$sessionLsid` still names it after endSession), and the fail points set,
+ * are keyed by kind), the events each client observed (command, CMAP and SDAM, in the order the
+ * driver emitted them), the connections each client has checked out, the lsid each session had
+ * when it was created (`$$sessionLsid` still names it after endSession), and the fail points set,
  * so the test can turn them off at its end.
  */
 import {
@@ -17,11 +18,38 @@ import {
 import { Mismatch } from './mismatch';
 
 export type EntityKind =
-  'client' | 'database' | 'collection' | 'session' | 'bucket' | 'changeStream' | 'cursor' | 'value';
+  | 'client'
+  | 'database'
+  | 'collection'
+  | 'session'
+  | 'bucket'
+  | 'changeStream'
+  | 'cursor'
+  | 'thread'
+  | 'value';
 
 export interface ObservedEvent {
-  kind: 'commandStartedEvent' | 'commandSucceededEvent' | 'commandFailedEvent';
+  /** the format's name of the event: `commandStartedEvent`, `poolClearedEvent`, ... */
+  kind: string;
   event: Document;
+}
+
+/** A thread entity: operations queued on it run one after another, beside the test's own. */
+export class Thread {
+  private queue: Promise<void> = Promise.resolve();
+  private failure: unknown = null;
+
+  run(operation: () => Promise<void>): void {
+    this.queue = this.queue.then(operation).catch((error: unknown) => {
+      this.failure ??= error;
+    });
+  }
+
+  /** Waits for every queued operation; rethrows the first unexpected error among them. */
+  async settled(): Promise<void> {
+    await this.queue;
+    if (this.failure !== null) throw this.failure;
+  }
 }
 
 export function kindOf(value: unknown): EntityKind {
@@ -32,13 +60,16 @@ export function kindOf(value: unknown): EntityKind {
   if (value instanceof GridFSBucket) return 'bucket';
   if (value instanceof ChangeStream) return 'changeStream';
   if (value instanceof AbstractCursor) return 'cursor';
+  if (value instanceof Thread) return 'thread';
   return 'value';
 }
 
 export class Entities {
   private readonly byId = new Map<string, { kind: EntityKind; value: unknown }>();
-  /** command events observed by each client, by client id */
+  /** events observed by each client, by client id */
   readonly events = new Map<string, ObservedEvent[]>();
+  /** connections each client has checked out and not yet checked in, by client id */
+  readonly checkedOut = new Map<string, number>();
   /** each session's lsid as created */
   readonly lsids = new Map<string, Document>();
   /** fail points to turn off when the test ends, with the client that set them */
@@ -77,14 +108,23 @@ export class Entities {
     return this.typed(id, 'session') as ClientSession;
   }
 
+  thread(id: string): Thread {
+    return this.typed(id, 'thread') as Thread;
+  }
+
   private typed(id: string, kind: EntityKind): unknown {
     if (this.kind(id) !== kind)
       throw new Mismatch(`entity ${id} is a ${this.kind(id)}, not ${kind}`);
     return this.byId.get(id)!.value;
   }
 
-  /** Ends every session and closes every client (the sessions' lsids stay recorded). */
+  /**
+   * Waits for every thread, ends every session and closes every client (the sessions' lsids stay
+   * recorded).
+   */
   async close(): Promise<void> {
+    for (const { kind, value } of this.byId.values())
+      if (kind === 'thread') await (value as Thread).settled().catch(() => undefined);
     for (const { kind, value } of this.byId.values())
       if (kind === 'session') await (value as ClientSession).endSession().catch(() => undefined);
     for (const { kind, value } of this.byId.values())

@@ -1,12 +1,12 @@
 /**
  * The checks of a unified test: an operation's expectResult / expectError, the clients'
- * expectEvents, and the collections' outcome.
+ * expectEvents (command, CMAP and SDAM events), and the collections' outcome.
  */
 import { Document, MongoClient, MongoServerError } from 'mongodb';
 import { withoutDriverAdditions, withoutUnrunInsertIds } from './driver-side';
-import { Entities } from './entities';
+import { Entities, ObservedEvent } from './entities';
 import { Matcher } from './match';
-import { Mismatch } from './mismatch';
+import { Mismatch, RunnerGap } from './mismatch';
 
 /** The driver's result in the shape the spec's expectResult describes. */
 export function resultShape(name: string, result: unknown): unknown {
@@ -90,6 +90,34 @@ export function checkError(
   }
 }
 
+const COMMAND_KINDS = new Set([
+  'commandStartedEvent',
+  'commandSucceededEvent',
+  'commandFailedEvent',
+]);
+
+/** Which of an expectEvents list's `eventType`s an observed event belongs to. */
+function eventTypeOf(kind: string): 'command' | 'cmap' | 'sdam' {
+  if (COMMAND_KINDS.has(kind)) return 'command';
+  return /^(pool|connection)/.test(kind) ? 'cmap' : 'sdam';
+}
+
+/**
+ * Checks the fields a CMAP or SDAM event expectation names: `hasServiceId`, and each other
+ * field as the driver's event carries it (`reason`, `awaited`, `interruptInUseConnections`;
+ * `newDescription` / `previousDescription` as root documents, which carry many more fields).
+ */
+function checkMonitoringEvent(spec: Document, event: Document, where: string, matcher: Matcher) {
+  for (const [field, expected] of Object.entries(spec)) {
+    if (field === 'hasServiceId') {
+      if ((event.serviceId != null) !== expected)
+        throw new Mismatch(`${where}: expected hasServiceId ${String(expected)}`);
+      continue;
+    }
+    matcher.match(expected, event[field], `${where}.${field}`, /Description$/.test(field));
+  }
+}
+
 /** Checks one event; returns what the driver added that the test does not expect (driver-side.ts). */
 function checkEvent(
   want: Document,
@@ -99,7 +127,13 @@ function checkEvent(
 ): string[] {
   const [kind, spec] = Object.entries(want)[0] as [string, Document];
   if (got.kind !== kind)
-    throw new Mismatch(`event ${i}: expected ${kind}, got ${got.kind} ${got.event.commandName}`);
+    throw new Mismatch(
+      `event ${i}: expected ${kind}, got ${got.kind} ${got.event.commandName ?? ''}`,
+    );
+  if (!COMMAND_KINDS.has(kind)) {
+    checkMonitoringEvent(spec, got.event, `event ${i}`, matcher);
+    return [];
+  }
   if (spec.commandName !== undefined && spec.commandName !== got.event.commandName)
     throw new Mismatch(`event ${i}: expected ${spec.commandName}, got ${got.event.commandName}`);
   if (spec.databaseName !== undefined && spec.databaseName !== got.event.databaseName)
@@ -119,6 +153,17 @@ function checkEvent(
   return driverSide;
 }
 
+/** True when `observed` is the event `expected` (`{ <kind>: { fields } }`) describes. */
+export function eventMatches(expected: Document, observed: ObservedEvent, matcher: Matcher) {
+  try {
+    checkEvent(expected, observed, 0, matcher);
+    return true;
+  } catch (error) {
+    if (error instanceof Mismatch && !(error instanceof RunnerGap)) return false;
+    throw error;
+  }
+}
+
 /** Checks every client's events; returns what the driver added on its own (driver-side.ts). */
 export function checkEvents(
   expectations: Document[],
@@ -127,14 +172,15 @@ export function checkEvents(
 ): string[] {
   const driverSide: string[] = [];
   for (const expected of expectations) {
-    const actual = entities.events.get(expected.client) ?? [];
-    if (expected.eventType && expected.eventType !== 'command' && expected.events.length > 0)
-      throw new Mismatch(`runner does not implement ${expected.eventType} events`);
+    const eventType = expected.eventType ?? 'command';
+    const actual = (entities.events.get(expected.client) ?? []).filter(
+      (observed) => eventTypeOf(observed.kind) === eventType,
+    );
     const wanted = expected.events as Document[];
     const tooFew = actual.length < wanted.length;
     if (expected.ignoreExtraEvents ? tooFew : actual.length !== wanted.length)
       throw new Mismatch(
-        `events of ${expected.client}: expected ${wanted.length}, got ${actual.length} (${actual.map((e) => e.event.commandName).join(', ')})`,
+        `${eventType} events of ${expected.client}: expected ${wanted.length}, got ${actual.length} (${actual.map((e) => e.event.commandName ?? e.kind).join(', ')})`,
       );
     wanted.forEach((want, i) => driverSide.push(...checkEvent(want, actual[i], i, matcher)));
   }

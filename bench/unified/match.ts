@@ -2,11 +2,12 @@
  * The unified format's matching rules: root documents may carry extra fields, nested ones may
  * not; numbers match across BSON numeric types; the special operators `$$exists`, `$$type`,
  * `$$unsetOrMatches`, `$$sessionLsid`, `$$matchesEntity`, `$$matchesHexBytes` and `$$lte` apply
- * where they appear.
+ * where they appear, and so do `$$matchAsDocument` (a JSON string matched as a root document) and
+ * `$$matchAsRoot` (a nested document matched as a root one, extra fields allowed).
  */
 import { BSON, Document } from 'mongodb';
 import { Entities } from './entities';
-import { Mismatch } from './mismatch';
+import { Mismatch, RunnerGap } from './mismatch';
 
 const NUMERIC = (value: unknown) =>
   typeof value === 'number' ||
@@ -33,7 +34,16 @@ const TYPE_TESTS: Record<string, (v: unknown) => boolean> = {
   null: (v) => v === null,
   binData: (v) => v instanceof BSON.Binary,
   timestamp: (v) => v instanceof BSON.Timestamp,
+  decimal: (v) => v instanceof BSON.Decimal128,
+  regex: (v) => v instanceof RegExp || v instanceof BSON.BSONRegExp,
+  minKey: (v) => v instanceof BSON.MinKey,
+  maxKey: (v) => v instanceof BSON.MaxKey,
+  javascript: (v) => v instanceof BSON.Code && v.scope == null,
+  javascriptWithScope: (v) => v instanceof BSON.Code && v.scope != null,
 };
+// The format's alias for every numeric type.
+TYPE_TESTS.number = (v) =>
+  TYPE_TESTS.int(v) || TYPE_TESTS.long(v) || TYPE_TESTS.double(v) || TYPE_TESTS.decimal(v);
 
 const show = (value: unknown) => JSON.stringify(value);
 
@@ -121,12 +131,20 @@ export class Matcher {
         if (!(actual instanceof Uint8Array) || Buffer.from(actual).toString('hex') !== operand)
           throw new Mismatch(`${where}: expected bytes ${operand as string}, got ${show(actual)}`);
         return;
+      case '$$matchAsDocument': {
+        if (typeof actual !== 'string')
+          throw new Mismatch(`${where}: expected a JSON string, got ${show(actual)}`);
+        const parsed = BSON.EJSON.parse(actual, { relaxed: false }) as unknown;
+        return this.match(operand, parsed, where, true);
+      }
+      case '$$matchAsRoot':
+        return this.match(operand, actual, where, true);
       case '$$lte':
         if (!NUMERIC(actual) || asNumber(actual) > asNumber(operand))
           throw new Mismatch(`${where}: expected at most ${show(operand)}, got ${show(actual)}`);
         return;
       default:
-        throw new Mismatch(`${where}: runner does not implement ${op}`);
+        throw new RunnerGap(`${where}: runner does not implement ${op}`);
     }
   }
 }

@@ -76,11 +76,50 @@ function clientSpecs(file: Document, test: Document): Document[] {
     .filter(Boolean);
 }
 
+/** An operation of the test's (or nested in one) for which `wants` holds. */
+function someOperation(operations: Document[], wants: (op: Document) => boolean): boolean {
+  return operations.some(
+    (op) =>
+      wants(op) ||
+      (Array.isArray(op.arguments?.operations) && someOperation(op.arguments.operations, wants)) ||
+      (op.arguments?.operation !== undefined && someOperation([op.arguments.operation], wants)),
+  );
+}
+
+const readsSecondary = (readPreference: unknown) =>
+  String((readPreference as Document | undefined)?.mode ?? readPreference ?? '').toLowerCase() ===
+  'secondary';
+
+/** Operations whose readPreference is a transaction's option, not a server to select. */
+const TRANSACTION_STARTS = new Set(['startTransaction', 'withTransaction']);
+
 /**
- * Why a one-member replica set cannot run the test: one of its clients has readPreference
- * `secondary`, and driver 7.9 selects a server by the client's read preference to connect (an
- * explicit connect or the first operation's), so without a secondary it never connects, against
- * a real one-member mongod just as here. Such a test needs more than one member.
+ * An operation that selects a server by a secondary-only read preference: outside a session and
+ * a transaction's options, and expected to succeed (in a transaction such a read preference is
+ * an error the test expects, which a one-member set gives as well).
+ */
+const selectsSecondary = (op: Document) =>
+  readsSecondary(op.arguments?.readPreference) &&
+  !TRANSACTION_STARTS.has(op.name) &&
+  op.arguments?.session === undefined &&
+  op.expectError === undefined;
+
+/**
+ * Tests whose count of events depends on the members of the drivers' test replica set (three),
+ * though their runOnRequirements say only `replicaset`; a real one-member mongod fails them too.
+ */
+const COUNTS_THREE_MEMBERS: Record<string, string> = {
+  'replicaset-emit-topology-description-changed-before-close :: Topology lifecycle':
+    'waits for 4 topologyDescriptionChangedEvent, which a set of three members gives (one member gives 2)',
+};
+
+/**
+ * Why a one-member replica set cannot run the test, or null:
+ * - one of its clients, or one of its operations (selectsSecondary), reads from secondaries only:
+ *   driver 7.9 selects a server by that read preference, so without a secondary it never runs,
+ *   against a real one-member mongod just as here;
+ * - it waits for another member to become primary (waitForPrimaryChange);
+ * - its event counts are a three-member set's (COUNTS_THREE_MEMBERS).
  */
 export function missingSecondary(
   file: Document,
@@ -88,8 +127,12 @@ export function missingSecondary(
   server: ServerProfile,
 ): string | null {
   if (server.topology !== 'replicaset' || server.members > 1) return null;
-  const wantsSecondary = clientSpecs(file, test).some(
-    (client) => String(client.uriOptions?.readPreference ?? '').toLowerCase() === 'secondary',
-  );
-  return wantsSecondary ? 'needs a secondary (a client reads from secondaries only)' : null;
+  const wantsSecondary =
+    clientSpecs(file, test).some((client) => readsSecondary(client.uriOptions?.readPreference)) ||
+    someOperation(test.operations as Document[], selectsSecondary);
+  if (wantsSecondary) return 'needs a secondary (it reads from secondaries only)';
+  if (someOperation(test.operations as Document[], (op) => op.name === 'waitForPrimaryChange'))
+    return 'needs a second member to become primary';
+  const counted = COUNTS_THREE_MEMBERS[`${file.description} :: ${test.description}`];
+  return counted ? `needs three members: ${counted}` : null;
 }

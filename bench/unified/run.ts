@@ -6,8 +6,9 @@
  *
  * runs every test of each directory that the server under test would run (runOnRequirements
  * against its buildInfo version and hello topology; others are skipped and counted) through
- * driver 7.9 and prints, per suite, the refused / wrong / driver-side / skipped tests with their
- * reasons and a line `{"suite":…,"pass":…,"refused":…,"wrong":…,"driver-side":…,"skipped":…}`
+ * driver 7.9 and prints, per suite, the refused / wrong / driver-side / runner-gap / skipped tests
+ * with their reasons and a line
+ * `{"suite":…,"pass":…,"refused":…,"wrong":…,"driver-side":…,"runner-gap":…,"skipped":…}`
  * (test-run.ts defines each).
  * Without --uri it starts an in-process stand-in: a one-member replica set, or a standalone with
  * --standalone. Not part of `npm test`: the spec files are not vendored (fetch them:
@@ -15,9 +16,11 @@
  *
  * Implemented from the format: runOnRequirements, createEntities (client with observeEvents /
  * ignoreCommandMonitoringEvents / observeSensitiveCommands / uriOptions, database, collection,
- * session), initialData, the operations of ./operations (one module per family),
- * saveResultAsEntity, expectResult / expectError, expectEvents (command events), outcome, the
- * operators of match.ts. Root documents may have extra fields, as the format says.
+ * session, bucket, thread), initialData, the operations of ./operations (one module per family,
+ * the test runner's own in runner.ts), saveResultAsEntity, expectResult / expectError,
+ * expectEvents (command, CMAP and SDAM events), outcome, the operators of match.ts. Root
+ * documents may have extra fields, as the format says. Not implemented (counted as runner-gap):
+ * log messages, storeEventsAsEntities, client encryption.
  */
 import { startStandin, StandinOptions } from '../../src/standin';
 import { profileServer } from './requirements';

@@ -31,7 +31,7 @@ export async function runSuite(
 ): Promise<SuiteReport> {
   const report: SuiteReport = {
     suite: dir,
-    counts: { pass: 0, refused: 0, wrong: 0, 'driver-side': 0, skipped: 0 },
+    counts: { pass: 0, refused: 0, wrong: 0, 'driver-side': 0, 'runner-gap': 0, skipped: 0 },
     lines: [],
   };
   for (const { name, file } of readSuite(dir)) {

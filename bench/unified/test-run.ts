@@ -4,8 +4,9 @@
  * - pass: every result, error, command event and final collection content as specified;
  * - refused: a command failed with the stand-in's own "does not support / does not implement"
  *   refusal (BadValue 2 or CommandNotFound 59) where the test expected otherwise: clear, not wrong;
- * - wrong: anything else (a different answer, a different error, or a runner limit, which the
- *   reason names);
+ * - wrong: anything else: a different answer or a different error;
+ * - runner-gap: the test needs something this runner does not implement (named in the reason),
+ *   so it says nothing about the server; counted apart, never as a pass;
  * - driver-side: everything as specified except what driver 7.9 does on its own (driver-side.ts),
  *   which the reason names, or a failure of a test the Node driver's own runner skips as a driver
  *   gap; not a pass;
@@ -18,12 +19,12 @@ import { Entities } from './entities';
 import { checkError, checkEvents, checkOutcome, resultShape } from './expect';
 import { Matcher } from './match';
 import { NODE_RUNNER_SKIPS } from './driver-side';
-import { Mismatch } from './mismatch';
+import { Mismatch, RunnerGap } from './mismatch';
 import { OPERATIONS } from './operations';
 import { OperationContext } from './operations/table';
 import { missingSecondary, ServerProfile, unmetRequirement } from './requirements';
 
-export type Verdict = 'pass' | 'refused' | 'wrong' | 'driver-side' | 'skipped';
+export type Verdict = 'pass' | 'refused' | 'wrong' | 'driver-side' | 'runner-gap' | 'skipped';
 
 export interface TestResult {
   verdict: Verdict;
@@ -41,25 +42,33 @@ function isRefusal(error: unknown): boolean {
 
 class Refused extends Error {}
 
+/** The test's initialData; a refusal of what the stand-in does not implement is a Refused. */
 async function loadInitialData(initialData: Document[] | undefined, uri: string): Promise<void> {
   const setup = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
   try {
-    for (const data of initialData ?? []) {
-      const db = setup.db(data.databaseName);
-      await db
-        .dropCollection(data.collectionName, { writeConcern: { w: 'majority' } })
-        .catch(() => undefined);
-      await db.createCollection(data.collectionName, {
-        ...data.createOptions,
-        writeConcern: { w: 'majority' },
-      });
-      if (data.documents.length > 0)
-        await db
-          .collection(data.collectionName)
-          .insertMany(data.documents, { writeConcern: { w: 'majority' } });
-    }
+    await writeInitialData(setup, initialData ?? []);
+  } catch (error) {
+    if (isRefusal(error)) throw new Refused(`initialData: ${(error as Error).message}`);
+    throw error;
   } finally {
     await setup.close();
+  }
+}
+
+async function writeInitialData(setup: MongoClient, initialData: Document[]): Promise<void> {
+  for (const data of initialData) {
+    const db = setup.db(data.databaseName);
+    await db
+      .dropCollection(data.collectionName, { writeConcern: { w: 'majority' } })
+      .catch(() => undefined);
+    await db.createCollection(data.collectionName, {
+      ...data.createOptions,
+      writeConcern: { w: 'majority' },
+    });
+    if (data.documents.length > 0)
+      await db
+        .collection(data.collectionName)
+        .insertMany(data.documents, { writeConcern: { w: 'majority' } });
   }
 }
 
@@ -69,7 +78,7 @@ function execute(operation: Document, context: OperationContext): Promise<unknow
   const target = operation.object as string;
   const kind = target === 'testRunner' ? 'testRunner' : entities.kind(target);
   const handler = OPERATIONS[`${kind}.${operation.name}`];
-  if (!handler) throw new Mismatch(`runner does not implement ${kind}.${operation.name}`);
+  if (!handler) throw new RunnerGap(`runner does not implement ${kind}.${operation.name}`);
   const args: Document = { ...(operation.arguments ?? {}) };
   if (typeof args.session === 'string') args.session = entities.session(args.session);
   return handler(args, target === 'testRunner' ? undefined : entities.value(target), context);
@@ -87,7 +96,7 @@ async function runOperation(
   try {
     result = await execute(operation, context);
   } catch (error) {
-    if (error instanceof Mismatch) throw error;
+    if (error instanceof Mismatch || error instanceof Refused) throw error;
     if (isRefusal(error)) throw new Refused(`${where}: ${(error as Error).message}`);
     if (operation.expectError) {
       checkError(operation.expectError, error, where, matcher, context.driverSide);
@@ -131,6 +140,7 @@ async function runSteps(file: Document, test: Document, context: OperationContex
     for (const [index, operation] of operations.entries())
       await runOperation(operation, index, context, matcher, true);
   };
+  context.runOne = (operation) => runOperation(operation, 0, context, matcher);
   await createEntities(file.createEntities ?? [], context);
   await loadInitialData(file.initialData, context.uri);
   for (const events of context.entities.events.values()) events.length = 0;
@@ -156,6 +166,7 @@ export async function runTest(
     entities: new Entities(),
     uri,
     runNested: () => Promise.reject(new Mismatch('nested operations before the test started')),
+    runOne: () => Promise.reject(new Mismatch('an operation before the test started')),
     driverSide: [],
   };
   try {
@@ -165,9 +176,13 @@ export async function runTest(
     return { verdict: 'pass' };
   } catch (error) {
     if (error instanceof Refused) return { verdict: 'refused', reason: error.message };
-    const skippedByNode = NODE_RUNNER_SKIPS[test.description as string];
+    // Before runner gaps: what the runner cannot do there is what driver 7.9 lacks (renameByName).
+    const skippedByNode =
+      NODE_RUNNER_SKIPS[`${file.description} :: ${test.description}`] ??
+      NODE_RUNNER_SKIPS[test.description as string];
     if (skippedByNode && error instanceof Mismatch)
       return { verdict: 'driver-side', reason: `${skippedByNode}; here: ${error.message}` };
+    if (error instanceof RunnerGap) return { verdict: 'runner-gap', reason: error.message };
     return { verdict: 'wrong', reason: (error as Error).message };
   } finally {
     await cleanUp(context.entities);

@@ -1,9 +1,12 @@
 /**
  * Command-level behaviour shared by real MongoDB and the stand-in: unordered bulk inserts with
- * a duplicate, dropping a missing collection, failCommand fail points scoped by appName, refusal of unknown commands, and the
- * query/update operators the service uses.
+ * a duplicate, dropping a missing collection, failCommand fail points scoped by appName (also on
+ * the handshake that announces the appName), refusal of unknown commands, and the query/update
+ * operators the service uses.
  */
+import { randomUUID } from 'node:crypto';
 import { MongoBulkWriteError, MongoNetworkError, MongoServerError } from 'mongodb';
+import { testClient } from '../support/db';
 import { useConformanceDb, useScopedFaults } from './fixture';
 
 const shared = useConformanceDb('conformance_commands');
@@ -131,6 +134,33 @@ describe('failCommand fail points, scoped to one client by appName', () => {
     expect((error as MongoServerError).code).toBe(64);
     expect(await shared.db.collection('fp_wce').countDocuments({ _id: 'w' as never })).toBe(1);
   });
+});
+
+test('a failCommand on hello scoped by appName fails the handshake that announces that appName', async () => {
+  // mongod reads a hello's client metadata before it checks failCommand, so the fail point
+  // hits the very first hello of a connection (MongoDB's SDAM spec tests rely on it: "Network
+  // error on Monitor handshake", backpressure on connection establishment).
+  const appName = `handshake-${randomUUID()}`;
+  await shared.client.db('admin').command({
+    configureFailPoint: 'failCommand',
+    mode: { times: 1 },
+    data: { failCommands: ['hello', 'isMaster'], closeConnection: true, appName },
+  });
+  const client = testClient({ appName, heartbeatFrequencyMS: 500, serverMonitoringMode: 'poll' });
+  const heartbeats: string[] = [];
+  client.on('serverHeartbeatSucceeded', () => heartbeats.push('succeeded'));
+  client.on('serverHeartbeatFailed', () => heartbeats.push('failed'));
+  try {
+    await client.connect();
+    // The monitor's handshake is its first heartbeat: it failed, and the next one succeeded.
+    expect(heartbeats.slice(0, 2)).toEqual(['failed', 'succeeded']);
+    await expect(client.db('admin').command({ ping: 1 })).resolves.toMatchObject({ ok: 1 });
+  } finally {
+    await shared.client
+      .db('admin')
+      .command({ configureFailPoint: 'failCommand', mode: 'off', data: { appName } });
+    await client.close();
+  }
 });
 
 describe('query and update operators', () => {

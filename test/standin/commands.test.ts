@@ -8,9 +8,11 @@ import { ChangeHistory } from '../../src/standin/state/change-history';
 import { FailPoints } from '../../src/standin/state/fail-points';
 import { TransactionTable } from '../../src/standin/state/transactions';
 import { ReplicaSetIdentity } from '../../src/standin/state/replica-set';
+import { HelloMonitors } from '../../src/standin/state/hello-monitors';
 import { RetryableWrites } from '../../src/standin/state/retryable-writes';
 import { SnapshotReads } from '../../src/standin/state/snapshot-reads';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
+import { noteAppName } from '../../src/standin/commands/hello';
 
 function freshContext(database = 'db', appName?: string): CommandContext {
   const store = new Store();
@@ -18,6 +20,7 @@ function freshContext(database = 'db', appName?: string): CommandContext {
     server: {
       store,
       transactions: new TransactionTable(store),
+      monitors: new HelloMonitors(),
       replica: null,
       retryableWrites: new RetryableWrites(store, false),
       snapshotReads: new SnapshotReads(store, store.clock),
@@ -103,7 +106,7 @@ test('a transaction is IllegalOperation on a standalone, InvalidOptions without 
   const command = { insert: 'c', documents: [{}], startTransaction: true, autocommit: false };
   expect(runCommand(command, standalone)).toMatchObject({ ok: 0, code: 20 });
   const member = freshContext();
-  member.server.replica = new ReplicaSetIdentity('rs0', new Store().clock);
+  member.server.replica = new ReplicaSetIdentity('rs0', new Store().clock, new HelloMonitors());
   expect(runCommand(command, member)).toMatchObject({
     ok: 0,
     code: 72,
@@ -124,7 +127,17 @@ test('hello announces a writable standalone with sessions and the wire versions 
     logicalSessionTimeoutMinutes: 30,
   });
   expect(reply).not.toHaveProperty('setName');
-  expect(context.connection.appName).toBe('app');
+});
+
+test("a connection's appName is its first hello's, whatever the hello's spelling", () => {
+  for (const name of ['hello', 'isMaster', 'ismaster']) {
+    const { connection } = freshContext('admin');
+    noteAppName({ ping: 1, client: { application: { name: 'not a hello' } } }, connection);
+    expect(connection.appName).toBeUndefined();
+    noteAppName({ [name]: 1, client: { application: { name: 'first' } } }, connection);
+    noteAppName({ [name]: 1, client: { application: { name: 'second' } } }, connection);
+    expect(connection.appName).toBe('first');
+  }
 });
 
 describe('fail point slots', () => {

@@ -33,7 +33,12 @@ export function uniqueDbName(prefix = 'test'): string {
  * metadata, so the server would never see `appName` and fail points could not be scoped.
  */
 export async function connectTestClient(options: MongoClientOptions = {}): Promise<MongoClient> {
-  return MongoClient.connect(testMongoUri(), {
+  return testClient(options).connect();
+}
+
+/** The client connectTestClient connects, not yet connected (to listen to its first events). */
+export function testClient(options: MongoClientOptions = {}): MongoClient {
+  return new MongoClient(testMongoUri(), {
     runtimeAdapters: { os },
     serverSelectionTimeoutMS: 5_000,
     connectTimeoutMS: 5_000,

@@ -1,6 +1,6 @@
 /**
  * CRUD and catalogue operations on collection, database, client and cursor entities, translated
- * from the format's argument names to the driver's (mostly the same shape).
+ * from the format's argument names to the driver's (mostly the same shape), and client.close.
  */
 import { AbstractCursor, Collection, Db, Document, MongoClient, RunCommandCursor } from 'mongodb';
 import { OperationTable } from './table';
@@ -125,6 +125,12 @@ export const crudOperations: OperationTable = {
     await cursor.hasNext();
     return cursor;
   }),
+  // As createCommandCursor: the find runs when the cursor is created.
+  'collection.createFindCursor': collection(async (c, { filter, ...o }) => {
+    const opened = c.find(filter, o);
+    await opened.hasNext();
+    return opened;
+  }),
   'cursor.iterateUntilDocumentOrError': cursor((c) => c.next()),
   'cursor.iterateOnce': cursor((c) => c.tryNext().then(() => undefined)),
   'cursor.close': cursor((c) => c.close().then(() => undefined)),
@@ -163,6 +169,8 @@ export const crudOperations: OperationTable = {
         .admin()
         .listDatabases({ ...args, nameOnly: true })
     ).databases.map((entry) => entry.name),
+  // Closing a client ends its topology (topologyClosedEvent); its entity stays defined.
+  'client.close': async (_args, target) => (target as MongoClient).close(),
   'client.clientBulkWrite': async ({ models, ...o }, target) =>
     (target as MongoClient).bulkWrite(modelsOf(models) as never, o),
 };

@@ -16,6 +16,11 @@ export interface OperationContext {
    * or not) once checked: withTransaction's callback, whose errors the driver must see.
    */
   runNested(operations: Document[]): Promise<void>;
+  /**
+   * Runs one operation with its expectations checked, as the test's own steps are (a thread's
+   * operation); an error it expected is not rethrown.
+   */
+  runOne(operation: Document): Promise<void>;
   /** what driver 7.9 did on its own that the test does not expect (../driver-side.ts) */
   driverSide: string[];
 }

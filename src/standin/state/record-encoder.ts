@@ -1,7 +1,7 @@
 /**
- * Encodes journal records (record-file.ts: `[length][CRC-32][BSON payload]`) with less work than
- * `BSON.serialize`, into the same bytes: recovery reads them as it always did, and files written
- * before this encoder existed read the same way. No format change.
+ * Encodes the records of journals and snapshots (record-file.ts: `[length][CRC-32][BSON
+ * payload]`) with less work than `BSON.serialize`, into the same bytes: recovery reads them as it
+ * always did, and files written before this encoder existed read the same way. No format change.
  *
  * Why: with a data directory every command's changes are encoded before its reply leaves, and
  * that encoding was the largest item of the CPU the journal adds to a write (about 12 µs of a

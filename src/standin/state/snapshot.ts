@@ -16,7 +16,8 @@ import path from 'node:path';
 import { IndexSpec } from '../engine/indexes';
 import { Store } from '../engine/store';
 import { Document } from '../engine/values';
-import { decodeRecords, encodeRecord, writeFully } from './record-file';
+import { RecordEncoder } from './record-encoder';
+import { decodeRecords, writeFully } from './record-file';
 
 export const SNAPSHOT_FILE = 'snapshot';
 const TEMPORARY_FILE = 'snapshot.tmp';
@@ -85,10 +86,11 @@ export async function writeSnapshot(dir: string, captured: CapturedStore): Promi
 }
 
 async function writeRecords(handle: FileHandle, captured: CapturedStore): Promise<void> {
+  const encoder = new RecordEncoder();
   let chunk: Buffer[] = [];
   let chunkBytes = 0;
   const add = async (payload: Document) => {
-    const record = encodeRecord(payload);
+    const record = encoder.encode(payload);
     chunk.push(record);
     chunkBytes += record.length;
     if (chunkBytes >= WRITE_CHUNK_BYTES) {
