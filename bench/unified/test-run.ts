@@ -177,7 +177,9 @@ export async function runTest(
   } catch (error) {
     if (error instanceof Refused) return { verdict: 'refused', reason: error.message };
     // Before runner gaps: what the runner cannot do there is what driver 7.9 lacks (renameByName).
-    const skippedByNode = NODE_RUNNER_SKIPS[test.description as string];
+    const skippedByNode =
+      NODE_RUNNER_SKIPS[`${file.description} :: ${test.description}`] ??
+      NODE_RUNNER_SKIPS[test.description as string];
     if (skippedByNode && error instanceof Mismatch)
       return { verdict: 'driver-side', reason: `${skippedByNode}; here: ${error.message}` };
     if (error instanceof RunnerGap) return { verdict: 'runner-gap', reason: error.message };

@@ -36,11 +36,12 @@ import { Document, isNumeric, isPlainDocument, numberOf } from './engine/values'
 import { Activity } from './state/activity';
 import { FailPoints, FailureAction } from './state/fail-points';
 import { commandNameOf, errorReply, failPointNameOf, runCommand } from './commands/registry';
-import { noteAppName } from './commands/hello';
+import { isHello, noteAppName } from './commands/hello';
 import { Journal, JournalOptions, RecoveryReport } from './state/journal';
 import { DEFAULT_TRANSACTION_LIFETIME_MS, TransactionTable } from './state/transactions';
 import { isTransactionCommand, transactionErrorLabels } from './commands/transactions';
 import { DEFAULT_REPLICA_SET, ReplicaSetIdentity } from './state/replica-set';
+import { HelloMonitors } from './state/hello-monitors';
 import { RetryableWrites, withRetryableWriteLabel } from './state/retryable-writes';
 import { isSnapshotRead, SnapshotReads } from './state/snapshot-reads';
 import { MAX_MESSAGE_SIZE, MessageFramer } from './wire/framer';
@@ -131,10 +132,12 @@ export class StandinServer {
     replSet: string | null = DEFAULT_REPLICA_SET,
   ) {
     const store = this.store;
+    const monitors = new HelloMonitors();
     this.state = {
       store,
       transactions: new TransactionTable(store, limits.transactionLifetimeMs),
-      replica: replSet === null ? null : new ReplicaSetIdentity(replSet, store.clock),
+      monitors,
+      replica: replSet === null ? null : new ReplicaSetIdentity(replSet, store.clock, monitors),
       retryableWrites: new RetryableWrites(store, replSet !== null),
       snapshotReads: new SnapshotReads(store, store.clock),
       changes: new ChangeHistory(limits.changeHistoryBytes, store.clock.now()),
@@ -275,7 +278,7 @@ export class StandinServer {
       : this.state.failPoints.take(name, connection.appName);
     const context: CommandContext = { server: this.state, database: request.database, connection };
     this.state.replica?.receive(request.command);
-    if (!failure && this.state.replica?.isAwaitableHello(request)) {
+    if (!failure && isHello(request.command) && this.state.monitors.isAwaitable(request)) {
       return this.streamHello(request, socket, context);
     }
     let reply: Document;
@@ -287,7 +290,7 @@ export class StandinServer {
         reply = { ...reply, writeConcernError: failure.writeConcernError };
       if (failure.errorLabels && (injected || failure.writeConcernError))
         reply = { ...reply, errorLabels: failure.errorLabels };
-      this.state.replica?.noticeSimulatedStateChange(reply);
+      this.state.monitors.noticeSimulatedStateChange(reply);
       if (!failure.errorLabels && isTransactionCommand(request.command))
         reply = withTransactionLabels(name, reply);
     } else {
@@ -388,8 +391,8 @@ export class StandinServer {
     let responseTo = request.requestId;
     let first = true;
     do {
-      if (!first || this.state.replica!.isCurrent(request.command.topologyVersion))
-        await this.state.replica!.awaitTopologyEvent(wait, socket);
+      if (!first || this.state.monitors.isCurrent(request.command.topologyVersion))
+        await this.state.monitors.awaitTopologyEvent(wait, socket);
       first = false;
       if (socket.destroyed) return;
       const answer = await this.execute(request, context);

@@ -8,6 +8,7 @@ import { ChangeHistory } from '../../src/standin/state/change-history';
 import { FailPoints } from '../../src/standin/state/fail-points';
 import { TransactionTable } from '../../src/standin/state/transactions';
 import { ReplicaSetIdentity } from '../../src/standin/state/replica-set';
+import { HelloMonitors } from '../../src/standin/state/hello-monitors';
 import { RetryableWrites } from '../../src/standin/state/retryable-writes';
 import { SnapshotReads } from '../../src/standin/state/snapshot-reads';
 import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
@@ -19,6 +20,7 @@ function freshContext(database = 'db', appName?: string): CommandContext {
     server: {
       store,
       transactions: new TransactionTable(store),
+      monitors: new HelloMonitors(),
       replica: null,
       retryableWrites: new RetryableWrites(store, false),
       snapshotReads: new SnapshotReads(store, store.clock),
@@ -104,7 +106,7 @@ test('a transaction is IllegalOperation on a standalone, InvalidOptions without 
   const command = { insert: 'c', documents: [{}], startTransaction: true, autocommit: false };
   expect(runCommand(command, standalone)).toMatchObject({ ok: 0, code: 20 });
   const member = freshContext();
-  member.server.replica = new ReplicaSetIdentity('rs0', new Store().clock);
+  member.server.replica = new ReplicaSetIdentity('rs0', new Store().clock, new HelloMonitors());
   expect(runCommand(command, member)).toMatchObject({
     ok: 0,
     code: 72,

@@ -55,3 +55,38 @@ test('maxTimeMS shorter than the block ends the command with MaxTimeMSExpired', 
   expect(error).toBeInstanceOf(MongoServerError);
   expect((error as MongoServerError).code).toBe(50);
 });
+
+test.each([
+  ['a one-member replica set', {}],
+  ['a standalone', { replSet: null }],
+])(
+  '%s streams its monitors: hello carries a topologyVersion and awaitable hellos are answered',
+  async (_mode, options) => {
+    // mongod 4.4+ in either mode: drivers in serverMonitoringMode stream (or auto) then get
+    // awaited heartbeats instead of polling.
+    const server = await startStandin({ log: () => undefined, ...options });
+    const client = new MongoClient(server.uri, {
+      heartbeatFrequencyMS: 500,
+      serverMonitoringMode: 'stream',
+      directConnection: true,
+    });
+    try {
+      // Bounded: false when no awaited heartbeat comes within 10 s (a poll comes every 0.5 s).
+      const awaited = new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), 10_000).unref();
+        client.on('serverHeartbeatSucceeded', (event) => {
+          if (!event.awaited) return;
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      await client.connect();
+      const hello = await client.db('admin').command({ hello: 1 });
+      expect(hello.topologyVersion).toMatchObject({ counter: expect.anything() });
+      await expect(awaited).resolves.toBe(true);
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  },
+);

@@ -16,6 +16,7 @@ import { ChangeHistory } from '../state/change-history';
 import { FailPoints } from '../state/fail-points';
 import { TransactionTable } from '../state/transactions';
 import { ReplicaSetIdentity } from '../state/replica-set';
+import { HelloMonitors } from '../state/hello-monitors';
 import { RetryableWrites } from '../state/retryable-writes';
 import { SnapshotReads } from '../state/snapshot-reads';
 
@@ -29,6 +30,8 @@ export interface ServerState {
   store: StoreView;
   transactions: TransactionTable;
   /** null on a standalone */
+  /** the topologyVersion and awaitable hellos, in either mode */
+  monitors: HelloMonitors;
   replica: ReplicaSetIdentity | null;
   retryableWrites: RetryableWrites;
   snapshotReads: SnapshotReads;

@@ -2,10 +2,12 @@
  * `hello` / `isMaster`: presents the primary of a one-member replica set (state/replica-set.ts),
  * or a writable standalone in standalone mode, with wire versions 0–21 (MongoDB up to 7.0,
  * which drivers 6 and 7 accept), no compression, and logical sessions (so the driver sends
- * lsid). The first handshake's `client.application.name` becomes the connection's appName, which
- * fail points use to target one client: the server reads it (connectionAppName) before it checks
- * fail points, as mongod reads a hello's client metadata before failCommand, so a fail point
- * scoped to an appName also fails the handshake that announces it.
+ * lsid), and in both modes the topologyVersion of state/hello-monitors.ts (a monitor's awaitable
+ * hello is answered there, by the server). The first handshake's `client.application.name`
+ * becomes the connection's appName, which fail points use to target one client: the server reads
+ * it (noteAppName) before it checks fail points, as mongod reads a hello's client metadata
+ * before failCommand, so a fail point scoped to an appName also fails the handshake that
+ * announces it.
  */
 import { CommandDefinition, ConnectionInfo } from './context';
 import { Document, isPlainDocument } from '../engine/values';
@@ -22,6 +24,7 @@ export const hello: CommandDefinition = {
     return {
       helloOk: true,
       ...(legacy ? { ismaster: true } : { isWritablePrimary: true }),
+      topologyVersion: context.server.monitors.topologyVersion(),
       ...context.server.replica?.helloFields(),
       maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
       maxMessageSizeBytes: 48_000_000,
@@ -39,9 +42,14 @@ export const hello: CommandDefinition = {
 
 const HELLO_NAMES = new Set([hello.name, ...(hello.aliases ?? [])]);
 
+/** Whether the command is a hello, by any of its names. */
+export function isHello(command: Document): boolean {
+  return HELLO_NAMES.has(Object.keys(command)[0]);
+}
+
 /** Gives the connection the appName its first hello announces (see the header). */
 export function noteAppName(command: Document, connection: ConnectionInfo): void {
-  if (connection.appName !== undefined || !HELLO_NAMES.has(Object.keys(command)[0])) return;
+  if (connection.appName !== undefined || !isHello(command)) return;
   const client = command.client;
   if (
     isPlainDocument(client) &&
