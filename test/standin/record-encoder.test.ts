@@ -50,6 +50,13 @@ function expectSameBytes(record: Document, encoder = new RecordEncoder()): void 
   expect(decodeRecords(encoded, 'journal.000001').records).toHaveLength(1);
 }
 
+/** A Binary whose buffer (js-bson's 256 bytes) holds more than the 3 bytes written into it. */
+function grownBinary(): Binary {
+  const binary = new Binary();
+  binary.write(Buffer.from('abc'), 0);
+  return binary;
+}
+
 const nested = (depth: number): Document => (depth === 0 ? { leaf: 1 } : { d: nested(depth - 1) });
 
 describe('the same bytes as BSON.serialize', () => {
@@ -68,7 +75,7 @@ describe('the same bytes as BSON.serialize', () => {
     ['Int32, Double, Long and Timestamp', [new Int32(-7), new Double(2), new Double(-0), Long.fromString('-9223372036854775808'), Long.fromNumber(2 ** 40), new Timestamp({ t: 4294967295, i: 4294967295 })]], // prettier-ignore
     ['an ObjectId', new ObjectId()],
     ['Binary of the generic, UUID and user subtypes', [new Binary(Buffer.from('abc')), new UUID(), new Binary(Buffer.alloc(40, 7), 0x80), new Binary(Buffer.alloc(0))]], // prettier-ignore
-    ['a Binary with room past its bytes', new Binary(Buffer.alloc(300, 1))],
+    ['a Binary with room past its bytes', grownBinary()],
     ['nested documents and arrays', { a: [{ b: [[], {}] }], c: { d: { e: [1, 'x'] } } }],
     ['a document of null prototype', Object.assign(Object.create(null) as Document, { k: 1 })],
     ['keys of any characters', { 'é€': 1, 'a.b': 2, $set: 3, '': 4 }],
@@ -81,6 +88,12 @@ describe('the same bytes as BSON.serialize', () => {
     ['a bigint', 12n],
   ])('%s', (_, value) => {
     expectSameBytes({ op: 'put', db: 'd', coll: 'c', doc: { _id: 1, value } });
+  });
+
+  test('the grown Binary above does hold more than its bytes', () => {
+    const binary = grownBinary();
+    expect(binary.position).toBe(3);
+    expect(binary.buffer.length).toBeGreaterThan(3);
   });
 
   test('a document with a field left undefined leaves it out, as js-bson does', () => {
