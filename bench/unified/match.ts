@@ -2,8 +2,9 @@
  * The unified format's matching rules: root documents may carry extra fields, nested ones may
  * not; numbers match across BSON numeric types; the special operators `$$exists`, `$$type`,
  * `$$unsetOrMatches`, `$$sessionLsid`, `$$matchesEntity`, `$$matchesHexBytes` and `$$lte` apply
- * where they appear, and so do `$$matchAsDocument` (a JSON string matched as a root document) and
- * `$$matchAsRoot` (a nested document matched as a root one, extra fields allowed).
+ * where they appear, and so do `$$matchAsDocument` (a JSON string parsed and matched as a nested
+ * document: no extra fields) and `$$matchAsRoot` (a nested document matched as a root one, extra
+ * fields allowed).
  */
 import { BSON, Document } from 'mongodb';
 import { Entities } from './entities';
@@ -135,7 +136,7 @@ export class Matcher {
         if (typeof actual !== 'string')
           throw new Mismatch(`${where}: expected a JSON string, got ${show(actual)}`);
         const parsed = BSON.EJSON.parse(actual, { relaxed: false }) as unknown;
-        return this.match(operand, parsed, where, true);
+        return this.match(operand, parsed, where, false);
       }
       case '$$matchAsRoot':
         return this.match(operand, actual, where, true);

@@ -13,7 +13,13 @@
  * - skipped: the server under test would not run it (runOnRequirements), it needs a secondary a
  *   one-member set does not have, or the file says why.
  */
-import { Document, MongoClient, MongoServerError } from 'mongodb';
+import {
+  Document,
+  MongoClient,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+} from 'mongodb';
 import { createEntities } from './create-entities';
 import { Entities } from './entities';
 import { checkError, checkEvents, checkOutcome, resultShape } from './expect';
@@ -41,6 +47,20 @@ function isRefusal(error: unknown): boolean {
 }
 
 class Refused extends Error {}
+
+const isNetworkError = (error: unknown) =>
+  error instanceof MongoNetworkError || error instanceof MongoServerSelectionError;
+
+/** The newest version of the format this runner reads (mongodb/specifications 92b3c0b's newest). */
+const SCHEMA_VERSION = { major: 1, minor: 26 };
+
+/** Why the runner cannot read a file of this schemaVersion, or null when it can. */
+function unreadableSchema(version: unknown): string | null {
+  const [major, minor] = String(version).split('.').map(Number);
+  return major === SCHEMA_VERSION.major && minor <= SCHEMA_VERSION.minor
+    ? null
+    : `schemaVersion ${String(version)}: this runner reads ${SCHEMA_VERSION.major}.0 to ${SCHEMA_VERSION.major}.${SCHEMA_VERSION.minor}`;
+}
 
 /** The test's initialData; a refusal of what the stand-in does not implement is a Refused. */
 async function loadInitialData(initialData: Document[] | undefined, uri: string): Promise<void> {
@@ -103,7 +123,12 @@ async function runOperation(
       if (rethrow) throw error;
       return;
     }
-    if (operation.ignoreResultAndError) {
+    // What the server or the network did, not an operation the driver refused as malformed.
+    if (operation.ignoreResultAndError && error instanceof MongoServerError) {
+      if (rethrow) throw error;
+      return;
+    }
+    if (operation.ignoreResultAndError && isNetworkError(error)) {
       if (rethrow) throw error;
       return;
     }
@@ -156,6 +181,8 @@ export async function runTest(
   uri: string,
   server: ServerProfile,
 ): Promise<TestResult> {
+  const unreadable = unreadableSchema(file.schemaVersion);
+  if (unreadable) return { verdict: 'runner-gap', reason: unreadable };
   const unmet =
     unmetRequirement(file.runOnRequirements, server) ??
     unmetRequirement(test.runOnRequirements, server) ??

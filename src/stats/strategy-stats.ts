@@ -174,6 +174,10 @@ export class StrategyStats<S extends string = string> {
       throw new TypeError(`Unknown id strategy ${String(r.strategy)}`);
     }
     for (const field of TOTALLED) {
+      // A zero adds nothing to a series that exists from the start; prom-client's `inc` hashes
+      // and checks its labels even then (most creations have no retries, repairs or conflicts:
+      // four of seven fields).
+      if (r[field] === 0) continue;
       totals[field] += r[field];
       series[field].inc(r[field]);
     }

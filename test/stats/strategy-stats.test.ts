@@ -77,6 +77,32 @@ describe('StrategyStats', () => {
     expect(byStrategy.COUNTER).toMatchObject({ transactionRetries: 0, writeConflicts: 0 });
   });
 
+  test('records of zeros leave their series listed at zero, and /metrics agrees with the snapshot', async () => {
+    const stats = new StrategyStats(ID_STRATEGIES);
+    stats.record(record({}));
+    stats.record(record({ users: 0, attempts: 0, commands: 0 }));
+    stats.record(record({ attempts: 2, duplicateKeyRetries: 1, counterRepairs: 1, commands: 5 }));
+    const text = await stats.metrics();
+    const counter = (name: string) => seriesValue(text, `${name}{strategy="COUNTER"}`);
+    expect(counter('users_created_total')).toBe(2);
+    expect(counter('user_insert_attempts_total')).toBe(3);
+    expect(counter('user_duplicate_key_retries_total')).toBe(1);
+    expect(counter('counter_repairs_total')).toBe(1);
+    expect(counter('user_transaction_retries_total')).toBe(0);
+    expect(counter('user_transaction_write_conflicts_total')).toBe(0);
+    expect(counter('user_creation_db_commands_total')).toBe(7);
+    expect(seriesValue(text, 'user_transaction_retries_total{strategy="BLOCK"}')).toBe(0);
+    expect(stats.snapshot().find((s) => s.strategy === 'COUNTER')).toMatchObject({
+      usersCreated: 2,
+      insertAttempts: 3,
+      duplicateKeyRetries: 1,
+      counterRepairs: 1,
+      transactionRetries: 0,
+      writeConflicts: 0,
+      commandsPerUser: 3.5,
+    });
+  });
+
   test('latency percentiles are those of the observations, within 1%', () => {
     const stats = new StrategyStats(ID_STRATEGIES);
     const latencies = Array.from({ length: 1000 }, (_, i) => (i + 1) / 10);

@@ -3,6 +3,7 @@
  * from the format's argument names to the driver's (mostly the same shape), and client.close.
  */
 import { AbstractCursor, Collection, Db, Document, MongoClient, RunCommandCursor } from 'mongodb';
+import { Mismatch } from '../mismatch';
 import { OperationTable } from './table';
 
 const LEGACY_COUNT = (collection: Collection, filter: Document, options: Document) =>
@@ -11,10 +12,15 @@ const LEGACY_COUNT = (collection: Collection, filter: Document, options: Documen
     options,
   );
 
+const RETURN_DOCUMENT: Record<string, string> = { Before: 'before', After: 'after' };
+
 /** The format spells returnDocument 'Before'/'After'; the driver takes 'before'/'after'. */
 function driverOptions(options: Document): Document {
-  if (typeof options.returnDocument !== 'string') return options;
-  return { ...options, returnDocument: options.returnDocument.toLowerCase() };
+  if (options.returnDocument === undefined) return options;
+  const returnDocument = RETURN_DOCUMENT[options.returnDocument as string];
+  if (!returnDocument)
+    throw new Mismatch(`returnDocument ${JSON.stringify(options.returnDocument)}: Before or After`);
+  return { ...options, returnDocument };
 }
 
 const collection =
@@ -127,6 +133,7 @@ export const crudOperations: OperationTable = {
   }),
   // As createCommandCursor: the find runs when the cursor is created.
   'collection.createFindCursor': collection(async (c, { filter, ...o }) => {
+    if (filter === undefined) throw new Mismatch('createFindCursor needs a filter');
     const opened = c.find(filter, o);
     await opened.hasNext();
     return opened;

@@ -118,6 +118,9 @@ export const runnerOperations: OperationTable = {
     return undefined;
   },
   'testRunner.assertNumberConnectionsCheckedOut': async (args, _t, context) => {
+    context.entities.client(args.client);
+    if (typeof args.connections !== 'number')
+      throw new Mismatch('assertNumberConnectionsCheckedOut needs connections');
     const count = context.entities.checkedOut.get(args.client);
     if (count !== args.connections)
       throw new Mismatch(
