@@ -1,10 +1,15 @@
 /**
  * The checks of a unified test: an operation's expectResult / expectError, the clients'
- * expectEvents (command, CMAP and SDAM events), and the collections' outcome.
+ * expectEvents (command, CMAP and SDAM events), expectLogMessages, and the collections' outcome.
  */
 import { Document, MongoClient, MongoServerError } from 'mongodb';
-import { withoutDriverAdditions, withoutUnrunInsertIds } from './driver-side';
-import { Entities, ObservedEvent } from './entities';
+import {
+  DRIVER_REDACTS_EVERY_FAILURE,
+  REDACTED_FAILURE,
+  withoutDriverAdditions,
+  withoutUnrunInsertIds,
+} from './driver-side';
+import { Entities, LoggedMessage, ObservedEvent } from './entities';
 import { Matcher } from './match';
 import { Mismatch, RunnerGap } from './mismatch';
 
@@ -183,6 +188,75 @@ export function checkEvents(
         `${eventType} events of ${expected.client}: expected ${wanted.length}, got ${actual.length} (${actual.map((e) => e.event.commandName ?? e.kind).join(', ')})`,
       );
     wanted.forEach((want, i) => driverSide.push(...checkEvent(want, actual[i], i, matcher)));
+  }
+  return driverSide;
+}
+
+/**
+ * Checks one log message against its expectation (level, component, failure, data as a root);
+ * returns what driver 7.9 did on its own (driver-side.ts), or null.
+ */
+function checkLog(
+  want: Document,
+  got: LoggedMessage,
+  where: string,
+  matcher: Matcher,
+): string | null {
+  if (got.level !== want.level || got.component !== want.component)
+    throw new Mismatch(
+      `${where}: expected ${want.component} ${want.level}, got ${got.component} ${got.level} ${got.data.message}`,
+    );
+  let driverSide: string | null = null;
+  if (want.failureIsRedacted !== undefined) {
+    const failure = got.data.failure as unknown;
+    if (failure === undefined) throw new Mismatch(`${where}: expected a failure`);
+    const redacted = failure === REDACTED_FAILURE;
+    if (redacted && !want.failureIsRedacted)
+      driverSide = `${where}: ${DRIVER_REDACTS_EVERY_FAILURE}`;
+    else if (redacted !== want.failureIsRedacted)
+      throw new Mismatch(
+        `${where}: the failure is ${want.failureIsRedacted ? 'not ' : ''}redacted`,
+      );
+  }
+  matcher.match(want.data, got.data, `${where} data`, true);
+  return driverSide;
+}
+
+function logMatches(want: Document, got: LoggedMessage, matcher: Matcher): boolean {
+  try {
+    checkLog(want, got, 'log', matcher);
+    return true;
+  } catch (error) {
+    if (error instanceof Mismatch && !(error instanceof RunnerGap)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Checks every client's log messages (expectLogMessages), after its ignoreMessages are left
+ * out; returns what the driver did on its own (driver-side.ts).
+ */
+export function checkLogs(
+  expectations: Document[],
+  entities: Entities,
+  matcher: Matcher,
+): string[] {
+  const driverSide: string[] = [];
+  for (const expected of expectations) {
+    const ignored = (expected.ignoreMessages ?? []) as Document[];
+    const actual = (entities.logs.get(expected.client) ?? []).filter(
+      (got) => !ignored.some((want) => logMatches(want, got, matcher)),
+    );
+    const wanted = expected.messages as Document[];
+    const tooFew = actual.length < wanted.length;
+    if (expected.ignoreExtraMessages ? tooFew : actual.length !== wanted.length)
+      throw new Mismatch(
+        `log messages of ${expected.client}: expected ${wanted.length}, got ${actual.length} (${actual.map((got) => got.data.message).join(', ')})`,
+      );
+    wanted.forEach((want, i) => {
+      const added = checkLog(want, actual[i], `log message ${i}`, matcher);
+      if (added) driverSide.push(added);
+    });
   }
   return driverSide;
 }
