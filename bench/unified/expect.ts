@@ -160,13 +160,33 @@ function checkEvent(
 
 /** True when `observed` is the event `expected` (`{ <kind>: { fields } }`) describes. */
 export function eventMatches(expected: Document, observed: ObservedEvent, matcher: Matcher) {
+  return holds(() => checkEvent(expected, observed, 0, matcher));
+}
+
+/** Whether `check` passes: false on a mismatch; a runner gap or any other error propagates. */
+function holds(check: () => unknown): boolean {
   try {
-    checkEvent(expected, observed, 0, matcher);
+    check();
     return true;
   } catch (error) {
     if (error instanceof Mismatch && !(error instanceof RunnerGap)) return false;
     throw error;
   }
+}
+
+/** Refuses `actual` when it has fewer items than `wanted`, or more unless extras are allowed. */
+function checkCount(
+  what: string,
+  wanted: unknown[],
+  actual: unknown[],
+  allowExtra: boolean | undefined,
+  names: () => string[],
+): void {
+  const tooFew = actual.length < wanted.length;
+  if (allowExtra ? tooFew : actual.length !== wanted.length)
+    throw new Mismatch(
+      `${what}: expected ${wanted.length}, got ${actual.length} (${names().join(', ')})`,
+    );
 }
 
 /** Checks every client's events; returns what the driver added on its own (driver-side.ts). */
@@ -182,11 +202,13 @@ export function checkEvents(
       (observed) => eventTypeOf(observed.kind) === eventType,
     );
     const wanted = expected.events as Document[];
-    const tooFew = actual.length < wanted.length;
-    if (expected.ignoreExtraEvents ? tooFew : actual.length !== wanted.length)
-      throw new Mismatch(
-        `${eventType} events of ${expected.client}: expected ${wanted.length}, got ${actual.length} (${actual.map((e) => e.event.commandName ?? e.kind).join(', ')})`,
-      );
+    checkCount(
+      `${eventType} events of ${expected.client}`,
+      wanted,
+      actual,
+      expected.ignoreExtraEvents,
+      () => actual.map((e) => e.event.commandName ?? e.kind),
+    );
     wanted.forEach((want, i) => driverSide.push(...checkEvent(want, actual[i], i, matcher)));
   }
   return driverSide;
@@ -222,16 +244,6 @@ function checkLog(
   return driverSide;
 }
 
-function logMatches(want: Document, got: LoggedMessage, matcher: Matcher): boolean {
-  try {
-    checkLog(want, got, 'log', matcher);
-    return true;
-  } catch (error) {
-    if (error instanceof Mismatch && !(error instanceof RunnerGap)) return false;
-    throw error;
-  }
-}
-
 /**
  * Checks every client's log messages (expectLogMessages), after its ignoreMessages are left
  * out; returns what the driver did on its own (driver-side.ts).
@@ -245,14 +257,16 @@ export function checkLogs(
   for (const expected of expectations) {
     const ignored = (expected.ignoreMessages ?? []) as Document[];
     const actual = (entities.logs.get(expected.client) ?? []).filter(
-      (got) => !ignored.some((want) => logMatches(want, got, matcher)),
+      (got) => !ignored.some((want) => holds(() => checkLog(want, got, 'log', matcher))),
     );
     const wanted = expected.messages as Document[];
-    const tooFew = actual.length < wanted.length;
-    if (expected.ignoreExtraMessages ? tooFew : actual.length !== wanted.length)
-      throw new Mismatch(
-        `log messages of ${expected.client}: expected ${wanted.length}, got ${actual.length} (${actual.map((got) => got.data.message).join(', ')})`,
-      );
+    checkCount(
+      `log messages of ${expected.client}`,
+      wanted,
+      actual,
+      expected.ignoreExtraMessages,
+      () => actual.map((got) => String(got.data.message)),
+    );
     wanted.forEach((want, i) => {
       const added = checkLog(want, actual[i], `log message ${i}`, matcher);
       if (added) driverSide.push(added);
