@@ -17,7 +17,7 @@ import {
   MongoClientOptions,
   GridFSBucket,
 } from 'mongodb';
-import { ObservedEvent, Thread } from './entities';
+import { LoggedMessage, ObservedEvent, Thread } from './entities';
 import { RunnerGap } from './mismatch';
 import { OperationContext } from './operations/table';
 
@@ -116,10 +116,30 @@ function observe(client: MongoClient, spec: Document, events: ObservedEvent[]): 
   }
 }
 
+/**
+ * The driver's logging options for a client with observeLogMessages (component → severity):
+ * each message it writes is kept as the format matches it (level, component, data).
+ */
+function logOptions(spec: Document, context: OperationContext): MongoClientOptions {
+  if (!spec.observeLogMessages) return {};
+  const logs: LoggedMessage[] = [];
+  context.entities.logs.set(spec.id, logs);
+  return {
+    // As the Node runner (NODE-5785): driver 7.9 logs a hello reply's $clusterTime signature
+    // hash as a long array, which the default 1,000 characters cut short of valid JSON.
+    mongodbLogMaxDocumentLength: 1500,
+    mongodbLogComponentSeverities: spec.observeLogMessages as Document,
+    mongodbLogPath: {
+      write: (log: Document) => {
+        logs.push({ level: log.s, component: log.c, data: { ...log } });
+      },
+    },
+  } as MongoClientOptions;
+}
+
 async function createClient(spec: Document, context: OperationContext): Promise<MongoClient> {
   if (spec.storeEventsAsEntities)
     throw new RunnerGap('runner does not implement storeEventsAsEntities');
-  if (spec.observeLogMessages) throw new RunnerGap('runner does not implement log messages');
   const client = new MongoClient(context.uri, {
     monitorCommands: true,
     // connect() checks a connection out to ping unless told not to, as the Node driver's own
@@ -129,6 +149,7 @@ async function createClient(spec: Document, context: OperationContext): Promise<
     serverSelectionTimeoutMS: 5_000,
     ...(spec.uriOptions ?? {}),
     ...(spec.serverApi ? { serverApi: spec.serverApi } : {}),
+    ...logOptions(spec, context),
   });
   const events: ObservedEvent[] = [];
   observe(client, spec, events);

@@ -19,6 +19,10 @@
  *   `insertedCount` is 0 where the test expects no ids (retryable-writes' "First insertOne is
  *   never committed"): driver 7.9 fills insertedIds from the requests it sent, not from what the
  *   server reports. The Node runner allows the extra keys there too.
+ * - A sensitive command's failure logged as `(redacted)` where the test expects it unredacted (a
+ *   network error in response to `authenticate`): driver 7.9 redacts every failure of a sensitive
+ *   command (its CommandFailedEvent's failure is `{}`, and lib/mongo_logger.js logs
+ *   `failure?.message ?? '(redacted)'`). The Node runner checks only that the failure is not `{}`.
  * - The tests the Node runner skips as driver gaps, with its own reasons (NODE_RUNNER_SKIPS, keyed
  *   by the test's description, or `<file description> :: <test description>` where a name is
  *   shared): a failure of one of them is counted driver-side with that reason and the mismatch
@@ -27,6 +31,11 @@
 import { Document } from 'mongodb';
 
 const DRIVER_WTIMEOUT_MS = 10_000;
+
+/** How driver 7.9 logs a failure it redacted. */
+export const REDACTED_FAILURE = '(redacted)';
+export const DRIVER_REDACTS_EVERY_FAILURE =
+  "driver 7.9 logged a sensitive command's network error as (redacted)";
 const TRANSACTION_ENDS = new Set(['commitTransaction', 'abortTransaction']);
 
 function isDocument(value: unknown): value is Document {
@@ -143,9 +152,19 @@ export const NODE_RUNNER_SKIPS: Readonly<Record<string, string>> = {
   'BulkWrite passes bypassDocumentValidation: false':
     'NODE-6484: driver 7.9 leaves out bypassDocumentValidation: false (DRIVERS-2865)',
   'MapReduce omits default write concern': 'The node driver does not implement mapReduce.',
+  'Successful bulk write command log messages include operationIds':
+    'not applicable: driver 7.9 logs no operationId (the Node runner skips it)',
+  'Failed bulk write command log message includes operationId':
+    'not applicable: driver 7.9 logs no operationId (the Node runner skips it)',
   // The Node runner skips every test named "Topology lifecycle"; only these files' fail for it.
   'standalone-emit-topology-description-changed-before-close :: Topology lifecycle':
     'NODE-5723: driver 7.9 emits no topologyDescriptionChangedEvent to Unknown before topologyClosedEvent (DRIVERS-2711)',
+  'standalone-logging :: Topology lifecycle':
+    'NODE-5723: driver 7.9 logs no topology change to Unknown before it stops monitoring (DRIVERS-2711)',
+  'waitQueueSize should be included in connection pool created message when specified':
+    'not applicable: driver 7.9 has no waitQueueSize option (the Node runner skips it)',
+  'waitQueueMultiple should be included in connection pool created message when specified':
+    'not applicable: driver 7.9 has no waitQueueMultiple option (the Node runner skips it)',
   'connect with serverMonitoringMode=stream >=4.4':
     'NODE-6045: driver 7.9 reports the first heartbeat of a streaming monitor as awaited',
   'connect with serverMonitoringMode=auto >=4.4':

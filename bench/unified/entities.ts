@@ -1,7 +1,8 @@
 /**
  * The entity map of one unified test: every entity by id, with its kind (the operation tables
  * are keyed by kind), the events each client observed (command, CMAP and SDAM, in the order the
- * driver emitted them), the connections each client has checked out, the lsid each session had
+ * driver emitted them) and the log messages it observes, the connections each client has checked
+ * out, the lsid each session had
  * when it was created (`$$sessionLsid` still names it after endSession), and the fail points set,
  * so the test can turn them off at its end.
  */
@@ -32,6 +33,13 @@ export interface ObservedEvent {
   /** the format's name of the event: `commandStartedEvent`, `poolClearedEvent`, ... */
   kind: string;
   event: Document;
+}
+
+/** A log message a client's driver wrote, as the format matches it. */
+export interface LoggedMessage {
+  level: string;
+  component: string;
+  data: Document;
 }
 
 /** A thread entity: operations queued on it run one after another, beside the test's own. */
@@ -68,6 +76,8 @@ export class Entities {
   private readonly byId = new Map<string, { kind: EntityKind; value: unknown }>();
   /** events observed by each client, by client id */
   readonly events = new Map<string, ObservedEvent[]>();
+  /** log messages each client observes (observeLogMessages), by client id */
+  readonly logs = new Map<string, LoggedMessage[]>();
   /** connections each client has checked out and not yet checked in, by client id */
   readonly checkedOut = new Map<string, number>();
   /** each session's lsid as created */

@@ -1,10 +1,15 @@
 /**
  * The checks of a unified test: an operation's expectResult / expectError, the clients'
- * expectEvents (command, CMAP and SDAM events), and the collections' outcome.
+ * expectEvents (command, CMAP and SDAM events), expectLogMessages, and the collections' outcome.
  */
 import { Document, MongoClient, MongoServerError } from 'mongodb';
-import { withoutDriverAdditions, withoutUnrunInsertIds } from './driver-side';
-import { Entities, ObservedEvent } from './entities';
+import {
+  DRIVER_REDACTS_EVERY_FAILURE,
+  REDACTED_FAILURE,
+  withoutDriverAdditions,
+  withoutUnrunInsertIds,
+} from './driver-side';
+import { Entities, LoggedMessage, ObservedEvent } from './entities';
 import { Matcher } from './match';
 import { Mismatch, RunnerGap } from './mismatch';
 
@@ -155,13 +160,33 @@ function checkEvent(
 
 /** True when `observed` is the event `expected` (`{ <kind>: { fields } }`) describes. */
 export function eventMatches(expected: Document, observed: ObservedEvent, matcher: Matcher) {
+  return holds(() => checkEvent(expected, observed, 0, matcher));
+}
+
+/** Whether `check` passes: false on a mismatch; a runner gap or any other error propagates. */
+function holds(check: () => unknown): boolean {
   try {
-    checkEvent(expected, observed, 0, matcher);
+    check();
     return true;
   } catch (error) {
     if (error instanceof Mismatch && !(error instanceof RunnerGap)) return false;
     throw error;
   }
+}
+
+/** Refuses `actual` when it has fewer items than `wanted`, or more unless extras are allowed. */
+function checkCount(
+  what: string,
+  wanted: unknown[],
+  actual: unknown[],
+  allowExtra: boolean | undefined,
+  names: () => string[],
+): void {
+  const tooFew = actual.length < wanted.length;
+  if (allowExtra ? tooFew : actual.length !== wanted.length)
+    throw new Mismatch(
+      `${what}: expected ${wanted.length}, got ${actual.length} (${names().join(', ')})`,
+    );
 }
 
 /** Checks every client's events; returns what the driver added on its own (driver-side.ts). */
@@ -177,12 +202,75 @@ export function checkEvents(
       (observed) => eventTypeOf(observed.kind) === eventType,
     );
     const wanted = expected.events as Document[];
-    const tooFew = actual.length < wanted.length;
-    if (expected.ignoreExtraEvents ? tooFew : actual.length !== wanted.length)
-      throw new Mismatch(
-        `${eventType} events of ${expected.client}: expected ${wanted.length}, got ${actual.length} (${actual.map((e) => e.event.commandName ?? e.kind).join(', ')})`,
-      );
+    checkCount(
+      `${eventType} events of ${expected.client}`,
+      wanted,
+      actual,
+      expected.ignoreExtraEvents,
+      () => actual.map((e) => e.event.commandName ?? e.kind),
+    );
     wanted.forEach((want, i) => driverSide.push(...checkEvent(want, actual[i], i, matcher)));
+  }
+  return driverSide;
+}
+
+/**
+ * Checks one log message against its expectation (level, component, failure, data as a root);
+ * returns what driver 7.9 did on its own (driver-side.ts), or null.
+ */
+function checkLog(
+  want: Document,
+  got: LoggedMessage,
+  where: string,
+  matcher: Matcher,
+): string | null {
+  if (got.level !== want.level || got.component !== want.component)
+    throw new Mismatch(
+      `${where}: expected ${want.component} ${want.level}, got ${got.component} ${got.level} ${got.data.message}`,
+    );
+  let driverSide: string | null = null;
+  if (want.failureIsRedacted !== undefined) {
+    const failure = got.data.failure as unknown;
+    if (failure === undefined) throw new Mismatch(`${where}: expected a failure`);
+    const redacted = failure === REDACTED_FAILURE;
+    if (redacted && !want.failureIsRedacted)
+      driverSide = `${where}: ${DRIVER_REDACTS_EVERY_FAILURE}`;
+    else if (redacted !== want.failureIsRedacted)
+      throw new Mismatch(
+        `${where}: the failure is ${want.failureIsRedacted ? 'not ' : ''}redacted`,
+      );
+  }
+  matcher.match(want.data, got.data, `${where} data`, true);
+  return driverSide;
+}
+
+/**
+ * Checks every client's log messages (expectLogMessages), after its ignoreMessages are left
+ * out; returns what the driver did on its own (driver-side.ts).
+ */
+export function checkLogs(
+  expectations: Document[],
+  entities: Entities,
+  matcher: Matcher,
+): string[] {
+  const driverSide: string[] = [];
+  for (const expected of expectations) {
+    const ignored = (expected.ignoreMessages ?? []) as Document[];
+    const actual = (entities.logs.get(expected.client) ?? []).filter(
+      (got) => !ignored.some((want) => holds(() => checkLog(want, got, 'log', matcher))),
+    );
+    const wanted = expected.messages as Document[];
+    checkCount(
+      `log messages of ${expected.client}`,
+      wanted,
+      actual,
+      expected.ignoreExtraMessages,
+      () => actual.map((got) => String(got.data.message)),
+    );
+    wanted.forEach((want, i) => {
+      const added = checkLog(want, actual[i], `log message ${i}`, matcher);
+      if (added) driverSide.push(added);
+    });
   }
   return driverSide;
 }

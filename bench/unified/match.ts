@@ -12,20 +12,28 @@ import { Mismatch, RunnerGap } from './mismatch';
 
 const NUMERIC = (value: unknown) =>
   typeof value === 'number' ||
+  typeof value === 'bigint' ||
   value instanceof BSON.Int32 ||
   value instanceof BSON.Long ||
   value instanceof BSON.Double;
 
 function asNumber(value: unknown): number {
   if (typeof value === 'number') return value;
+  if (typeof value === 'bigint') return Number(value);
   if (value instanceof BSON.Long) return value.toNumber();
   return (value as { valueOf(): number }).valueOf();
 }
 
 const TYPE_TESTS: Record<string, (v: unknown) => boolean> = {
   double: (v) => typeof v === 'number' || v instanceof BSON.Double,
-  int: (v) => (typeof v === 'number' && Number.isInteger(v)) || v instanceof BSON.Int32,
-  long: (v) => v instanceof BSON.Long || (typeof v === 'number' && Number.isInteger(v)),
+  int: (v) =>
+    (typeof v === 'number' && Number.isInteger(v)) ||
+    typeof v === 'bigint' ||
+    v instanceof BSON.Int32,
+  long: (v) =>
+    v instanceof BSON.Long ||
+    typeof v === 'bigint' ||
+    (typeof v === 'number' && Number.isInteger(v)),
   string: (v) => typeof v === 'string',
   object: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
   array: Array.isArray,
@@ -46,7 +54,8 @@ const TYPE_TESTS: Record<string, (v: unknown) => boolean> = {
 TYPE_TESTS.number = (v) =>
   TYPE_TESTS.int(v) || TYPE_TESTS.long(v) || TYPE_TESTS.double(v) || TYPE_TESTS.decimal(v);
 
-const show = (value: unknown) => JSON.stringify(value);
+const show = (value: unknown) =>
+  JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
 
 /** A document to match field by field: not an array, and not a BSON value (ObjectId, Date, ...). */
 function isDocument(value: unknown): value is Document {

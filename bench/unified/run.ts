@@ -18,9 +18,9 @@
  * ignoreCommandMonitoringEvents / observeSensitiveCommands / uriOptions, database, collection,
  * session, bucket, thread), initialData, the operations of ./operations (one module per family,
  * the test runner's own in runner.ts), saveResultAsEntity, expectResult / expectError,
- * expectEvents (command, CMAP and SDAM events), outcome, the operators of match.ts. Root
- * documents may have extra fields, as the format says. Not implemented (counted as runner-gap):
- * log messages, storeEventsAsEntities, client encryption.
+ * expectEvents (command, CMAP and SDAM events), expectLogMessages, outcome, the operators of
+ * match.ts. Root documents may have extra fields, as the format says. Not implemented (counted
+ * as runner-gap): storeEventsAsEntities, client encryption.
  */
 import { startStandin, StandinOptions } from '../../src/standin';
 import { profileServer } from './requirements';

@@ -22,7 +22,7 @@ import {
 } from 'mongodb';
 import { createEntities } from './create-entities';
 import { Entities } from './entities';
-import { checkError, checkEvents, checkOutcome, resultShape } from './expect';
+import { checkError, checkEvents, checkLogs, checkOutcome, resultShape } from './expect';
 import { Matcher } from './match';
 import { NODE_RUNNER_SKIPS } from './driver-side';
 import { Mismatch, RunnerGap } from './mismatch';
@@ -169,9 +169,11 @@ async function runSteps(file: Document, test: Document, context: OperationContex
   await createEntities(file.createEntities ?? [], context);
   await loadInitialData(file.initialData, context.uri);
   for (const events of context.entities.events.values()) events.length = 0;
+  for (const logs of context.entities.logs.values()) logs.length = 0;
   for (const [index, operation] of (test.operations as Document[]).entries())
     await runOperation(operation, index, context, matcher);
   context.driverSide.push(...checkEvents(test.expectEvents ?? [], context.entities, matcher));
+  context.driverSide.push(...checkLogs(test.expectLogMessages ?? [], context.entities, matcher));
   if (test.outcome) await checkOutcome(test.outcome, context.uri, matcher);
 }
 

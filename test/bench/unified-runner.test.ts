@@ -120,6 +120,14 @@ describe('what a one-member replica set cannot run', () => {
       expect(missingSecondary({}, { operations: [operation] }, oneMember)).toBeNull();
   });
 
+  test('waiting for the topology changes of more than one member', () => {
+    const wait = (count: number) =>
+      op('waitForEvent', { client: 'c', event: { topologyDescriptionChangedEvent: {} }, count });
+    expect(missingSecondary({}, { operations: [wait(4)] }, oneMember)).toMatch(/more members/);
+    expect(missingSecondary({}, { operations: [wait(2)] }, oneMember)).toBeNull();
+    expect(missingSecondary({}, { operations: [wait(4)] }, threeMembers)).toBeNull();
+  });
+
   test('waiting for another member to become primary', () => {
     const operations = [op('waitForPrimaryChange', { client: 'c' })];
     expect(missingSecondary({}, { operations }, oneMember)).toMatch(/second member/);

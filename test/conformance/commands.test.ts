@@ -5,7 +5,12 @@
  * operators the service uses.
  */
 import { randomUUID } from 'node:crypto';
-import { MongoBulkWriteError, MongoNetworkError, MongoServerError } from 'mongodb';
+import {
+  MongoBulkWriteError,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+} from 'mongodb';
 import { testClient } from '../support/db';
 import { useConformanceDb, useScopedFaults } from './fixture';
 
@@ -118,6 +123,26 @@ describe('failCommand fail points, scoped to one client by appName', () => {
     await expect(blockedPing).resolves.toMatchObject({ ok: 1 });
   });
 
+  test.each([
+    ['buildinfo', { buildInfo: 1 }],
+    ['buildInfo', { buildinfo: 1 }],
+  ])(
+    'failCommands naming %s fails the command sent as %o (any spelling names the command)',
+    async (listed, command) => {
+      await shared.client.db('admin').command({
+        configureFailPoint: 'failCommand',
+        mode: { times: 1 },
+        data: { failCommands: [listed], errorCode: 2, appName },
+      });
+      const error = await scoped.client
+        .db('admin')
+        .command(command)
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MongoServerError);
+      expect((error as MongoServerError).code).toBe(2);
+    },
+  );
+
   test('writeConcernError is attached to a write that still happened', async () => {
     await shared.client.db('admin').command({
       configureFailPoint: 'failCommand',
@@ -161,6 +186,47 @@ test('a failCommand on hello scoped by appName fails the handshake that announce
       .command({ configureFailPoint: 'failCommand', mode: 'off', data: { appName } });
     await client.close();
   }
+});
+
+test('a failCommand on hello reaches a monitor that streams: the server stays Unknown while it is on', async () => {
+  // mongod runs every hello a streaming monitor gets (each exhaust reply) as a command of its
+  // own, fail points included; MongoDB's server-selection logging tests rely on it.
+  const appName = `streaming-${randomUUID()}`;
+  const client = testClient({
+    appName,
+    heartbeatFrequencyMS: 500,
+    serverMonitoringMode: 'stream',
+    serverSelectionTimeoutMS: 2_000,
+  });
+  const unknown = new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), 10_000).unref();
+    client.on('serverDescriptionChanged', (event) => {
+      if (event.newDescription.type !== 'Unknown') return;
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  try {
+    await client.connect();
+    await shared.client.db('admin').command({
+      configureFailPoint: 'failCommand',
+      mode: 'alwaysOn',
+      data: { failCommands: ['hello', 'isMaster'], closeConnection: true, appName },
+    });
+    expect(await unknown).toBe(true);
+    const insert = await client
+      .db(shared.db.databaseName)
+      .collection('unreachable')
+      .insertOne({ a: 1 })
+      .catch((e: unknown) => e);
+    expect(insert).toBeInstanceOf(MongoServerSelectionError);
+  } finally {
+    await shared.client
+      .db('admin')
+      .command({ configureFailPoint: 'failCommand', mode: 'off', data: { appName } });
+    await client.close();
+  }
+  expect(await shared.db.collection('unreachable').countDocuments({})).toBe(0);
 });
 
 describe('query and update operators', () => {

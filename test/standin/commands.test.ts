@@ -11,7 +11,8 @@ import { ReplicaSetIdentity } from '../../src/standin/state/replica-set';
 import { HelloMonitors } from '../../src/standin/state/hello-monitors';
 import { RetryableWrites } from '../../src/standin/state/retryable-writes';
 import { SnapshotReads } from '../../src/standin/state/snapshot-reads';
-import { failPointNameOf, runCommand } from '../../src/standin/commands/registry';
+import { runCommand } from '../../src/standin/commands/registry';
+import { failPointNameOf } from '../../src/standin/commands/command-names';
 import { noteAppName } from '../../src/standin/commands/hello';
 
 function freshContext(database = 'db', appName?: string): CommandContext {

@@ -5,6 +5,7 @@
  * nothing the stand-in does not implement is silently ignored. Replies for failures carry
  * MongoDB's code and codeName.
  */
+import { commandNameOf } from './command-names';
 import { aggregate } from './aggregate';
 import { buildInfo } from './build-info';
 import { configureFailPoint } from './configure-fail-point';
@@ -120,28 +121,6 @@ const ALLOWED_FIELDS = new Map<CommandDefinition, ReadonlySet<string>>();
 for (const definition of DEFINITIONS) {
   if (definition.fields !== 'any') ALLOWED_FIELDS.set(definition, new Set(definition.fields));
   for (const name of [definition.name, ...(definition.aliases ?? [])]) TABLE.set(name, definition);
-}
-
-/** The command's name as sent (first key of the document). */
-export function commandNameOf(command: Document): string {
-  return Object.keys(command)[0] ?? '';
-}
-
-/** mongod's aliases and the command each stands for (`hello` and `isMaster` are distinct commands). */
-const ALIAS_OF: Record<string, string> = {
-  ismaster: 'isMaster',
-  findandmodify: 'findAndModify',
-  buildinfo: 'buildInfo',
-  deleteIndexes: 'dropIndexes',
-  dbstats: 'dbStats',
-  collstats: 'collStats',
-  serverstatus: 'serverStatus',
-};
-
-/** The name failCommand matches against: mongod's command name, never the alias that was sent. */
-export function failPointNameOf(command: Document): string {
-  const sent = commandNameOf(command);
-  return ALIAS_OF[sent] ?? sent;
 }
 
 function refuseUnsupportedGenerics(command: Document, name: string): void {
