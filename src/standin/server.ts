@@ -36,8 +36,8 @@ import { Document, isNumeric, isPlainDocument, numberOf } from './engine/values'
 import { Activity } from './state/activity';
 import { FailPoints, FailureAction } from './state/fail-points';
 import { errorReply, runCommand } from './commands/registry';
-import { commandNameOf, failPointNameOf } from './commands/command-names';
-import { isHello, noteAppName } from './commands/hello';
+import { canonicalName, commandNameOf, failPointNameOf } from './commands/command-names';
+import { isHelloName, noteAppName } from './commands/hello';
 import { Journal, JournalOptions, RecoveryReport } from './state/journal';
 import { DEFAULT_TRANSACTION_LIFETIME_MS, TransactionTable } from './state/transactions';
 import { isTransactionCommand, transactionErrorLabels } from './commands/transactions';
@@ -271,15 +271,16 @@ export class StandinServer {
   ): Promise<void> {
     if (socket.destroyed) return;
     const request = parseMessage(message);
-    this.state.activity.command(commandNameOf(request.command), request.command);
-    noteAppName(request.command, connection);
-    const name = failPointNameOf(request.command);
+    const sent = commandNameOf(request.command);
+    this.state.activity.command(sent, request.command);
+    const name = canonicalName(sent);
+    noteAppName(name, request.command, connection);
     const failure = NEVER_FAILED.has(name)
       ? null
       : this.state.failPoints.take(name, connection.appName);
     const context: CommandContext = { server: this.state, database: request.database, connection };
     this.state.replica?.receive(request.command);
-    if (!failure && isHello(request.command) && this.state.monitors.isAwaitable(request)) {
+    if (!failure && isHelloName(name) && this.state.monitors.isAwaitable(request)) {
       return this.streamHello(request, socket, context);
     }
     let reply: Document;

@@ -12,7 +12,7 @@ import {
   MongoServerSelectionError,
 } from 'mongodb';
 import { testClient } from '../support/db';
-import { useConformanceDb, useScopedFaults } from './fixture';
+import { failCommandOff, useConformanceDb, useScopedFaults } from './fixture';
 
 const shared = useConformanceDb('conformance_commands');
 
@@ -181,9 +181,7 @@ test('a failCommand on hello scoped by appName fails the handshake that announce
     expect(heartbeats.slice(0, 2)).toEqual(['failed', 'succeeded']);
     await expect(client.db('admin').command({ ping: 1 })).resolves.toMatchObject({ ok: 1 });
   } finally {
-    await shared.client
-      .db('admin')
-      .command({ configureFailPoint: 'failCommand', mode: 'off', data: { appName } });
+    await failCommandOff(shared, appName);
     await client.close();
   }
 });
@@ -221,9 +219,7 @@ test('a failCommand on hello reaches a monitor that streams: the server stays Un
       .catch((e: unknown) => e);
     expect(insert).toBeInstanceOf(MongoServerSelectionError);
   } finally {
-    await shared.client
-      .db('admin')
-      .command({ configureFailPoint: 'failCommand', mode: 'off', data: { appName } });
+    await failCommandOff(shared, appName);
     await client.close();
   }
   expect(await shared.db.collection('unreachable').countDocuments({})).toBe(0);

@@ -31,6 +31,16 @@ export function useConformanceDb(prefix: string, options?: MongoClientOptions): 
   };
 }
 
+/**
+ * Turns off the failCommand fail point set for `appName`. Scoped: on the stand-in this clears only
+ * that client's setting (see src/standin/README.md); mongod holds one setting, which it clears.
+ */
+export async function failCommandOff(shared: ConformanceDb, appName: string): Promise<void> {
+  await shared.client
+    .db('admin')
+    .command({ configureFailPoint: 'failCommand', mode: 'off', data: { appName } });
+}
+
 export interface ScopedFaults {
   /** the faulty client's appName, for `data.appName` of failCommand */
   readonly appName: string;
@@ -53,10 +63,7 @@ export function useScopedFaults(
     faulty = await connectTestClient({ appName, ...options });
   });
   afterEach(async () => {
-    // Scoped: on the stand-in this clears only this client's setting (see src/standin/README.md).
-    await shared.client
-      .db('admin')
-      .command({ configureFailPoint: 'failCommand', mode: 'off', data: { appName } });
+    await failCommandOff(shared, appName);
   });
   afterAll(async () => {
     await faulty?.close();

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { CommandStartedEvent, Document, MongoServerError, ObjectId, Timestamp } from 'mongodb';
 import { connectTestClient } from '../support/db';
-import { useConformanceDb } from './fixture';
+import { failCommandOff, useConformanceDb } from './fixture';
 
 const shared = useConformanceDb('conformance_replica_set');
 
@@ -91,9 +91,7 @@ test('a NotPrimary error carries the topologyVersion of hello; a shutdown error 
     expect(shutdown).toMatchObject({ code: 91, codeName: 'ShutdownInProgress' });
     expect(shutdown.errorResponse.topologyVersion).toBeUndefined();
   } finally {
-    await shared.client
-      .db('admin')
-      .command({ configureFailPoint: 'failCommand', mode: 'off', data: { appName } });
+    await failCommandOff(shared, appName);
     await faulty.close();
   }
 });

@@ -133,10 +133,10 @@ test('hello announces a writable standalone with sessions and the wire versions 
 test("a connection's appName is its first hello's, whatever the hello's spelling", () => {
   for (const name of ['hello', 'isMaster', 'ismaster']) {
     const { connection } = freshContext('admin');
-    noteAppName({ ping: 1, client: { application: { name: 'not a hello' } } }, connection);
+    noteAppName('ping', { ping: 1, client: { application: { name: 'not a hello' } } }, connection);
     expect(connection.appName).toBeUndefined();
-    noteAppName({ [name]: 1, client: { application: { name: 'first' } } }, connection);
-    noteAppName({ [name]: 1, client: { application: { name: 'second' } } }, connection);
+    noteAppName(name, { [name]: 1, client: { application: { name: 'first' } } }, connection);
+    noteAppName(name, { [name]: 1, client: { application: { name: 'second' } } }, connection);
     expect(connection.appName).toBe('first');
   }
 });

@@ -42,14 +42,14 @@ export const hello: CommandDefinition = {
 
 const HELLO_NAMES = new Set([hello.name, ...(hello.aliases ?? [])]);
 
-/** Whether the command is a hello, by any of its names. */
-export function isHello(command: Document): boolean {
-  return HELLO_NAMES.has(Object.keys(command)[0]);
+/** Whether a command name (as sent or as its command) is hello's. */
+export function isHelloName(name: string): boolean {
+  return HELLO_NAMES.has(name);
 }
 
 /** Gives the connection the appName its first hello announces (see the header). */
-export function noteAppName(command: Document, connection: ConnectionInfo): void {
-  if (connection.appName !== undefined || !isHello(command)) return;
+export function noteAppName(name: string, command: Document, connection: ConnectionInfo): void {
+  if (connection.appName !== undefined || !isHelloName(name)) return;
   const client = command.client;
   if (
     isPlainDocument(client) &&
