@@ -61,7 +61,13 @@ describe('outage: the database stops during load and comes back', () => {
     let standin = await startStandin({ port });
     const service = await startTestService({
       mongodbUri: uri,
-      env: { DB_TIMEOUT_MS: String(DB_TIMEOUT_MS), REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) },
+      // Errors only (silent while the test passes): an answer it refuses as a 500 or an
+      // INTERNAL_SERVER_ERROR then shows its cause, with the stack, in the test's output.
+      env: {
+        DB_TIMEOUT_MS: String(DB_TIMEOUT_MS),
+        REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+        LOG_LEVEL: 'error',
+      },
     });
     const answers: Answer[] = [];
     const failures: string[] = [];
