@@ -64,8 +64,13 @@ async function fetchBounded(url: string, init?: RequestInit): Promise<Response> 
   return fetch(url, { ...init, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
 }
 
-async function waitUntilReady(url: string, child: ChildProcess, output: () => string) {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
+async function waitUntilReady(
+  url: string,
+  child: ChildProcess,
+  output: () => string,
+  readyTimeoutMs: number,
+) {
+  const deadline = Date.now() + readyTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
       throw new Error(`service exited (${child.exitCode}):\n${output()}`);
@@ -76,7 +81,7 @@ async function waitUntilReady(url: string, child: ChildProcess, output: () => st
     if (ready) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`service at ${url} not ready within ${READY_TIMEOUT_MS} ms:\n${output()}`);
+  throw new Error(`service at ${url} not ready within ${readyTimeoutMs} ms:\n${output()}`);
 }
 
 async function stopProcess(child: ChildProcess): Promise<void> {
@@ -92,10 +97,13 @@ async function startOne(
   env: Record<string, string>,
   nodeArgs: string[],
   entry: string,
+  launcher: Launcher | undefined,
   fixedPort?: number,
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = fixedPort ?? (await freePort());
-  const child = spawn(process.execPath, [...startScriptHeapFlags(), ...nodeArgs, entry], {
+  const node = [process.execPath, ...startScriptHeapFlags(), ...nodeArgs, entry];
+  const [command, ...args] = [...(launcher?.command ?? []), ...node];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -108,7 +116,7 @@ async function startOne(
   child.stderr?.on('data', keep);
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilReady(url, child, () => output);
+    await waitUntilReady(url, child, () => output, launcher?.readyTimeoutMs ?? READY_TIMEOUT_MS);
   } catch (error) {
     await stopProcess(child);
     throw error;
@@ -128,6 +136,15 @@ export function metricValue(snapshot: MetricsSnapshot, name: string, label?: str
   return [...series.values()].reduce((a, b) => a + b, 0);
 }
 
+/**
+ * A program that runs `node` itself, in the same process (e.g. valgrind), and how long a
+ * service may take to be ready under it.
+ */
+export interface Launcher {
+  command: string[];
+  readyTimeoutMs: number;
+}
+
 export async function startServiceFleet(options: {
   instances: number;
   mongodbUri: string;
@@ -138,6 +155,8 @@ export async function startServiceFleet(options: {
   nodeArgs?: string[];
   /** The service's built entry point; this checkout's `dist/main.js` unless told otherwise. */
   entry?: string;
+  /** Runs `node` under this program (same pid); plain `node` unless told. */
+  launcher?: Launcher;
   /** Ports `port`, `port + 1`, ... for the processes (a range one was given); free ones if unset. */
   port?: number;
 }): Promise<ServiceFleet> {
@@ -158,6 +177,7 @@ export async function startServiceFleet(options: {
         env,
         options.nodeArgs ?? [],
         options.entry ?? join(ROOT, 'dist/main.js'),
+        options.launcher,
         options.port === undefined ? undefined : options.port + i,
       ),
     ),
