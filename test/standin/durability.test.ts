@@ -3,9 +3,9 @@
  * `npm run standin -- --data-dir` starts it) is SIGKILLed under 32 concurrent clients of the real
  * driver, and restarted on the same directory; torn and corrupt journal records, snapshot
  * rotation, a crash while a snapshot is written, and a journal that cannot write are covered
- * in-process; so are group commit (concurrent writes share fsyncs, a batch is what one turn of
- * the event loop appended; what arrives during an fsync waits for the next batch). Where an
- * fsync runs is journal-file.test.ts. A full
+ * in-process; so are group commit (concurrent writes share fsyncs; a batch stays open while
+ * every turn of the event loop appends, at most BATCH_OPEN_MS; what arrives during an fsync waits
+ * for the next batch). Where an fsync runs is journal-file.test.ts. A full
  * filesystem is full-disk.test.ts; simultaneous starts, data-lock.test.ts.
  */
 import { closeSync, openSync } from 'node:fs';
@@ -14,7 +14,7 @@ import path from 'node:path';
 import { Long, MongoClient } from 'mongodb';
 import { startStandin } from '../../src/standin';
 import { Store } from '../../src/standin/engine/store';
-import { Journal } from '../../src/standin/state/journal';
+import { BATCH_OPEN_MS, Journal } from '../../src/standin/state/journal';
 import { JournalFile, PREALLOCATE_BYTES } from '../../src/standin/state/journal-file';
 import { decodeRecords } from '../../src/standin/state/record-file';
 import { killed, killUnderLoadThenRead, startCli } from './cli-process';
@@ -425,6 +425,55 @@ test('a batch is what one turn of the event loop appended, one fsync for all of 
   const reopened = await startStandin({ dataDir: dataDir.path, log: () => undefined });
   const client = await MongoClient.connect(reopened.uri);
   await expect(client.db('durable').collection('turns').countDocuments()).resolves.toBe(id);
+  await client.close();
+  await reopened.stop();
+});
+
+test('a batch stays open while every turn of the event loop appends records, at most BATCH_OPEN_MS', async () => {
+  // jest's clock stands in for performance.now (how long the batch is open); setImmediate is real
+  jest.useFakeTimers({
+    doNotFake: ['Date', 'hrtime', 'nextTick', 'queueMicrotask', 'setImmediate'],
+  });
+  const store = new Store();
+  const { journal } = await Journal.open(dataDir.path, store, { log: () => undefined });
+  let fsyncs = 0;
+  const restore = interceptDatasync((_, synced) => {
+    fsyncs++;
+    return synced;
+  });
+  const { collection } = store.obtain('durable', 'open');
+  let id = 0;
+  /**
+   * A record in each of `turns` consecutive turns (as clients whose requests keep arriving), each
+   * turn's callback queued before the journal looks whether the turn before appended anything.
+   */
+  const writeInTurns = (turns: number, duringTurn: (turn: number) => void = () => undefined) =>
+    new Promise<void>((resolve) => {
+      const turn = (n: number) => {
+        if (n === turns) return resolve();
+        setImmediate(() => turn(n + 1));
+        duringTurn(n);
+        collection.insert({ _id: ++id });
+        void journal.durable();
+      };
+      setImmediate(() => turn(0));
+    });
+  try {
+    await writeInTurns(6);
+    await journal.durable();
+    expect(fsyncs).toBe(1); // six turns, one batch: it closed at the first turn with no record
+
+    await writeInTurns(6, (n) => n === 2 && jest.advanceTimersByTime(BATCH_OPEN_MS));
+    await journal.durable();
+    expect(fsyncs).toBe(3); // open for BATCH_OPEN_MS after the third turn: closed there
+  } finally {
+    restore();
+    jest.useRealTimers();
+    await journal.close();
+  }
+  const reopened = await startStandin({ dataDir: dataDir.path, log: () => undefined });
+  const client = await MongoClient.connect(reopened.uri);
+  await expect(client.db('durable').collection('open').countDocuments()).resolves.toBe(id);
   await client.close();
   await reopened.stop();
 });
