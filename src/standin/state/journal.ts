@@ -128,7 +128,7 @@ interface TakenTail {
   buffers: Buffer[];
   upTo: number;
   ts: Timestamp;
-  /** who waits for this batch (or a later record), created by the first to wait */
+  /** who waits for this batch, created by the first to wait */
   waiters: BatchWaiters | null;
 }
 
