@@ -3,18 +3,19 @@
  * `npm run standin -- --data-dir` starts it) is SIGKILLed under 32 concurrent clients of the real
  * driver, and restarted on the same directory; torn and corrupt journal records, snapshot
  * rotation, a crash while a snapshot is written, and a journal that cannot write are covered
- * in-process; so are group commit (concurrent writes share fsyncs) and the order of overlapped
- * fsyncs (a batch is acknowledged only after every batch before it is on disk). A full
+ * in-process; so are group commit (concurrent writes share fsyncs; a batch stays open while
+ * every turn of the event loop appends, at most BATCH_OPEN_MS; what arrives during an fsync waits
+ * for the next batch). Where an fsync runs is journal-file.test.ts. A full
  * filesystem is full-disk.test.ts; simultaneous starts, data-lock.test.ts.
  */
 import { closeSync, openSync } from 'node:fs';
-import { appendFile, open, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Long, MongoClient } from 'mongodb';
 import { startStandin } from '../../src/standin';
 import { Store } from '../../src/standin/engine/store';
-import { Journal } from '../../src/standin/state/journal';
-import { PREALLOCATE_BYTES } from '../../src/standin/state/journal-file';
+import { BATCH_OPEN_MS, Journal } from '../../src/standin/state/journal';
+import { JournalFile, PREALLOCATE_BYTES } from '../../src/standin/state/journal-file';
 import { decodeRecords } from '../../src/standin/state/record-file';
 import { killed, killUnderLoadThenRead, startCli } from './cli-process';
 import { freshDataDir } from './data-dir';
@@ -285,28 +286,27 @@ test('a journal that cannot write and cannot be cut back (a device, not a file) 
 });
 
 /**
- * Puts `wrap` around every FileHandle's datasync (their shared prototype's): it gets each call's
- * number and the real fsync's promise, and returns what the caller waits for. Returns the undo.
+ * Puts `wrap` around the journal file's fsync: it gets each call's number and the real fsync's
+ * promise, and returns what the journal waits for. Returns the undo.
  */
-async function interceptDatasync(
+function interceptDatasync(
   wrap: (call: number, synced: Promise<void>) => Promise<void>,
-): Promise<() => void> {
-  const probe = await open(path.join(dataDir.path, 'probe'), 'w');
-  const handles = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
-  await probe.close();
-  const datasync = handles.datasync;
+): () => void {
+  const datasync = JournalFile.prototype.datasync;
   let calls = 0;
-  handles.datasync = function (this: unknown) {
+  const spy = jest.spyOn(JournalFile.prototype, 'datasync').mockImplementation(function (
+    this: JournalFile,
+  ) {
     return wrap(++calls, datasync.call(this));
-  };
-  return () => (handles.datasync = datasync);
+  });
+  return () => spy.mockRestore();
 }
 
 test('concurrent writes share fsyncs: 32 clients, 320 acknowledged $inc, fewer than half as many fsyncs, all kept', async () => {
   const standin = await startStandin({ dataDir: dataDir.path, log: () => undefined });
   // count the journal's fsyncs while the clients write
   let fsyncs = 0;
-  const restore = await interceptDatasync((_, synced) => {
+  const restore = interceptDatasync((_, synced) => {
     fsyncs++;
     return synced;
   });
@@ -341,89 +341,82 @@ test('concurrent writes share fsyncs: 32 clients, 320 acknowledged $inc, fewer t
   await reopened.stop();
 });
 
-test('the next batch is fsynced while the one before is, but acknowledged only after it', async () => {
+test('records appended while a batch is fsynced go in the next batch, acknowledged only after it', async () => {
   const store = new Store();
   const { journal } = await Journal.open(dataDir.path, store, { log: () => undefined });
+  let firstCalled!: () => void;
+  const firstSyncing = new Promise<void>((resolve) => (firstCalled = resolve));
   let releaseFirst!: () => void;
   const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
-  let secondReturned!: () => void;
-  const secondSynced = new Promise<void>((resolve) => (secondReturned = resolve));
-  const restore = await interceptDatasync((call, done) => {
-    if (call === 1) return Promise.all([done, firstHeld]).then(() => undefined);
-    if (call === 2) void done.then(secondReturned);
-    return done;
+  let fsyncs = 0;
+  const restore = interceptDatasync((call, done) => {
+    fsyncs = call;
+    if (call > 1) return done;
+    firstCalled();
+    return Promise.all([done, firstHeld]).then(() => undefined);
   });
   try {
     const { collection } = store.obtain('durable', 'batches');
     const settled: string[] = [];
     collection.insert({ _id: 1 });
     const first = journal.durable().then(() => settled.push('first'));
+    await firstSyncing;
     collection.insert({ _id: 2 });
+    collection.insert({ _id: 3 });
     const second = journal.durable().then(() => settled.push('second'));
-    await secondSynced; // the second batch's fsync returned while the first one's is held
-    await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toEqual([]);
+    expect(fsyncs).toBe(1);
     releaseFirst();
     await Promise.all([first, second]);
     expect(settled).toEqual(['first', 'second']);
+    expect(fsyncs).toBe(2); // records 2 and 3: one batch
   } finally {
     restore();
     await journal.close();
   }
   const reopened = await startStandin({ dataDir: dataDir.path, log: () => undefined });
   const client = await MongoClient.connect(reopened.uri);
-  await expect(client.db('durable').collection('batches').countDocuments()).resolves.toBe(2);
+  await expect(client.db('durable').collection('batches').countDocuments()).resolves.toBe(3);
   await client.close();
   await reopened.stop();
 });
 
-test('after a batch that shows concurrent writers, the next waits for more records (bounded); a lone writer never waits', async () => {
-  // only setTimeout and setInterval are faked: the journal's bounded wait is a timer, its files
-  // are real, so a batch written without that timer proves it did not wait
+test('a batch is what one turn of the event loop appended, one fsync for all of it; a lone writer waits for no timer', async () => {
+  // only setTimeout and setInterval are faked and never advanced: a batch written without them
+  // proves the journal waited on no timer
   jest.useFakeTimers({
     doNotFake: ['Date', 'hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate'],
   });
   const store = new Store();
   const { journal } = await Journal.open(dataDir.path, store, { log: () => undefined });
   let fsyncs = 0;
-  const restore = await interceptDatasync((_, synced) => {
+  const restore = interceptDatasync((_, synced) => {
     fsyncs++;
     return synced;
   });
-  const { collection } = store.obtain('durable', 'gathered');
+  const { collection } = store.obtain('durable', 'turns');
   let id = 0;
-  const write = (count: number) => {
-    for (let i = 0; i < count; i++) collection.insert({ _id: ++id });
-    let done = false;
-    const durable = journal.durable().then(() => (done = true));
-    return { durable, isDone: () => done };
-  };
-  /** lets the event loop run a while (I/O included), on no timer */
-  const turns = async (count: number) => {
-    for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
+  const write = () => {
+    collection.insert({ _id: ++id });
+    return journal.durable();
   };
   try {
-    await write(5).durable; // one batch of 5: writers are concurrent
+    await Promise.all([write(), write(), write()]); // one synchronous step
     expect(fsyncs).toBe(1);
 
-    const lone = write(1); // waits for more to join, up to the timer
-    await turns(50);
-    expect(lone.isDone()).toBe(false);
-    expect(fsyncs).toBe(1);
-    const joining = write(15); // 16 waiting: the batch goes at once, timer or not
-    await Promise.all([lone.durable, joining.durable]);
+    // three callbacks of one turn (as three clients' requests read in one I/O phase): the first
+    // starts the batch, the two queued behind it still join it
+    const callbacks = Array.from(
+      { length: 3 },
+      () => new Promise<void>((resolve) => setImmediate(() => void write().then(resolve))),
+    );
+    await Promise.all(callbacks);
     expect(fsyncs).toBe(2);
 
-    const alone = write(1); // after a batch of 16 it waits again, at most the timer's time
-    await turns(50);
-    expect(alone.isDone()).toBe(false);
-    jest.advanceTimersByTime(1);
-    await alone.durable;
-    expect(fsyncs).toBe(3);
-
-    // after a batch of 1, no wait: written with the timer never advanced
-    for (let i = 0; i < 5; i++) await write(1).durable;
-    expect(fsyncs).toBe(8);
+    // one writer at a time: a batch each, at the end of its own turn
+    for (let i = 0; i < 5; i++) await write();
+    expect(fsyncs).toBe(7);
   } finally {
     restore();
     jest.useRealTimers();
@@ -431,7 +424,56 @@ test('after a batch that shows concurrent writers, the next waits for more recor
   }
   const reopened = await startStandin({ dataDir: dataDir.path, log: () => undefined });
   const client = await MongoClient.connect(reopened.uri);
-  await expect(client.db('durable').collection('gathered').countDocuments()).resolves.toBe(id);
+  await expect(client.db('durable').collection('turns').countDocuments()).resolves.toBe(id);
+  await client.close();
+  await reopened.stop();
+});
+
+test('a batch stays open while every turn of the event loop appends records, at most BATCH_OPEN_MS', async () => {
+  // jest's clock stands in for performance.now (how long the batch is open); setImmediate is real
+  jest.useFakeTimers({
+    doNotFake: ['Date', 'hrtime', 'nextTick', 'queueMicrotask', 'setImmediate'],
+  });
+  const store = new Store();
+  const { journal } = await Journal.open(dataDir.path, store, { log: () => undefined });
+  let fsyncs = 0;
+  const restore = interceptDatasync((_, synced) => {
+    fsyncs++;
+    return synced;
+  });
+  const { collection } = store.obtain('durable', 'open');
+  let id = 0;
+  /**
+   * A record in each of `turns` consecutive turns (as clients whose requests keep arriving), each
+   * turn's callback queued before the journal looks whether the turn before appended anything.
+   */
+  const writeInTurns = (turns: number, duringTurn: (turn: number) => void = () => undefined) =>
+    new Promise<void>((resolve) => {
+      const turn = (n: number) => {
+        if (n === turns) return resolve();
+        setImmediate(() => turn(n + 1));
+        duringTurn(n);
+        collection.insert({ _id: ++id });
+        void journal.durable();
+      };
+      setImmediate(() => turn(0));
+    });
+  try {
+    await writeInTurns(6);
+    await journal.durable();
+    expect(fsyncs).toBe(1); // six turns, one batch: it closed at the first turn with no record
+
+    await writeInTurns(6, (n) => n === 2 && jest.advanceTimersByTime(BATCH_OPEN_MS));
+    await journal.durable();
+    expect(fsyncs).toBe(3); // open for BATCH_OPEN_MS after the third turn: closed there
+  } finally {
+    restore();
+    jest.useRealTimers();
+    await journal.close();
+  }
+  const reopened = await startStandin({ dataDir: dataDir.path, log: () => undefined });
+  const client = await MongoClient.connect(reopened.uri);
+  await expect(client.db('durable').collection('open').countDocuments()).resolves.toBe(id);
   await client.close();
   await reopened.stop();
 });

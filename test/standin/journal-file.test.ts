@@ -4,13 +4,19 @@
  * into zeros written ahead of them; reading stops where only zeros follow; a record cut short
  * and followed by zeros is a torn write; a bad record followed by anything but zeros, or whose
  * claimed length covers a whole record, is corruption and never dropped silently; eight zero
- * bytes are never a record. Whole stand-ins
- * crashed and restarted on such files are in durability.test.ts.
+ * bytes are never a record; an fsync runs on the event loop while the last one was quick, in the
+ * thread pool after a slow one. Whole stand-ins crashed and restarted on such files are in
+ * durability.test.ts.
  */
-import { readFile, stat } from 'node:fs/promises';
+import fs from 'node:fs';
+import { open, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Document } from '../../src/standin/engine/values';
-import { JournalFile, PREALLOCATE_BYTES } from '../../src/standin/state/journal-file';
+import {
+  JournalFile,
+  LOOP_SYNC_LIMIT_MS,
+  PREALLOCATE_BYTES,
+} from '../../src/standin/state/journal-file';
 import {
   CorruptRecordError,
   decodeRecords,
@@ -157,5 +163,63 @@ describe('JournalFile', () => {
     await file.append([records[2]]);
     await file.close(false);
     expect(numbers(decodeRecords(await readFile(name), name).records)).toEqual([1, 3]);
+  });
+
+  test('an fsync runs on the event loop while the last one returned within LOOP_SYNC_LIMIT_MS, in the thread pool after a slower one until one is quick again', async () => {
+    const name = path.join(dataDir.path, 'journal.000001');
+    const file = await JournalFile.create(name);
+    const probe = await open(path.join(dataDir.path, 'probe'), 'w');
+    const fileHandles = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+    await probe.close();
+    const onLoop = jest.spyOn(fs, 'fdatasyncSync');
+    const inPool = jest.spyOn(fileHandles, 'datasync');
+    // each fsync reads the clock when it starts and when it returns
+    const clock = jest.spyOn(performance, 'now');
+    const fsyncTaking = (ms: number) =>
+      clock.mockReturnValueOnce(100).mockReturnValueOnce(100 + ms);
+    try {
+      const where = async (ms: number) => {
+        const [loop, pool] = [onLoop.mock.calls.length, inPool.mock.calls.length];
+        await file.append([records[0]]);
+        fsyncTaking(ms);
+        await file.datasync();
+        return onLoop.mock.calls.length > loop
+          ? 'loop'
+          : inPool.mock.calls.length > pool
+            ? 'pool'
+            : 'none';
+      };
+      const slow = LOOP_SYNC_LIMIT_MS * 5;
+      const quick = LOOP_SYNC_LIMIT_MS / 5;
+      await expect(where(quick)).resolves.toBe('loop'); // the first one: no slow one yet
+      await expect(where(slow)).resolves.toBe('loop'); // this one was slow...
+      await expect(where(slow)).resolves.toBe('pool'); // ...so the next goes to the pool, slow too
+      await expect(where(quick)).resolves.toBe('pool'); // still after a slow one; quick now
+      await expect(where(quick)).resolves.toBe('loop'); // back on the loop
+    } finally {
+      clock.mockRestore();
+      onLoop.mockRestore();
+      inPool.mockRestore();
+    }
+    await file.close(false);
+    expect(decodeRecords(await readFile(name), name).records).toHaveLength(5);
+  });
+
+  test('an fsync that fails on the event loop rejects, as one in the thread pool does, and never throws', async () => {
+    const file = await JournalFile.create(path.join(dataDir.path, 'journal.000001'));
+    await file.append([records[0]]);
+    const failure = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    const onLoop = jest.spyOn(fs, 'fdatasyncSync').mockImplementationOnce(() => {
+      throw failure;
+    });
+    try {
+      let synced!: Promise<void>;
+      expect(() => (synced = file.datasync())).not.toThrow();
+      await expect(synced).rejects.toBe(failure);
+      expect(onLoop).toHaveBeenCalledTimes(1);
+    } finally {
+      onLoop.mockRestore();
+    }
+    await file.close(false);
   });
 });

@@ -24,6 +24,18 @@
  * pairs), stand-in CPU per journaled write was 2-19% lower in all 10, writes a second 1-12%
  * higher in 9 (4% lower in one).
  *
+ * Where the fsync runs is a trade, decided at each one by how long the last one took. On the
+ * event loop's thread (`fdatasyncSync`) it holds the loop for its whole wait; in the thread pool
+ * it holds nothing, but costs the hand-off: a pool thread woken and put back to sleep, the event
+ * loop woken by it, and the loop's thread preempted by the pool thread (on this project's 2-core
+ * VM about 5 context switches per fsync, 14 µs more kernel CPU per journaled `$inc` at 32 in
+ * flight, where the fdatasync itself returned in 0.2 to 0.3 ms). While the last fsync returned
+ * within LOOP_SYNC_LIMIT_MS the next one runs on the loop: the batch's commands wait for it
+ * anyway, and the others ran in the turn that built the batch. Once one takes longer (a
+ * laptop's full fsync, a busy or slow disk), the next ones go to the pool until one is quick
+ * again, so a slow disk never holds the loop for long, nor a service sharing it (the embedded
+ * database of `npm start`). Measured in src/standin/README.md ("Where the fsync runs").
+ *
  * The space is taken when the first batch needs it, not when the file is created: a restart on a
  * full disk still recovers. When zeros cannot be written (ENOSPC), `append` fails like any write
  * and the journal refuses writes with OutOfDiskSpace until a probe of at least PREALLOCATE_BYTES
@@ -31,6 +43,7 @@
  * with `truncate`, zeros included. Files the journal is done with lose their zeros (`close`), so
  * sizes on disk are sizes of records.
  */
+import { fdatasyncSync } from 'node:fs';
 import { FileHandle, open } from 'node:fs/promises';
 import { writeFully, writeFullySync } from './record-file';
 
@@ -39,12 +52,16 @@ export const PREALLOCATE_BYTES = 1024 * 1024;
 const ZEROS = Buffer.alloc(PREALLOCATE_BYTES);
 /** batches up to this size are written without the thread pool (see the header) */
 const SYNC_WRITE_BYTES = 256 * 1024;
+/** an fsync that returned within this runs the next one on the event loop (see the header) */
+export const LOOP_SYNC_LIMIT_MS = 1;
 
 export class JournalFile {
   /** bytes of records written (fsynced or not); every byte after it is zero */
   private recordsEnd = 0;
   /** the file's size: records, then zeros */
   private allocatedEnd = 0;
+  /** how long the last fsync took, from its call to its return */
+  private lastSyncMs = 0;
 
   private constructor(private readonly handle: FileHandle) {}
 
@@ -79,8 +96,23 @@ export class JournalFile {
     return written;
   }
 
+  /**
+   * Flushes what was written to the disk, on the event loop or in the thread pool (see the
+   * header); a failure rejects, it never throws.
+   */
   datasync(): Promise<void> {
-    return this.handle.datasync();
+    const started = performance.now();
+    const took = () => {
+      this.lastSyncMs = performance.now() - started;
+    };
+    if (this.lastSyncMs > LOOP_SYNC_LIMIT_MS) return this.handle.datasync().then(took);
+    try {
+      fdatasyncSync(this.handle.fd);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    took();
+    return Promise.resolve();
   }
 
   /** Cuts the file to its first `length` bytes of records: what came after, zeros included, goes. */

@@ -5,11 +5,12 @@
  * appends (durable-state.ts), goes as one checksummed record to an in-memory tail at once;
  * `durable()` resolves when everything appended so far is written and fsynced. The server
  * awaits it before sending any reply, so no reply (a write's acknowledgement or a read of it)
- * reveals state that a crash could lose. Group commit: while one batch is written and fsynced,
- * further records gather and go as the next batch, one write and one fsync for all of them, so
- * concurrent clients share fsyncs instead of queueing one each; the next batch's fsync may start
- * before the one before it returns (`flush`). `group(fn)` makes the records of `fn` one record,
- * applied all or none after a crash (the server groups each command's changes).
+ * reveals state that a crash could lose. Group commit: a batch is what commands appended while
+ * they kept coming, up to the end of the first turn of the event loop that appended nothing (every
+ * command whose request had arrived ran in that turn's I/O phase) or BATCH_OPEN_MS, one write and
+ * one fsync for all of them, so concurrent clients share fsyncs instead of queueing one each
+ * (`flush`). `group(fn)` makes the records of `fn` one record, applied all or none after a crash
+ * (the server groups each command's changes).
  *
  * Nothing counts as written on the word of one write call: `writeFully` (record-file.ts) writes
  * what a short write left, and the file's length of whole, fsynced records is tracked. When a
@@ -70,18 +71,17 @@ export const PROBE_INTERVAL_MS = 250;
 const MIN_PROBE_BYTES = 64 * 1024;
 const MAX_PROBE_BYTES = 8 * 1024 * 1024;
 const OUT_OF_SPACE = new Set(['ENOSPC', 'EDQUOT']);
-/** fsyncs of consecutive batches that may run at once (see flush) */
-const SYNCS_IN_FLIGHT = 2;
 /**
- * Gathering (see flush): after a batch of at least GATHER_FROM records, the next batch waits up
- * to GATHER_WAIT_MS for GATHER_TARGET records. Every batch costs a write, an fsync and the
- * wake-ups of a pool thread and of the event loop, which on a loaded 2-core machine cost more
- * than the fsync's wait: batches of 5 cost about 30 µs of system CPU per write, batches of 16
- * to 20 about half (src/standin/README.md). A lone writer (batches of 1) never waits.
+ * How long a batch stays open at most while clients keep writing (see `gather`): it bounds what
+ * a write waits for the ones after it. Each batch costs an fsync (0.2 ms here, on the event loop's
+ * thread, journal-file.ts), so at 32 writes in flight larger batches serve more writes.
  */
-const GATHER_FROM = 4;
-const GATHER_TARGET = 16;
-const GATHER_WAIT_MS = 1;
+export const BATCH_OPEN_MS = 1;
+
+/** Resolves in the check phase of this turn of the event loop, after its I/O callbacks. */
+function endOfTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 export interface JournalOptions {
   /** journal bytes since the last snapshot that trigger a new snapshot */
@@ -128,7 +128,7 @@ interface TakenTail {
   buffers: Buffer[];
   upTo: number;
   ts: Timestamp;
-  /** who waits for this batch (or a later record), created by the first to wait */
+  /** who waits for this batch, created by the first to wait */
   waiters: BatchWaiters | null;
 }
 
@@ -140,16 +140,13 @@ export class Journal {
   private tailBytes = 0;
   private appended = 0;
   private written = 0;
-  /** who waits for the records in the tail, and the batches taken and not yet written */
+  /** who waits for the records in the tail, and the batch taken and not yet written */
   private tailWaiters: BatchWaiters | null = null;
-  private taken: TakenTail[] = [];
+  private writing: TakenTail | null = null;
   private flushing: Promise<void> | null = null;
   private snapshotting: Promise<void> | null = null;
   private bytesSinceSnapshot: number;
   private snapshotRequested = false;
-  /** records in the last batch taken, and the end of a gathering wait while one runs */
-  private lastBatchRecords = 0;
-  private endGathering: (() => void) | null = null;
   /** records of the `group` in progress */
   private grouping: Document[] | null = null;
   /** bytes of whole, fsynced records in the current file */
@@ -273,7 +270,6 @@ export class Journal {
     this.tail.push(encoded);
     this.tailBytes += encoded.length;
     this.appended++;
-    if (this.endGathering && this.tail.length >= GATHER_TARGET) this.endGathering();
   }
 
   /** Runs `fn`; every record it appends (store changes included) is written as one record. */
@@ -301,9 +297,8 @@ export class Journal {
       this.flushing ??= this.flush();
       return waiters.promise;
     }
-    // everything appended is in batches being written: the last of them covers it
-    const last = this.taken[this.taken.length - 1];
-    return (last.waiters ??= batchWaiters()).promise;
+    // everything appended is in the batch being written
+    return (this.writing!.waiters ??= batchWaiters()).promise;
   }
 
   /**
@@ -332,61 +327,42 @@ export class Journal {
   }
 
   /**
-   * Writes the tail as batches, one write and one fsync each. Writes go one after another (they
-   * append); a batch's fsync may still run while the next batch is written and fsynced (at most
-   * SYNCS_IN_FLIGHT), so records that gathered during one fsync wait for their own, not for
-   * the end of the one before as well. A batch counts as written once its fsync and every
-   * earlier batch's have returned, so waiters are settled in order. When the batch before was
-   * large enough to show concurrent writers, a batch first waits briefly for more records
-   * (GATHER_*): fewer, larger batches for the same writes.
+   * Writes the tail as batches, one write and one fsync each, one batch at a time. A batch is
+   * taken at the end of a turn of the event loop (`gather`): every command whose request had
+   * arrived ran in that turn's I/O phase, so concurrent clients' records share the batch, and a
+   * lone writer waits for no timer. Records appended while a batch is written go in the next.
    */
   private async flush(): Promise<void> {
-    const syncing: Promise<void>[] = [];
     try {
       for (;;) {
         if (this.snapshotDue()) {
-          while (syncing.length > 0) await syncing.shift();
           await this.rotate();
           continue;
         }
-        if (this.tail.length === 0 || syncing.length >= SYNCS_IN_FLIGHT) {
-          if (syncing.length === 0) break;
-          await syncing.shift();
-          continue;
-        }
-        if (this.lastBatchRecords >= GATHER_FROM && this.tail.length < GATHER_TARGET)
-          await this.gather();
-        const records = this.takeTail();
-        const bytes = await this.file.append(records.buffers);
-        const earlier = syncing[syncing.length - 1];
-        const synced = Promise.all([earlier, this.file.datasync()]).then(() => {
-          this.fileLength += bytes;
-          this.bytesSinceSnapshot += bytes;
-          this.markWritten(records);
-        });
-        synced.catch(() => undefined); // awaited below, or settled before failWrite
-        syncing.push(synced);
+        if (this.tail.length === 0) break;
+        await this.gather();
+        const batch = this.takeTail();
+        await this.writeAndSync(batch.buffers);
+        this.markWritten(batch);
       }
     } catch (error) {
-      // every batch before the failed one that did reach the disk counts as written
-      await Promise.allSettled(syncing);
       this.failWrite(error);
     } finally {
       this.flushing = null;
     }
   }
 
-  /** Resolves once GATHER_TARGET records wait in the tail, or after GATHER_WAIT_MS. */
-  private gather(): Promise<void> {
-    return new Promise((resolve) => {
-      const end = () => {
-        clearTimeout(timer);
-        this.endGathering = null;
-        resolve();
-      };
-      const timer = setTimeout(end, GATHER_WAIT_MS);
-      this.endGathering = end;
-    });
+  /**
+   * Keeps the batch open while clients keep writing: it closes at the end of the first turn of
+   * the event loop that appended no record, or once it has been open BATCH_OPEN_MS.
+   */
+  private async gather(): Promise<void> {
+    const opened = performance.now();
+    let appended: number;
+    do {
+      appended = this.appended;
+      await endOfTurn();
+    } while (this.appended > appended && performance.now() - opened < BATCH_OPEN_MS);
   }
 
   private takeTail(): TakenTail {
@@ -397,8 +373,7 @@ export class Journal {
       waiters: this.tailWaiters,
     };
     this.tailWaiters = null;
-    this.taken.push(taken);
-    this.lastBatchRecords = this.tail.length;
+    this.writing = taken;
     // room for the batch and for the zeros written ahead of it (journal-file.ts)
     this.probeBytes =
       PREALLOCATE_BYTES + Math.min(MAX_PROBE_BYTES, Math.max(MIN_PROBE_BYTES, this.tailBytes));
@@ -407,12 +382,12 @@ export class Journal {
     return taken;
   }
 
-  /** Counts `taken` and every batch before it as written, and answers who waited for them. */
-  private markWritten(taken: TakenTail): void {
-    this.written = taken.upTo;
-    this.writtenTs = taken.ts;
-    while (this.taken.length > 0 && this.taken[0].upTo <= this.written)
-      this.taken.shift()!.waiters?.resolve();
+  /** Counts the batch being written as written, and answers who waited for it. */
+  private markWritten(batch: TakenTail): void {
+    this.written = batch.upTo;
+    this.writtenTs = batch.ts;
+    this.writing = null;
+    batch.waiters?.resolve();
   }
 
   private snapshotDue(): boolean {
@@ -505,8 +480,8 @@ export class Journal {
     this.appended = this.written;
     this.tailWaiters?.reject(refusal);
     this.tailWaiters = null;
-    for (const batch of this.taken) batch.waiters?.reject(refusal);
-    this.taken = [];
+    this.writing?.waiters?.reject(refusal);
+    this.writing = null;
     this.options.log(`MongoDB stand-in: ${refusal.message}`);
     this.restoration = this.restore(lost)
       .catch((cause: unknown) => {
