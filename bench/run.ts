@@ -9,7 +9,7 @@
  * (ObjectId insert; the tutorial's getNextSequence + insert), then each service plan after a
  * warm-up. Default plans: COUNTER, OPTIMISTIC_LOOP, BLOCK (blocks adapting from 100 to 10,000),
  * and createUsers batches of 100 with COUNTER, each at concurrency 1, 8 and 64, and batches of
- * 1,000 at 64; then 5 paired rounds (1 with `--quick`) of the raw tutorial loop, the floor fixture
+ * 1,000 at 64; then 6 paired rounds (1 with `--quick`) of the raw tutorial loop, the floor fixture
  * (./floor-service.ts) and COUNTER at 64, back to back, from which issue 14's COUNTER-versus-raw
  * verdicts are read. `--instances K`: K processes per fleet, COUNTER and BLOCK with fixed block sizes
  * 10, 100 and 1,000 at concurrency 64, with counter-document writes. Every
@@ -50,8 +50,12 @@ interface Options {
 }
 
 const ROOT = join(__dirname, '..');
-/** Rounds of the paired yardstick (see `PairedRound`) in a full run. */
-const PAIRED_ROUNDS = 5;
+/**
+ * Rounds of the paired yardstick (see `PairedRound`) in a full run: each of the three orders
+ * (`pairedRoundsOf`) twice, since the later service in a round reads dearer (docs/benchmark.md,
+ * "CPU levers of 0.4"), and five rounds ran two orders twice and one once.
+ */
+const PAIRED_ROUNDS = 6;
 const PAIRED_CONCURRENCY = 64;
 const BUILD_TIMEOUT_MS = 300_000;
 
