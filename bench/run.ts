@@ -102,7 +102,10 @@ const FLOOR_PLAN: ServicePlan = {
 /**
  * The paired rounds (see `PairedRound`): in each, the raw loop, the floor fixture and COUNTER one
  * after another at PAIRED_CONCURRENCY, the order rotating from round to round so that none always
- * follows another.
+ * follows another. Each service cell is warmed up first (`warmupSeconds`, not measured): without
+ * it a service that had idled four cells (about 50 s) read about 10% dearer per user than one that
+ * had idled one, so the order, not the service, set a round's ratio (docs/benchmark.md, "CPU
+ * levers of 0.4").
  */
 async function pairedRoundsOf(options: {
   rounds: number;
@@ -116,10 +119,6 @@ async function pairedRoundsOf(options: {
   bar: ReturnType<typeof progress>;
 }): Promise<PairedRound[]> {
   const { counting, floor, counter, cellSeconds, databasePid, bar } = options;
-  if (floor !== null) {
-    bar.note('warming up the floor fixture');
-    await warmUp(floor, FLOOR_PLAN, options.warmupSeconds);
-  }
   const rounds: PairedRound[] = [];
   for (let round = 1; round <= options.rounds; round += 1) {
     const measured: Partial<PairedRound> = {};
@@ -135,6 +134,7 @@ async function pairedRoundsOf(options: {
         });
       },
       async () => {
+        await warmUp(counter.fleet, counter.plan, options.warmupSeconds);
         measured.counter = await measureServiceCell(
           counter.fleet,
           counter.plan,
@@ -147,6 +147,7 @@ async function pairedRoundsOf(options: {
         ? []
         : [
             async () => {
+              await warmUp(floor, FLOOR_PLAN, options.warmupSeconds);
               measured.floor = await measureServiceCell(
                 floor,
                 FLOOR_PLAN,
