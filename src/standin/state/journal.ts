@@ -44,6 +44,7 @@
  * (data-lock.ts).
  */
 import { mkdir, open, rm } from 'node:fs/promises';
+import { setImmediate as endOfTurn } from 'node:timers/promises';
 import path from 'node:path';
 import type { Timestamp } from 'bson';
 import { CommandError, ErrorCode } from '../engine/errors';
@@ -77,11 +78,6 @@ const OUT_OF_SPACE = new Set(['ENOSPC', 'EDQUOT']);
  * thread, journal-file.ts), so at 32 writes in flight larger batches serve more writes.
  */
 export const BATCH_OPEN_MS = 1;
-
-/** Resolves in the check phase of this turn of the event loop, after its I/O callbacks. */
-function endOfTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 export interface JournalOptions {
   /** journal bytes since the last snapshot that trigger a new snapshot */
