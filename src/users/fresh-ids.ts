@@ -43,7 +43,13 @@ import type {
   UserIdTurns,
 } from '../strategies/index';
 import { IdContentionError } from './errors';
-import { insertUnordered, type InsertOptions, type UnsavedUser } from './insert';
+import {
+  duplicatedField,
+  insertUnordered,
+  type InsertOptions,
+  type UniqueField,
+  type UnsavedUser,
+} from './insert';
 import type { UserDocument, UsersCollection } from './model';
 import { TransactionGroups, type MemberRound } from './transaction-groups';
 
@@ -90,6 +96,14 @@ export async function insertWithFreshIds(
   options?: InsertOptions,
 ): Promise<InsertReport> {
   if ('groups' in numbering) return insertInGroups(unsaved, numbering.groups, tally, options);
+  if (unsaved.length === 1) {
+    const one = await insertOneWithFreshId(users, unsaved[0], numbering, tally, options);
+    return {
+      results: [one.result],
+      attempts: [one.attempts],
+      duplicateKeyRetries: one.duplicateKeyRetries,
+    };
+  }
   const { source, turns } = numbering;
   const report: InsertReport = {
     results: new Array(unsaved.length),
@@ -170,6 +184,95 @@ async function takingRound(
   report.duplicateKeyRetries += collided.length;
   const withdrawn = await withdrawAfter(users, collided[0], pending, docs, results, tally);
   return [...collided, ...withdrawn].sort((a, b) => a - b);
+}
+
+/** `InsertReport` for one document. */
+export interface SingleInsertReport {
+  result: InsertResult;
+  attempts: number;
+  duplicateKeyRetries: number;
+}
+
+/**
+ * `insertWithFreshIds` for one document: the same rounds (take, insert, give back; a repair and a
+ * turn alone after a collision), without a batch's bookkeeping (positions, a result and a count per
+ * document, the withdrawal, which needs a second document), and with `insertOne`, the same `insert`
+ * command as `insertMany` without the driver's bulk-write machinery (`BulkWriteResult`, batching).
+ * Why a path of its own: nearly every creation is one `createUser`, and a batch of one cost it
+ * measurably more CPU per user (docs/benchmark.md, "CPU levers of 0.4, part 3").
+ */
+export async function insertOneWithFreshId(
+  users: UsersCollection,
+  unsaved: UnsavedUser,
+  numbering: Numbering,
+  tally: CreationTally,
+  options?: InsertOptions,
+): Promise<SingleInsertReport> {
+  if ('groups' in numbering) {
+    const report = await insertInGroups([unsaved], numbering.groups, tally, options);
+    const [result] = report.results;
+    const [attempts] = report.attempts;
+    return { result, attempts, duplicateKeyRetries: report.duplicateKeyRetries };
+  }
+  const { source, turns } = numbering;
+  const one: SingleRound = { users, unsaved, source, tally, options, attempts: 0, retries: 0 };
+  for (let round = 1; ; round += 1) {
+    const run = () => singleRound(round, one);
+    const result = await (round > 1 && source.retriesAlone ? turns.alone(run) : turns.shared(run));
+    if (result !== null) {
+      return { result, attempts: one.attempts, duplicateKeyRetries: one.retries };
+    }
+  }
+}
+
+interface SingleRound {
+  users: UsersCollection;
+  unsaved: UnsavedUser;
+  source: TakingIdSource;
+  tally: CreationTally;
+  options?: InsertOptions;
+  /** Inserts sent so far. */
+  attempts: number;
+  /** Inserts sent again after the `_id` was taken. */
+  retries: number;
+}
+
+/** `takingRound` for one document; null when its `_id` was taken and it goes again. */
+async function singleRound(round: number, one: SingleRound): Promise<InsertResult | null> {
+  const { users, unsaved, source, tally, options } = one;
+  beforeWrite(options);
+  if (round > 1) {
+    await source.afterCollision(round - 1, tally);
+    beforeWrite(options);
+  }
+  let taken: TakenIds;
+  try {
+    taken = await source.take(1, tally);
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    return { error: err };
+  }
+  const doc: UserDocument = { _id: Long.fromNumber(taken.ids[0]), ...unsaved };
+  beforeWrite(options);
+  options?.beforeInsert?.([doc]);
+  countCommand(tally);
+  let field: UniqueField | undefined;
+  try {
+    await users.collection.insertOne(doc, users.options());
+  } catch (err) {
+    field = duplicatedField(err);
+    if (field === undefined) throw err;
+  }
+  one.attempts += 1;
+  if (field === undefined) return { created: doc };
+  if (field !== '_id') {
+    if (!options?.signal?.aborted) await taken.giveBack(new Set([0]), tally);
+    return { duplicateOn: field };
+  }
+  source.onCollision?.();
+  if (round >= source.maxRounds) return { error: new IdContentionError(one.attempts) };
+  one.retries += 1;
+  return null;
 }
 
 /**

@@ -5,9 +5,8 @@
  * must not stop the others. Why only duplicate keys are per document: they are the one refusal the
  * caller can act on (take another id, report the email, replay the idempotent request); anything
  * else (network, timeout, write concern not satisfied) fails the whole call, with the driver's own
- * error so the GraphQL layer can map it (e.g. to SERVICE_UNAVAILABLE). Why `insertOne` for a
- * single document: it is the same `insert` command, without the driver's bulk-write machinery
- * (`BulkWriteResult`, batching), which costs measurably more CPU on every `createUser`.
+ * error so the GraphQL layer can map it (e.g. to SERVICE_UNAVAILABLE). A single document is
+ * inserted by ./fresh-ids.ts's round of one, with `insertOne` and `duplicatedField`.
  */
 import { MongoBulkWriteError, type ClientSession } from 'mongodb';
 import {
@@ -34,7 +33,7 @@ const UNIQUE_FIELDS: readonly UniqueField[] = ['_id', 'email', 'idempotencyKey']
  * server) is read as `_id`: retrying with another id is bounded and cannot store a duplicate,
  * whereas blaming the email would refuse valid input. Any other error: undefined.
  */
-function duplicatedField(error: unknown): UniqueField | undefined {
+export function duplicatedField(error: unknown): UniqueField | undefined {
   if (!isDuplicateKeyError(error)) return undefined;
   if (duplicateKeyFields(error) === null) return '_id';
   return UNIQUE_FIELDS.find((field) => isDuplicateKeyError(error, field));
@@ -47,16 +46,6 @@ export async function insertUnordered(
   tally: CreationTally,
 ): Promise<Map<number, UniqueField>> {
   countCommand(tally);
-  if (docs.length === 1) {
-    try {
-      await users.collection.insertOne(docs[0], users.options());
-      return new Map();
-    } catch (err) {
-      const field = duplicatedField(err);
-      if (field === undefined) throw err;
-      return new Map([[0, field]]);
-    }
-  }
   try {
     await users.collection.insertMany(docs, users.options({ ordered: false }));
     return new Map();

@@ -31,7 +31,12 @@ import {
 import type { ChangeFeed } from '../database/change-feed';
 import { BatchAdmission } from './batch-admission';
 import { watchCreatedUsers } from './changes';
-import { createUsersWith, type CreationDeps, type CreationOptions } from './creation';
+import {
+  createUsersWith,
+  createUserWith,
+  type CreationDeps,
+  type CreationOptions,
+} from './creation';
 import { numberings } from './fresh-ids';
 import { UserIndexes } from './indexes';
 import { DuplicateEmailError, UniqueIndexesUnavailableError, UserNotFoundError } from './errors';
@@ -125,7 +130,7 @@ export class Users {
     strategy: IdStrategy,
     options?: CreationOptions,
   ): Promise<{ user: User; attempts: number; replayed: boolean }> {
-    const [outcome] = await createUsersWith(this.creation, [input], strategy, options);
+    const outcome = await createUserWith(this.creation, input, strategy, options);
     if ('error' in outcome) throw outcome.error;
     return { ...outcome, user: readable(outcome.user) };
   }
