@@ -210,7 +210,17 @@ export class Sequences {
         continue;
       }
       const delta = definition.step * count;
-      const doc = await this.increment(resolved, definition, delta, guard);
+      let doc: CounterDocument | null;
+      // Awaited here rather than in a method of its own: an async layer around the command cost
+      // every allocation a promise and a turn of microtasks more.
+      try {
+        doc = await this.counters.collection.findOneAndUpdate(
+          ...this.incrementCommand(resolved, definition, delta, guard),
+        );
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+        doc = null;
+      }
       if (doc !== null) {
         const last = storedSeq(doc);
         // In a transaction, the write is only one once committed (a rolled-back `$inc` is none).
@@ -435,27 +445,21 @@ export class Sequences {
   }
 
   /**
-   * The guarded `$inc` (its command kept per shape by ./guarded-increment.ts); null when the
-   * filter refused the counter (nothing was consumed). The range and `$exists` conditions are not
-   * copied into an upserted document; `_id` and `step` are.
+   * The guarded `$inc`'s arguments (kept per shape by ./guarded-increment.ts), counted. Its answer
+   * is null when the filter refused the counter, and a duplicate key when an upsert lost its race:
+   * nothing was consumed either way. The range and `$exists` conditions are not copied into an
+   * upserted document; `_id` and `step` are.
    */
-  private async increment(
+  private incrementCommand(
     key: ResolvedKey,
     definition: SequenceDefinition,
     delta: number,
     guard: AllocationGuard,
-  ): Promise<CounterDocument | null> {
+  ): ReturnType<GuardedIncrements['command']> {
     const upsert = guard.mayCreate && isImplicitDefinition(definition);
     countCommand(guard.tally);
     const shape = { key, definition, delta, owner: guard.owner, upsert };
-    try {
-      return await this.counters.collection.findOneAndUpdate(
-        ...this.increments.command(shape, new Date(), guard.session),
-      );
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return null;
-      throw err;
-    }
+    return this.increments.command(shape, new Date(), guard.session);
   }
 
   /** One read after a refused allocation: retry (possibly with a refreshed cache) or throw. */
