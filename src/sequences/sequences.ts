@@ -456,7 +456,11 @@ export class Sequences {
     delta: number,
     guard: AllocationGuard,
   ): ReturnType<GuardedIncrements['command']> {
-    const upsert = guard.mayCreate && isImplicitDefinition(definition);
+    // Only a counter not yet seen here may be absent: one this process wrote or read is updated
+    // without `upsert` and its `$setOnInsert`. Removed since, it is refused (null), the refusal's
+    // read forgets it, and the next attempt creates it.
+    const upsert =
+      guard.mayCreate && isImplicitDefinition(definition) && !this.definitions.has(key.id);
     countCommand(guard.tally);
     const shape = { key, definition, delta, owner: guard.owner, upsert };
     return this.increments.command(shape, new Date(), guard.session);

@@ -243,6 +243,30 @@ describe('allocation', () => {
     expect((await sequences.allocate({ name: 'batch' })).first).toBe(1);
   });
 
+  test('an implicit counter is upserted until this process has seen it, then only incremented; removed, it is created again', async () => {
+    const db = bed.db();
+    const sequences = bed.sequences(db);
+    const upsertsOf = (events: Array<{ command: Record<string, unknown> }>) =>
+      events.map(({ command }) => [command.findAndModify ?? command.find, command.upsert ?? null]);
+    const first = await bed.commandsSent(db, () => sequences.allocate({ name: 'visits' }));
+    expect(upsertsOf(first)).toEqual([['counters', true]]);
+    const known = await bed.commandsSent(db, () => sequences.allocate({ name: 'visits' }));
+    expect(upsertsOf(known)).toEqual([['counters', false]]);
+    expect(known[0].command.update).not.toHaveProperty('$setOnInsert');
+    await db.collection<{ _id: string }>('counters').deleteOne({ _id: 'visits' });
+    let again: unknown;
+    const removed = await bed.commandsSent(db, async () => {
+      again = await sequences.allocate({ name: 'visits' });
+    });
+    // Refused (no document), read, forgotten, then created again with the implicit definition.
+    expect(upsertsOf(removed)).toEqual([
+      ['counters', false],
+      ['counters', null],
+      ['counters', true],
+    ]);
+    expect(again).toEqual({ first: 1, last: 1, step: 1, count: 1 });
+  });
+
   test('count must be a whole number from 1 to 10,000', async () => {
     const sequences = bed.sequences(bed.db());
     for (const count of [0, -1, 1.5, 10_001]) {

@@ -54,13 +54,13 @@ async function created(strategy: IdStrategy, way: Way, { input, before, signal }
     .find({}, { projection: { createdAt: 0 } })
     .sort({ _id: 1 })
     .toArray();
-  const counter = await under.db.collection<Document>('counters').findOne({ _id: 'userid' });
-  const stats = under.stats
-    .snapshot()
-    .map(({ p50Ms, p95Ms: _p95, p99Ms: _p99, ...counts }) => ({
-      ...counts,
-      measured: p50Ms !== null,
-    }));
+  const counter = await under.db
+    .collection<{ _id: string; seq: unknown }>('counters')
+    .findOne({ _id: 'userid' });
+  const stats = under.stats.snapshot().map(({ p50Ms, p95Ms: _p95, p99Ms: _p99, ...counts }) => ({
+    ...counts,
+    measured: p50Ms !== null,
+  }));
   return { outcome, commands, stored, seq: counter?.seq, stats };
 }
 
@@ -91,7 +91,9 @@ describe.each(ID_STRATEGIES)('%s', (strategy) => {
       {
         input: { name: 'Bea' },
         before: async ({ db }) => {
-          await db.collection<Document>('users').insertOne({ _id: 1, name: 'foreign' });
+          await db
+            .collection<{ _id: number; name: string }>('users')
+            .insertOne({ _id: 1, name: 'foreign' });
         },
       },
     ],
