@@ -297,9 +297,11 @@ export async function createUserWith(
     call.tally,
     { signal: options?.signal },
   );
-  call.totals.users += 'created' in one.result ? 1 : 0;
-  call.totals.attempts += one.attempts;
-  call.totals.duplicateKeyRetries += one.duplicateKeyRetries;
+  countInserts(call, {
+    users: 'created' in one.result ? 1 : 0,
+    attempts: one.attempts,
+    duplicateKeyRetries: one.duplicateKeyRetries,
+  });
   recordCall(call, started);
   return insertOutcome(candidate, one.result, one.attempts, undefined);
 }
@@ -332,11 +334,11 @@ function recordCall({ deps, strategy, tally, totals }: CreationCall, started: nu
   });
 }
 
-/** Adds a round of inserts to the call's totals. */
-function countInserts({ totals }: CreationCall, report: InsertReport): void {
-  totals.users += report.results.filter((result) => 'created' in result).length;
-  totals.attempts += report.attempts.reduce((sum, n) => sum + n, 0);
-  totals.duplicateKeyRetries += report.duplicateKeyRetries;
+/** Adds a round's inserts (users created, insert attempts, `_id` retries) to the call's totals. */
+function countInserts({ totals }: CreationCall, round: CreationCall['totals']): void {
+  totals.users += round.users;
+  totals.attempts += round.attempts;
+  totals.duplicateKeyRetries += round.duplicateKeyRetries;
 }
 
 /** One `createUsersWith` call: what each of its rounds shares, and what the stats hear of it. */
@@ -447,6 +449,10 @@ async function createOnce(
   const settled = settleInserts(deps, plan.toInsert, report, outcomes, tally);
   if (settled instanceof Promise) await settled;
   settleFollowers(plan, outcomes);
-  countInserts(call, report);
+  countInserts(call, {
+    users: report.results.filter((result) => 'created' in result).length,
+    attempts: report.attempts.reduce((sum, n) => sum + n, 0),
+    duplicateKeyRetries: report.duplicateKeyRetries,
+  });
   return outcomes;
 }
