@@ -33,7 +33,13 @@ import {
 } from './driver-baselines';
 import { startBenchDatabase } from './database';
 import { progress } from './progress';
-import { writeReport, type CellResult, type PairedRound, type RunEnvironment } from './report';
+import {
+  mergeSlices,
+  writeReport,
+  type CellResult,
+  type PairedRound,
+  type RunEnvironment,
+} from './report';
 import {
   CONCURRENCIES,
   measureServiceCell,
@@ -56,6 +62,15 @@ const ROOT = join(__dirname, '..');
  * "CPU levers of 0.4"), and five rounds ran two orders twice and one once.
  */
 const PAIRED_ROUNDS = 6;
+/**
+ * Turns each side of a paired round takes in a full run (slices of 2 s of its 12): on a machine
+ * whose speed drifts over tens of seconds, one cell per side let the drift decide. On `17ce340`,
+ * two quiet full runs of 12 s cells read COUNTER ÷ floor at 1.06× and 1.34× (rounds 0.72× to
+ * 1.77×, and autocannon's own CPU per request, the same work for both, 0.65× to 1.89× from one
+ * cell to the next); the same two processes minutes later, in 2 s turns, read 1.22× to 1.33× over
+ * four rounds (docs/benchmark.md, "A paired round in turns").
+ */
+const PAIRED_SLICES = 6;
 const PAIRED_CONCURRENCY = 64;
 const BUILD_TIMEOUT_MS = 300_000;
 
@@ -100,15 +115,17 @@ const FLOOR_PLAN: ServicePlan = {
 };
 
 /**
- * The paired rounds (see `PairedRound`): in each, the raw loop, the floor fixture and COUNTER one
- * after another at PAIRED_CONCURRENCY, the order rotating from round to round so that none always
- * follows another. Each service cell is warmed up first (`warmupSeconds`, not measured): without
- * it a service that had idled four cells (about 50 s) read about 10% dearer per user than one that
- * had idled one, so the order, not the service, set a round's ratio (docs/benchmark.md, "CPU
- * levers of 0.4").
+ * The paired rounds (see `PairedRound`): in each, the raw loop, the floor fixture and COUNTER take
+ * turns at PAIRED_CONCURRENCY, `slices` turns each of `cellSeconds / slices` (the order rotating
+ * from turn to turn and from round to round, so that none always follows another), and each side's
+ * slices are merged into its cell (`mergeSlices`). Each service is warmed up once at the start of
+ * its round (`warmupSeconds`, not measured): without it a service that had idled four cells (about
+ * 50 s) read about 10% dearer per user than one that had idled one (docs/benchmark.md, "CPU levers
+ * of 0.4"); taking turns, no side idles longer than two slices.
  */
 async function pairedRoundsOf(options: {
   rounds: number;
+  slices: number;
   counting: CountingClient;
   rawDbName: string;
   floor: ServiceFleet | null;
@@ -118,52 +135,72 @@ async function pairedRoundsOf(options: {
   databasePid: number | undefined;
   bar: ReturnType<typeof progress>;
 }): Promise<PairedRound[]> {
-  const { counting, floor, counter, cellSeconds, databasePid, bar } = options;
+  const { counting, floor, counter, databasePid, bar, slices } = options;
+  const sliceSeconds = options.cellSeconds / slices;
   const rounds: PairedRound[] = [];
   for (let round = 1; round <= options.rounds; round += 1) {
-    const measured: Partial<PairedRound> = {};
-    const sides: Array<() => Promise<void>> = [
-      async () => {
-        measured.raw = await runDriverBaseline({
-          counting,
-          dbName: options.rawDbName,
-          baseline: 'TUTORIAL_GET_NEXT_SEQUENCE',
-          concurrency: PAIRED_CONCURRENCY,
-          durationMs: cellSeconds * 1000,
-          databasePid,
-        });
+    const sides: Array<{
+      name: keyof PairedRound;
+      warmUp: () => Promise<void>;
+      measure: () => Promise<CellResult>;
+    }> = [
+      {
+        name: 'raw',
+        warmUp: async () => {},
+        measure: () =>
+          runDriverBaseline({
+            counting,
+            dbName: options.rawDbName,
+            baseline: 'TUTORIAL_GET_NEXT_SEQUENCE',
+            concurrency: PAIRED_CONCURRENCY,
+            durationMs: sliceSeconds * 1000,
+            databasePid,
+          }),
       },
-      async () => {
-        await warmUp(counter.fleet, counter.plan, options.warmupSeconds);
-        measured.counter = await measureServiceCell(
-          counter.fleet,
-          counter.plan,
-          PAIRED_CONCURRENCY,
-          cellSeconds,
-          databasePid,
-        );
+      {
+        name: 'counter',
+        warmUp: () => warmUp(counter.fleet, counter.plan, options.warmupSeconds),
+        measure: () =>
+          measureServiceCell(
+            counter.fleet,
+            counter.plan,
+            PAIRED_CONCURRENCY,
+            sliceSeconds,
+            databasePid,
+          ),
       },
       ...(floor === null
         ? []
         : [
-            async () => {
-              await warmUp(floor, FLOOR_PLAN, options.warmupSeconds);
-              measured.floor = await measureServiceCell(
-                floor,
-                FLOOR_PLAN,
-                PAIRED_CONCURRENCY,
-                cellSeconds,
-                databasePid,
-              );
+            {
+              name: 'floor' as const,
+              warmUp: () => warmUp(floor, FLOOR_PLAN, options.warmupSeconds),
+              measure: () =>
+                measureServiceCell(
+                  floor,
+                  FLOOR_PLAN,
+                  PAIRED_CONCURRENCY,
+                  sliceSeconds,
+                  databasePid,
+                ),
             },
           ]),
     ];
-    for (let k = 0; k < sides.length; k += 1) {
-      bar.cell(`paired round ${round} of ${options.rounds} @${PAIRED_CONCURRENCY}`);
-      await sides[(round - 1 + k) % sides.length]();
-      bar.cellDone();
+    bar.cell(`paired round ${round} of ${options.rounds} @${PAIRED_CONCURRENCY}`);
+    for (const side of sides) await side.warmUp();
+    const slicesOf: Record<keyof PairedRound, CellResult[]> = { raw: [], counter: [], floor: [] };
+    for (let turn = 0; turn < slices; turn += 1) {
+      for (let k = 0; k < sides.length; k += 1) {
+        const side = sides[(round - 1 + turn + k) % sides.length];
+        slicesOf[side.name].push(await side.measure());
+      }
     }
-    rounds.push(measured as PairedRound);
+    bar.cellDone();
+    rounds.push({
+      raw: mergeSlices(slicesOf.raw),
+      counter: mergeSlices(slicesOf.counter),
+      ...(floor === null ? {} : { floor: mergeSlices(slicesOf.floor) }),
+    });
   }
   return rounds;
 }
@@ -176,6 +213,8 @@ interface RunPlan {
   plans: ServicePlan[];
   baselines: DriverBaseline[];
   pairedRounds: number;
+  /** Turns per side in a paired round (see `PAIRED_SLICES`); one with `--quick`. */
+  pairedSlices: number;
   totalCells: number;
 }
 
@@ -191,10 +230,11 @@ function planRun(options: Options): RunPlan {
     plans,
     baselines,
     pairedRounds,
+    pairedSlices: options.quick ? 1 : PAIRED_SLICES,
     totalCells:
       baselines.length * CONCURRENCIES.length +
       plans.reduce((n, plan) => n + plan.concurrencies.length, 0) +
-      3 * pairedRounds,
+      pairedRounds,
   };
 }
 
@@ -358,6 +398,7 @@ async function measurePlans(
         rounds.push(
           ...(await pairedRoundsOf({
             rounds: run.pairedRounds,
+            slices: run.pairedSlices,
             counting,
             rawDbName,
             floor: floor.fleet,
