@@ -100,56 +100,6 @@ export const median = (values: number[]): number => {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-/**
- * One cell of the slices of one side of a paired round, measured in turns with the other sides:
- * users, time, failures and commands are summed, per-user figures weighted by each slice's users
- * (null when any slice's is), p50 is the slices' median and p99 their highest, RSS the highest.
- * The label, strategy, concurrency and instances are the first slice's (all are alike).
- */
-export function mergeSlices(slices: CellResult[]): CellResult {
-  const [first] = slices;
-  if (first === undefined) throw new Error('mergeSlices needs at least one slice');
-  const users = slices.reduce((sum, slice) => sum + slice.users, 0);
-  const durationS = slices.reduce((sum, slice) => sum + slice.durationS, 0);
-  const weighted = (perUser: (slice: CellResult) => number | null | undefined): number | null => {
-    if (users === 0) return null;
-    let total = 0;
-    for (const slice of slices) {
-      const value = perUser(slice);
-      if (value == null) return null;
-      total += value * slice.users;
-    }
-    return total / users;
-  };
-  const highest = (values: Array<number | null>): number | null =>
-    values.some((value) => value === null) ? null : Math.max(...(values as number[]));
-  const summed = (values: Array<number | undefined>): number | undefined =>
-    values.some((value) => value === undefined)
-      ? undefined
-      : (values as number[]).reduce((sum, value) => sum + value, 0);
-  const counterWrites = summed(slices.map((slice) => slice.counterWrites));
-  return {
-    ...first,
-    durationS,
-    users,
-    usersPerSecond: durationS > 0 ? users / durationS : 0,
-    p50Ms: median(slices.map((slice) => slice.p50Ms)),
-    p99Ms: Math.max(...slices.map((slice) => slice.p99Ms)),
-    commandsPerUser: weighted((slice) => slice.commandsPerUser),
-    duplicateKeyRetriesPerUser: weighted((slice) => slice.duplicateKeyRetriesPerUser),
-    transactionRetriesPerUser: weighted((slice) => slice.transactionRetriesPerUser),
-    writeConflictsPerUser: weighted((slice) => slice.writeConflictsPerUser),
-    failedRequests: slices.reduce((sum, slice) => sum + slice.failedRequests, 0),
-    cpuMsPerUser: {
-      service: weighted((slice) => slice.cpuMsPerUser.service),
-      database: weighted((slice) => slice.cpuMsPerUser.database),
-      client: weighted((slice) => slice.cpuMsPerUser.client),
-    },
-    peakRssMb: highest(slices.map((slice) => slice.peakRssMb)),
-    ...(counterWrites === undefined ? {} : { counterWrites }),
-  };
-}
-
 /** Service CPU per user of `a` over that of `b`; null when either is unmeasured. */
 function serviceCpuRatio(a: CellResult | undefined, b: CellResult | undefined): number | null {
   const [cpuA, cpuB] = [a?.cpuMsPerUser.service, b?.cpuMsPerUser.service];

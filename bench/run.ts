@@ -10,7 +10,7 @@
  * warm-up. Default plans: COUNTER, OPTIMISTIC_LOOP, BLOCK (blocks adapting from 100 to 10,000),
  * and createUsers batches of 100 with COUNTER, each at concurrency 1, 8 and 64, and batches of
  * 1,000 at 64; then 6 paired rounds (1 with `--quick`) of the raw tutorial loop, the floor fixture
- * (./floor-service.ts) and COUNTER at 64, back to back, from which issue 14's COUNTER-versus-raw
+ * (./floor-service.ts) and COUNTER at 64, taking turns, from which issue 14's COUNTER-versus-raw
  * verdicts are read. `--instances K`: K processes per fleet, COUNTER and BLOCK with fixed block sizes
  * 10, 100 and 1,000 at concurrency 64, with counter-document writes. Every
  * cell lasts a fixed time (1.5 s with `--quick`, 12 s otherwise). Writes the Markdown report to
@@ -33,13 +33,7 @@ import {
 } from './driver-baselines';
 import { startBenchDatabase } from './database';
 import { progress } from './progress';
-import {
-  mergeSlices,
-  writeReport,
-  type CellResult,
-  type PairedRound,
-  type RunEnvironment,
-} from './report';
+import { writeReport, type CellResult, type PairedRound, type RunEnvironment } from './report';
 import {
   CONCURRENCIES,
   measureServiceCell,
@@ -48,6 +42,7 @@ import {
   type ServicePlan,
 } from './service-cells';
 import { startServiceFleet, type ServiceFleet } from './service-processes';
+import { mergeSlices, ordersOf } from './turns';
 
 interface Options {
   quick: boolean;
@@ -116,8 +111,9 @@ const FLOOR_PLAN: ServicePlan = {
 
 /**
  * The paired rounds (see `PairedRound`): in each, the raw loop, the floor fixture and COUNTER take
- * turns at PAIRED_CONCURRENCY, `slices` turns each of `cellSeconds / slices` (the order rotating
- * from turn to turn and from round to round, so that none always follows another), and each side's
+ * turns at PAIRED_CONCURRENCY, `slices` turns each of `cellSeconds / slices`, each turn in another
+ * order of the sides (`ordersOf`: with 6 turns, every order once, so each side comes first, second
+ * and last twice and follows each other side equally often within the turns), and each side's
  * slices are merged into its cell (`mergeSlices`). Each service is warmed up once at the start of
  * its round (`warmupSeconds`, not measured): without it a service that had idled four cells (about
  * 50 s) read about 10% dearer per user than one that had idled one (docs/benchmark.md, "CPU levers
@@ -189,9 +185,10 @@ async function pairedRoundsOf(options: {
     bar.cell(`paired round ${round} of ${options.rounds} @${PAIRED_CONCURRENCY}`);
     for (const side of sides) await side.warmUp();
     const slicesOf: Record<keyof PairedRound, CellResult[]> = { raw: [], counter: [], floor: [] };
+    const orders = ordersOf(sides);
     for (let turn = 0; turn < slices; turn += 1) {
       for (let k = 0; k < sides.length; k += 1) {
-        const side = sides[(round - 1 + turn + k) % sides.length];
+        const side = orders[(round - 1 + turn) % orders.length][k];
         slicesOf[side.name].push(await side.measure());
       }
     }

@@ -9,37 +9,12 @@ import {
   latencySummary,
   markdownReport,
   median,
-  mergeSlices,
   pairedTable,
   targetChecks,
   type BenchResults,
   type CellResult,
 } from '../../bench/report';
-
-const cell = (
-  strategy: string,
-  concurrency: number,
-  extra: Partial<CellResult> = {},
-): CellResult => ({
-  path: 'service',
-  label: strategy,
-  strategy,
-  concurrency,
-  instances: 1,
-  durationS: 10,
-  users: 10_000,
-  usersPerSecond: 1_000,
-  p50Ms: 5,
-  p99Ms: 20,
-  commandsPerUser: 2,
-  duplicateKeyRetriesPerUser: 0,
-  transactionRetriesPerUser: 0,
-  writeConflictsPerUser: 0,
-  failedRequests: 0,
-  cpuMsPerUser: { service: 0.5, database: 0.25, client: null },
-  peakRssMb: 120,
-  ...extra,
-});
+import { cell } from './cell';
 
 const environment: BenchResults['environment'] = {
   mode: 'full',
@@ -277,58 +252,6 @@ describe('paired rounds', () => {
     expect(table).toContain('| 1 | 0.500 | 0.900 | 1.80× | 1000 | 400 | 0.40× |');
     expect(table.split('\n')).toHaveLength(2 + rounds.length);
     expect(markdownReport({ environment, cells: grid, pairedRounds: rounds })).toContain(table);
-  });
-});
-
-describe('mergeSlices', () => {
-  const slice = (
-    users: number,
-    durationS: number,
-    serviceMs: number,
-    extra: Partial<CellResult> = {},
-  ) =>
-    cell('COUNTER', 64, {
-      users,
-      durationS,
-      usersPerSecond: users / durationS,
-      cpuMsPerUser: { service: serviceMs, database: serviceMs / 2, client: null },
-      counterWrites: users,
-      ...extra,
-    });
-
-  it("sums users and time, and weights per-user figures by each slice's users", () => {
-    const merged = mergeSlices([
-      slice(1_000, 2, 0.6, { p50Ms: 30, p99Ms: 90, failedRequests: 1 }),
-      slice(3_000, 2, 0.4, { p50Ms: 20, p99Ms: 70, commandsPerUser: 3 }),
-      slice(2_000, 2, 0.5, { p50Ms: 25, p99Ms: 120, peakRssMb: 130 }),
-    ]);
-    expect(merged).toMatchObject({
-      label: 'COUNTER',
-      users: 6_000,
-      durationS: 6,
-      usersPerSecond: 1_000,
-      p50Ms: 25,
-      p99Ms: 120,
-      failedRequests: 1,
-      peakRssMb: 130,
-      counterWrites: 6_000,
-    });
-    // (1,000 × 0.6 + 3,000 × 0.4 + 2,000 × 0.5) / 6,000 ms of service CPU per user.
-    expect(merged.cpuMsPerUser.service).toBeCloseTo(2_800 / 6_000, 10);
-    expect(merged.cpuMsPerUser.database).toBeCloseTo(1_400 / 6_000, 10);
-    expect(merged.cpuMsPerUser.client).toBeNull();
-    expect(merged.commandsPerUser).toBeCloseTo((2_000 + 9_000 + 4_000) / 6_000, 10);
-  });
-
-  it('is the slice itself when there is one', () => {
-    const only = slice(1_500, 12, 0.5);
-    expect(mergeSlices([only])).toEqual(only);
-  });
-
-  it('leaves a figure unmeasured when a slice did not measure it, and refuses no slices', () => {
-    const merged = mergeSlices([slice(10, 1, 0.5), slice(10, 1, 0.5, { peakRssMb: null })]);
-    expect(merged.peakRssMb).toBeNull();
-    expect(() => mergeSlices([])).toThrow('at least one slice');
   });
 });
 
