@@ -52,9 +52,10 @@ interface Options {
 
 const ROOT = join(__dirname, '..');
 /**
- * Rounds of the paired yardstick (see `PairedRound`) in a full run: each of the three orders
- * (`pairedRoundsOf`) twice, since the later service in a round reads dearer (docs/benchmark.md,
- * "CPU levers of 0.4"), and five rounds ran two orders twice and one once.
+ * Rounds of the paired yardstick (see `PairedRound`) in a full run, whose median decides. Six since
+ * rounds of one cell per side had to run each of their three orders twice (the later service in a
+ * round read dearer: docs/benchmark.md, "CPU levers of 0.4"); each round now runs every order in
+ * its turns (`pairedRoundsOf`), and six kept a run's length and its median's room for one odd round.
  */
 const PAIRED_ROUNDS = 6;
 /**
