@@ -134,62 +134,55 @@ async function pairedRoundsOf(options: {
 }): Promise<PairedRound[]> {
   const { counting, floor, counter, databasePid, bar, slices } = options;
   const sliceSeconds = options.cellSeconds / slices;
+  const sides: Array<{
+    name: keyof PairedRound;
+    /** Unmeasured load before the round's first turn; none for the raw loop. */
+    warmUp?: () => Promise<void>;
+    measure: () => Promise<CellResult>;
+  }> = [
+    {
+      name: 'raw',
+      measure: () =>
+        runDriverBaseline({
+          counting,
+          dbName: options.rawDbName,
+          baseline: 'TUTORIAL_GET_NEXT_SEQUENCE',
+          concurrency: PAIRED_CONCURRENCY,
+          durationMs: sliceSeconds * 1000,
+          databasePid,
+        }),
+    },
+    {
+      name: 'counter',
+      warmUp: () => warmUp(counter.fleet, counter.plan, options.warmupSeconds),
+      measure: () =>
+        measureServiceCell(
+          counter.fleet,
+          counter.plan,
+          PAIRED_CONCURRENCY,
+          sliceSeconds,
+          databasePid,
+        ),
+    },
+    ...(floor === null
+      ? []
+      : [
+          {
+            name: 'floor' as const,
+            warmUp: () => warmUp(floor, FLOOR_PLAN, options.warmupSeconds),
+            measure: () =>
+              measureServiceCell(floor, FLOOR_PLAN, PAIRED_CONCURRENCY, sliceSeconds, databasePid),
+          },
+        ]),
+  ];
+  const orders = ordersOf(sides);
   const rounds: PairedRound[] = [];
   for (let round = 1; round <= options.rounds; round += 1) {
-    const sides: Array<{
-      name: keyof PairedRound;
-      warmUp: () => Promise<void>;
-      measure: () => Promise<CellResult>;
-    }> = [
-      {
-        name: 'raw',
-        warmUp: async () => {},
-        measure: () =>
-          runDriverBaseline({
-            counting,
-            dbName: options.rawDbName,
-            baseline: 'TUTORIAL_GET_NEXT_SEQUENCE',
-            concurrency: PAIRED_CONCURRENCY,
-            durationMs: sliceSeconds * 1000,
-            databasePid,
-          }),
-      },
-      {
-        name: 'counter',
-        warmUp: () => warmUp(counter.fleet, counter.plan, options.warmupSeconds),
-        measure: () =>
-          measureServiceCell(
-            counter.fleet,
-            counter.plan,
-            PAIRED_CONCURRENCY,
-            sliceSeconds,
-            databasePid,
-          ),
-      },
-      ...(floor === null
-        ? []
-        : [
-            {
-              name: 'floor' as const,
-              warmUp: () => warmUp(floor, FLOOR_PLAN, options.warmupSeconds),
-              measure: () =>
-                measureServiceCell(
-                  floor,
-                  FLOOR_PLAN,
-                  PAIRED_CONCURRENCY,
-                  sliceSeconds,
-                  databasePid,
-                ),
-            },
-          ]),
-    ];
     bar.cell(`paired round ${round} of ${options.rounds} @${PAIRED_CONCURRENCY}`);
-    for (const side of sides) await side.warmUp();
+    for (const side of sides) await side.warmUp?.();
     const slicesOf: Record<keyof PairedRound, CellResult[]> = { raw: [], counter: [], floor: [] };
-    const orders = ordersOf(sides);
     for (let turn = 0; turn < slices; turn += 1) {
-      for (let k = 0; k < sides.length; k += 1) {
-        const side = orders[(round - 1 + turn) % orders.length][k];
+      for (const side of orders[(round - 1 + turn) % orders.length]) {
         slicesOf[side.name].push(await side.measure());
       }
     }
