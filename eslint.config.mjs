@@ -18,8 +18,8 @@ const DESCRIBED = {
 
 /**
  * The service's layers, lowest first: a module may import from its own layer's siblings and from
- * lower layers, never from a higher one (docs/ARCHITECTURE.md, "Layout"). The stand-in is fenced
- * on its own below; bench sits on top of everything.
+ * lower layers, never from a higher one (docs/ARCHITECTURE.md, "Layout"). The stand-in package is
+ * fenced on its own below; bench sits on top of everything.
  */
 const LAYERS = [
   ['src/errors.ts', 'src/limits.ts'],
@@ -42,11 +42,37 @@ const UPWARD_IMPORTS = LAYERS.flatMap((layer, i) =>
   })),
 );
 
+/** The stand-in package, a product of its own (packages/mongodb-standin/README.md). */
+const STANDIN = './packages/mongodb-standin';
+/**
+ * The service reaches the stand-in through its entry only (`import ... from 'mongodb-standin'`,
+ * which resolves to src/index.ts); its tests also use the package's test helpers: the clients of the
+ * database under test, and the process helpers that SIGKILL a stand-in on a full disk.
+ */
+const STANDIN_ENTRY_ONLY = {
+  target: ['./src', './test', './bench', './e2e', './client', './explorer', './scripts'],
+  from: STANDIN,
+  except: ['./src/index.ts', './test/support/db.ts', './test/cli-process.ts', './test/tmpfs.ts'],
+  message: "The service imports the stand-in only through its entry, 'mongodb-standin'.",
+};
+/** ...and the package imports nothing of the service, nor anything else outside itself. */
+const STANDIN_SELF_CONTAINED = {
+  target: STANDIN,
+  from: '.',
+  except: [STANDIN, './node_modules'],
+  message: 'packages/mongodb-standin imports nothing from outside the package.',
+};
+const IMPORT_RESOLVER = {
+  ...importX.flatConfigs.typescript.settings,
+  'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+};
+
 export default tseslint.config(
   {
     ignores: [
       'node_modules/',
       'dist/',
+      'packages/*/dist/',
       'coverage/',
       '.data/',
       'test-output/',
@@ -66,18 +92,32 @@ export default tseslint.config(
       ],
     },
   },
-  // The import graph of src and bench: no cycles, and no import running back up the layers.
-  // test/graphql/lint-fences.test.ts shows both rules refusing a bad import.
+  // The import graph of src and bench: no cycles, no import running back up the layers, and the
+  // stand-in only through its entry. test/graphql/lint-fences.test.ts shows each rule refusing a
+  // bad import.
   {
     files: ['src/**/*.ts', 'bench/**/*.ts'],
     plugins: { 'import-x': importX },
-    settings: {
-      ...importX.flatConfigs.typescript.settings,
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
-    },
+    settings: IMPORT_RESOLVER,
     rules: {
       'import-x/no-cycle': 'error',
-      'import-x/no-restricted-paths': ['error', { zones: UPWARD_IMPORTS }],
+      'import-x/no-restricted-paths': ['error', { zones: [...UPWARD_IMPORTS, STANDIN_ENTRY_ONLY] }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'e2e/**/*.ts', 'client/**/*.ts', 'explorer/**/*.ts', 'scripts/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: IMPORT_RESOLVER,
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: [STANDIN_ENTRY_ONLY] }] },
+  },
+  // The stand-in package: no cycles, and nothing imported from outside it.
+  {
+    files: ['packages/mongodb-standin/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: IMPORT_RESOLVER,
+    rules: {
+      'import-x/no-cycle': 'error',
+      'import-x/no-restricted-paths': ['error', { zones: [STANDIN_SELF_CONTAINED] }],
     },
   },
   // One import style everywhere: static relative imports name the module without an extension.
@@ -87,31 +127,9 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     plugins: { 'import-x': importX },
-    settings: {
-      ...importX.flatConfigs.typescript.settings,
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
-    },
+    settings: IMPORT_RESOLVER,
     rules: { 'import-x/extensions': ['error', 'never', { ignorePackages: true }] },
   },
-  // The stand-in is a separate product: it must never reach into the service. Inside it, any
-  // relative import is fine as long as it stays below src/standin (one rule per folder depth).
-  ...[
-    ['src/standin/*.ts', '../*'],
-    ['src/standin/*/*.ts', '../../*'],
-    ['src/standin/*/*/*.ts', '../../../*'],
-  ].map(([files, leaving]) => ({
-    files: [files],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: [leaving], message: 'src/standin imports nothing from the service.' },
-          ],
-        },
-      ],
-    },
-  })),
   // src/graphql wires the schema to plain domain objects; driver types stay in src/database and
   // the components (issue 12: resolvers never see a bson Long or a MongoDB document).
   {

@@ -1,6 +1,7 @@
 import type { Config } from 'jest';
 
-// `npm test`: unit, conformance (driver against the picked database) and service tests.
+// `npm test`: the service's tests and the stand-in package's (its unit tests, and its conformance
+// tests: the driver against the picked database).
 // The picked database is announced once by the global setup; every test file uses its own
 // database name, so files can run in parallel on one server. Fail points are the exception: the
 // stand-in keeps one `failCommand` setting per appName, but a real mongod keeps one in all, so
@@ -10,7 +11,7 @@ const realMongod =
   (process.env.MONGODB_URI !== undefined && process.env.TEST_MONGO !== 'standin');
 const config: Config = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  roots: ['<rootDir>/test', '<rootDir>/packages/mongodb-standin/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   // A dynamic import() is ESM under `nodenext`, so it names './x.js' (tsc insists); jest resolves

@@ -92,8 +92,7 @@ async function startMongod(binary: string | undefined): Promise<EmbeddedDatabase
 }
 
 async function startStandinDatabase(): Promise<EmbeddedDatabase> {
-  // eslint-disable-next-line import-x/extensions -- import() is ESM under nodenext: tsc wants .js
-  const { startStandin } = await import('../standin/index.js');
+  const { startStandin } = await import('mongodb-standin');
   const dataDir = path.join(DATA_ROOT, 'standin');
   const replSet = REPLICA_SET;
   const standin = await startStandin({ port: await preferredPort(), dataDir, replSet }).catch(

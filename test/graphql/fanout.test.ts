@@ -10,7 +10,7 @@
  */
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { startStandin, type RunningStandin } from '../../src/standin';
+import { startStandin, type RunningStandin } from 'mongodb-standin';
 import { CLIENT_HEADERS, startTestService, type TestService } from '../support/service';
 
 const SUBSCRIBERS = 20;

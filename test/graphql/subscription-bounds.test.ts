@@ -12,7 +12,7 @@
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { SUBSCRIPTIONS } from '../../src/limits';
-import { startStandin, type RunningStandin } from '../../src/standin';
+import { startStandin, type RunningStandin } from 'mongodb-standin';
 import {
   ADMIN_HEADERS,
   CLIENT_HEADERS,

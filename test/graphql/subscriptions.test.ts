@@ -14,7 +14,7 @@ import { Client as UrqlClient, subscriptionExchange } from '@urql/core';
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { SUBSCRIPTIONS } from '../../src/limits';
-import { startStandin } from '../../src/standin';
+import { startStandin } from 'mongodb-standin';
 import { ADMIN_HEADERS, startTestService, TEST_CLIENT, type TestService } from '../support/service';
 
 const CLIENT = { authorization: `Bearer ${TEST_CLIENT.token}` };

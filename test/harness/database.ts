@@ -8,7 +8,7 @@
  * short probe and no retries. Used by jest's global setup and by `npm run bench`.
  */
 import { downloadHostAnswers, localMongod } from '../../src/database/embedded';
-import { startStandin } from '../../src/standin';
+import { startStandin } from 'mongodb-standin';
 
 export type TestDatabaseBackend = 'uri' | 'memory-server' | 'standin';
 

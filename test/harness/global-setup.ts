@@ -3,6 +3,7 @@
  * naming it, and exports it to every worker through TEST_MONGODB_URI / TEST_MONGODB_BACKEND.
  * The database (a stand-in, when picked) lives in this jest parent process until teardown.
  */
+import './standin-build';
 import { describeTestDatabase, startTestDatabase, TestDatabase } from './database';
 
 export const RUNNING_DATABASE = Symbol.for('sequential-ids.test-database');

@@ -5,7 +5,7 @@
  * test/reliability/fail-points.ts).
  */
 import { MongoClient } from 'mongodb';
-import { startStandin } from '../../src/standin';
+import { startStandin } from 'mongodb-standin';
 import { startTestService, type TestService } from '../support/service';
 
 export type FaultMode = { times: number } | 'alwaysOn';

@@ -5,7 +5,7 @@
  * service serves again once the database is back, without a restart.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startStandin, type RunningStandin } from '../../src/standin';
+import { startStandin, type RunningStandin } from 'mongodb-standin';
 import { startTestService, TEST_CLIENT, type TestService } from '../support/service';
 import {
   serviceOnFaultyDatabase,

@@ -15,7 +15,7 @@
  * private stand-in (unscoped fail points, nothing else there to hit).
  */
 import { MongoClient } from 'mongodb';
-import { startStandin } from '../../src/standin';
+import { startStandin } from 'mongodb-standin';
 import { connectTestClient } from '../support/db';
 import { startTestService } from '../support/service';
 

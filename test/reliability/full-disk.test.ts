@@ -15,8 +15,8 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { CLIENT_HEADERS, startTestService, type TestService } from '../support/service';
 import { uniqueDbName } from '../support/db';
-import { killed, startCli, type CliStandin } from '../standin/cli-process';
-import { canMountTmpfs, mountTmpfs, type Tmpfs } from '../standin/tmpfs';
+import { killed, startCli, type CliStandin } from '../../packages/mongodb-standin/test/cli-process';
+import { canMountTmpfs, mountTmpfs, type Tmpfs } from '../../packages/mongodb-standin/test/tmpfs';
 import { postGraphQL, type UserInput } from './client';
 import { Ledger } from './ledger';
 

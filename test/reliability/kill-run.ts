@@ -23,7 +23,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
-import { startStandin, type RunningStandin } from '../../src/standin';
+import { startStandin, type RunningStandin } from 'mongodb-standin';
 import { startServiceFleet, type ServiceFleet } from '../../bench/service-processes';
 import { clearFailPoint, setFailPoint, type FailCommandData } from './fail-points';
 import { postGraphQL, type GraphQLResultLike } from './client';

@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startStandin } from '../../src/standin';
+import { startStandin } from 'mongodb-standin';
 import { startTestService, type TestService } from '../support/service';
 import { createUser, sendHttp, type Strategy } from './client';
 import { freePort } from '../support/ports';

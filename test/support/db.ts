@@ -1,48 +1,16 @@
 /**
  * Test-side access to the database the global setup picked. Each test file works in its own
  * database (uniqueDbName), so files run in parallel against one server without seeing each
- * other's data. Clients get short timeouts so a broken database fails a test quickly instead of
- * hanging it.
+ * other's data. The clients and names are the stand-in package's test helpers, which its
+ * conformance tests share (the package imports nothing of the service, so they live there).
  */
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
-import { MongoClient, MongoClientOptions } from 'mongodb';
-
-export function testMongoUri(): string {
-  const uri = process.env.TEST_MONGODB_URI;
-  if (!uri)
-    throw new Error(
-      'TEST_MONGODB_URI is unset: run tests through jest (its global setup picks the database)',
-    );
-  return uri;
-}
+export {
+  connectTestClient,
+  testClient,
+  testMongoUri,
+  uniqueDbName,
+} from '../../packages/mongodb-standin/test/support/db';
 
 export function testBackend(): 'uri' | 'memory-server' | 'standin' {
   return (process.env.TEST_MONGODB_BACKEND ?? 'uri') as 'uri' | 'memory-server' | 'standin';
-}
-
-/** A database name no other test file (or run) uses: `<prefix>_<pid>_<random>`, within MongoDB's 63-byte limit. */
-export function uniqueDbName(prefix = 'test'): string {
-  const safe = prefix.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
-  return `${safe}_${process.pid}_${randomBytes(4).toString('hex')}`;
-}
-
-/**
- * A client to the test database. `runtimeAdapters.os` is passed because under jest the driver's
- * own dynamic `import('os')` fails (no vm modules) and it then silently sends empty handshake
- * metadata, so the server would never see `appName` and fail points could not be scoped.
- */
-export async function connectTestClient(options: MongoClientOptions = {}): Promise<MongoClient> {
-  return testClient(options).connect();
-}
-
-/** The client connectTestClient connects, not yet connected (to listen to its first events). */
-export function testClient(options: MongoClientOptions = {}): MongoClient {
-  return new MongoClient(testMongoUri(), {
-    runtimeAdapters: { os },
-    serverSelectionTimeoutMS: 5_000,
-    connectTimeoutMS: 5_000,
-    socketTimeoutMS: 30_000,
-    ...options,
-  });
 }

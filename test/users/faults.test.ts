@@ -5,7 +5,7 @@
  */
 import { MongoClient } from 'mongodb';
 import { Sequences } from '../../src/sequences';
-import { startStandin, type RunningStandin } from '../../src/standin';
+import { startStandin, type RunningStandin } from 'mongodb-standin';
 import { StrategyStats } from '../../src/stats';
 import { DuplicateEmailError, Users } from '../../src/users';
 import { ID_STRATEGIES } from '../../src/strategies';

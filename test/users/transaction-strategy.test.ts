@@ -4,7 +4,7 @@
  * creations that wait share one transaction, which runs alone among the process's other rounds
  * (no conflict, no pool deadlock), and a standalone is refused by name.
  */
-import { startStandin } from '../../src/standin';
+import { startStandin } from 'mongodb-standin';
 import { Sequences } from '../../src/sequences';
 import { StrategyStats } from '../../src/stats';
 import { ID_STRATEGIES } from '../../src/strategies';

@@ -5,7 +5,7 @@
 import net from 'node:net';
 import { BSON } from 'bson';
 import { MongoClient } from 'mongodb';
-import { RunningStandin, startStandin } from '../../src/standin';
+import { RunningStandin, startStandin } from '../src';
 
 let standin: RunningStandin;
 let client: MongoClient;

@@ -10,13 +10,13 @@ import { spawn } from 'node:child_process';
 import { cp, mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { Long, MongoClient, ResumeToken, Timestamp } from 'mongodb';
-import { startStandin } from '../../src/standin';
-import { Store } from '../../src/standin/engine/store';
-import { eachChange } from '../../src/standin/engine/apply-change';
-import { ChangeHistory } from '../../src/standin/state/change-history';
-import { ChangeStream } from '../../src/standin/state/change-stream';
-import { updateDocument } from '../../src/standin/engine/writes';
-import { Document } from '../../src/standin/engine/values';
+import { startStandin } from '../src';
+import { Store } from '../src/engine/store';
+import { eachChange } from '../src/engine/apply-change';
+import { ChangeHistory } from '../src/state/change-history';
+import { ChangeStream } from '../src/state/change-stream';
+import { updateDocument } from '../src/engine/writes';
+import { Document } from '../src/engine/values';
 import { freshDataDir } from './data-dir';
 
 const dataDir = freshDataDir('standin-changes-');
@@ -88,7 +88,7 @@ test('a stream resumes across a clean restart of the data directory, over many j
 test('a stream resumes after kill -9 of the stand-in process', async () => {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/standin/cli.ts', '--port', '0', '--data-dir', dataDir.path],
+    ['--import', 'tsx', `${__dirname}/../src/cli.ts`, '--port', '0', '--data-dir', dataDir.path],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const uri = await new Promise<string>((resolve, reject) => {

@@ -19,7 +19,15 @@ export interface CliStandin {
 export function startCli(dataDir: string, port = 0): Promise<CliStandin> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/standin/cli.ts', '--port', String(port), '--data-dir', dataDir],
+    [
+      '--import',
+      'tsx',
+      `${__dirname}/../src/cli.ts`,
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

@@ -3,9 +3,13 @@ import { spawn } from 'node:child_process';
 import { MongoClient } from 'mongodb';
 
 test('the CLI prints the URI once it accepts connections and exits cleanly on SIGTERM', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/standin/cli.ts', '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', `${__dirname}/../src/cli.ts`, '--port', '0'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const uri = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(

@@ -1,19 +1,19 @@
 /** The command table called directly (no sockets): refusals, fail point slots, cursors. */
 import { Int32, Long } from 'bson';
-import { CommandContext } from '../../src/standin/commands/context';
-import { Activity } from '../../src/standin/state/activity';
-import { CursorRegistry } from '../../src/standin/state/cursors';
-import { Store } from '../../src/standin/engine/store';
-import { ChangeHistory } from '../../src/standin/state/change-history';
-import { FailPoints } from '../../src/standin/state/fail-points';
-import { TransactionTable } from '../../src/standin/state/transactions';
-import { ReplicaSetIdentity } from '../../src/standin/state/replica-set';
-import { HelloMonitors } from '../../src/standin/state/hello-monitors';
-import { RetryableWrites } from '../../src/standin/state/retryable-writes';
-import { SnapshotReads } from '../../src/standin/state/snapshot-reads';
-import { runCommand } from '../../src/standin/commands/registry';
-import { failPointNameOf } from '../../src/standin/commands/command-names';
-import { noteAppName } from '../../src/standin/commands/hello';
+import { CommandContext } from '../src/commands/context';
+import { Activity } from '../src/state/activity';
+import { CursorRegistry } from '../src/state/cursors';
+import { Store } from '../src/engine/store';
+import { ChangeHistory } from '../src/state/change-history';
+import { FailPoints } from '../src/state/fail-points';
+import { TransactionTable } from '../src/state/transactions';
+import { ReplicaSetIdentity } from '../src/state/replica-set';
+import { HelloMonitors } from '../src/state/hello-monitors';
+import { RetryableWrites } from '../src/state/retryable-writes';
+import { SnapshotReads } from '../src/state/snapshot-reads';
+import { runCommand } from '../src/commands/registry';
+import { failPointNameOf } from '../src/commands/command-names';
+import { noteAppName } from '../src/commands/hello';
 
 function freshContext(database = 'db', appName?: string): CommandContext {
   const store = new Store();

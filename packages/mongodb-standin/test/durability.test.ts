@@ -12,11 +12,11 @@ import { closeSync, openSync } from 'node:fs';
 import { appendFile, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Long, MongoClient } from 'mongodb';
-import { startStandin } from '../../src/standin';
-import { Store } from '../../src/standin/engine/store';
-import { BATCH_OPEN_MS, Journal } from '../../src/standin/state/journal';
-import { JournalFile, PREALLOCATE_BYTES } from '../../src/standin/state/journal-file';
-import { decodeRecords } from '../../src/standin/state/record-file';
+import { startStandin } from '../src';
+import { Store } from '../src/engine/store';
+import { BATCH_OPEN_MS, Journal } from '../src/state/journal';
+import { JournalFile, PREALLOCATE_BYTES } from '../src/state/journal-file';
+import { decodeRecords } from '../src/state/record-file';
 import { killed, killUnderLoadThenRead, startCli } from './cli-process';
 import { freshDataDir } from './data-dir';
 

@@ -1,12 +1,12 @@
 /** The in-memory engine without the network: BSON order, matching, updates, indexes, planning. */
 import { Double, Int32, Long, ObjectId } from 'bson';
-import { Collection } from '../../src/standin/engine/collection';
-import { CommandError } from '../../src/standin/engine/errors';
-import { parseIndexSpec } from '../../src/standin/engine/indexes';
-import { compileFilter } from '../../src/standin/engine/matcher';
-import { runQuery } from '../../src/standin/engine/query';
-import { applyUpdate } from '../../src/standin/engine/update';
-import { compareValues, formatDocument, indexKeyOf } from '../../src/standin/engine/values';
+import { Collection } from '../src/engine/collection';
+import { CommandError } from '../src/engine/errors';
+import { parseIndexSpec } from '../src/engine/indexes';
+import { compileFilter } from '../src/engine/matcher';
+import { runQuery } from '../src/engine/query';
+import { applyUpdate } from '../src/engine/update';
+import { compareValues, formatDocument, indexKeyOf } from '../src/engine/values';
 
 describe('BSON values', () => {
   test('numbers compare by value across Int32, Int64 and Double, and share index keys', () => {

@@ -11,8 +11,8 @@ import { mkdir, readdir, stat, truncate } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { MongoClient, MongoServerError } from 'mongodb';
-import { startStandin } from '../../src/standin';
-import { PREALLOCATE_BYTES } from '../../src/standin/state/journal-file';
+import { startStandin } from '../src';
+import { PREALLOCATE_BYTES } from '../src/state/journal-file';
 import { canMountTmpfs, mountTmpfs, type Tmpfs } from './tmpfs';
 
 const CLIENTS = 32;

@@ -11,17 +11,9 @@
 import fs from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Document } from '../../src/standin/engine/values';
-import {
-  JournalFile,
-  LOOP_SYNC_LIMIT_MS,
-  PREALLOCATE_BYTES,
-} from '../../src/standin/state/journal-file';
-import {
-  CorruptRecordError,
-  decodeRecords,
-  encodeRecord,
-} from '../../src/standin/state/record-file';
+import { Document } from '../src/engine/values';
+import { JournalFile, LOOP_SYNC_LIMIT_MS, PREALLOCATE_BYTES } from '../src/state/journal-file';
+import { CorruptRecordError, decodeRecords, encodeRecord } from '../src/state/record-file';
 import { freshDataDir } from './data-dir';
 
 const dataDir = freshDataDir('standin-journal-file-');

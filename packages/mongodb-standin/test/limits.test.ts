@@ -6,8 +6,8 @@
  */
 import net from 'node:net';
 import { Long, MongoClient, MongoServerError } from 'mongodb';
-import { RunningStandin, startStandin } from '../../src/standin';
-import { DEFAULT_LIMITS, ServerLimits } from '../../src/standin/server';
+import { RunningStandin, startStandin } from '../src';
+import { DEFAULT_LIMITS, ServerLimits } from '../src/server';
 
 const running: RunningStandin[] = [];
 const clients: MongoClient[] = [];

@@ -5,7 +5,7 @@
  * Loading first and starting on a signal lets all contenders race within a few milliseconds.
  */
 import readline from 'node:readline';
-import { startStandin, type RunningStandin } from '../../src/standin';
+import { startStandin, type RunningStandin } from '../src';
 
 async function main(): Promise<void> {
   let running: RunningStandin | undefined;

@@ -109,7 +109,7 @@ function startStandinProcess(
     cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir];
   const child = spawn(
     process.execPath,
-    [...profile, '--import', 'tsx', 'src/standin/cli.ts', '--port', '0', ...options],
+    [...profile, '--import', 'tsx', `${__dirname}/../src/cli.ts`, '--port', '0', ...options],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve, reject) => {

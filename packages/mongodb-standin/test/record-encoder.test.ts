@@ -22,10 +22,10 @@ import {
   UUID,
 } from 'bson';
 import { MongoClient } from 'mongodb';
-import { Document } from '../../src/standin/engine/values';
-import { startStandin } from '../../src/standin/index';
-import { RecordEncoder } from '../../src/standin/state/record-encoder';
-import { decodeRecords, encodeRecord } from '../../src/standin/state/record-file';
+import { Document } from '../src/engine/values';
+import { startStandin } from '../src/index';
+import { RecordEncoder } from '../src/state/record-encoder';
+import { decodeRecords, encodeRecord } from '../src/state/record-file';
 import { freshDataDir } from './data-dir';
 
 const dataDir = freshDataDir('standin-record-encoder-');

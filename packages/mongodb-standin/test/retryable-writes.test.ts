@@ -13,10 +13,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { BSON, Document, Long, MongoClient, UUID } from 'mongodb';
-import { startStandin } from '../../src/standin';
-import { Store } from '../../src/standin/engine/store';
-import { RetryableWrites } from '../../src/standin/state/retryable-writes';
-import { serializeOpMsg } from '../../src/standin/wire/messages';
+import { startStandin } from '../src';
+import { Store } from '../src/engine/store';
+import { RetryableWrites } from '../src/state/retryable-writes';
+import { serializeOpMsg } from '../src/wire/messages';
 
 /** Sends one OP_MSG command on a fresh connection and returns the reply document. */
 function rawCommand(port: number, command: Document): Promise<Document> {
@@ -50,7 +50,7 @@ function incrementOnce(lsid: Document, txnNumber: number): Document {
 function startCli(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/standin/cli.ts', '--port', '0', '--data-dir', dataDir],
+    ['--import', 'tsx', `${__dirname}/../src/cli.ts`, '--port', '0', '--data-dir', dataDir],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

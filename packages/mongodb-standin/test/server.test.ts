@@ -1,7 +1,7 @@
 /** The socket server: blocked fail points block one connection only and honour maxTimeMS. */
 import os from 'node:os';
 import { MongoClient, MongoServerError } from 'mongodb';
-import { RunningStandin, startStandin } from '../../src/standin';
+import { RunningStandin, startStandin } from '../src';
 
 let standin: RunningStandin;
 let admin: MongoClient;

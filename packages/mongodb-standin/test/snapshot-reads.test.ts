@@ -4,7 +4,7 @@
  * snapshot reads by name; never the data of another time.
  */
 import { MongoClient, Timestamp } from 'mongodb';
-import { startStandin } from '../../src/standin';
+import { startStandin } from '../src';
 
 test('a snapshot read at a time without a capture is SnapshotTooOld; a future time is refused', async () => {
   const standin = await startStandin({ log: () => undefined });

@@ -4,12 +4,12 @@
  * outside transactions, one change per commit. Called directly, no sockets.
  */
 import { Long } from 'bson';
-import { StoreChange } from '../../src/standin/engine/changes';
-import { TransactionLockWait } from '../../src/standin/engine/concurrency';
-import { CommandError } from '../../src/standin/engine/errors';
-import { runQuery } from '../../src/standin/engine/query';
-import { Store } from '../../src/standin/engine/store';
-import { Transaction } from '../../src/standin/engine/transaction';
+import { StoreChange } from '../src/engine/changes';
+import { TransactionLockWait } from '../src/engine/concurrency';
+import { CommandError } from '../src/engine/errors';
+import { runQuery } from '../src/engine/query';
+import { Store } from '../src/engine/store';
+import { Transaction } from '../src/engine/transaction';
 
 let nextId = 1;
 function begin(store: Store): Transaction {

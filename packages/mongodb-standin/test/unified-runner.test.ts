@@ -5,11 +5,11 @@
  * accepts too much would hide a wrong answer.
  */
 import { BSON } from 'mongodb';
-import { Entities } from '../../bench/unified/entities';
-import { eventMatches } from '../../bench/unified/expect';
-import { Matcher } from '../../bench/unified/match';
-import { Mismatch, RunnerGap } from '../../bench/unified/mismatch';
-import { missingSecondary, ServerProfile } from '../../bench/unified/requirements';
+import { Entities } from '../unified/entities';
+import { eventMatches } from '../unified/expect';
+import { Matcher } from '../unified/match';
+import { Mismatch, RunnerGap } from '../unified/mismatch';
+import { missingSecondary, ServerProfile } from '../unified/requirements';
 
 const matcher = new Matcher(new Entities());
 const matches = (expected: unknown, actual: unknown, root = true) => {

@@ -1,6 +1,6 @@
 /** Wire framing and message parsing/serialization, without sockets. */
 import { BSON, Int32, Long } from 'bson';
-import { MessageFramer } from '../../src/standin/wire/framer';
+import { MessageFramer } from '../src/wire/framer';
 import {
   MORE_TO_COME,
   OP_MSG,
@@ -8,8 +8,8 @@ import {
   parseMessage,
   serializeOpMsg,
   serializeOpReply,
-} from '../../src/standin/wire/messages';
-import { WireError } from '../../src/standin/wire/wire-error';
+} from '../src/wire/messages';
+import { WireError } from '../src/wire/wire-error';
 
 function header(length: number, requestId: number, opCode: number): Buffer {
   const buffer = Buffer.alloc(16);

@@ -4,7 +4,7 @@
  *
  *   npx tsx bench/crud-spec.ts <source/crud/tests/unified> [--uri mongodb://...] [--standalone]
  */
-import { runSuites } from './unified/run';
+import { runSuites } from './run';
 
 const argv = process.argv.slice(2);
 const uriAt = argv.indexOf('--uri');

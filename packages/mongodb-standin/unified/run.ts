@@ -22,7 +22,7 @@
  * match.ts. Root documents may have extra fields, as the format says. Not implemented (counted
  * as runner-gap): storeEventsAsEntities, client encryption.
  */
-import { startStandin, StandinOptions } from '../../src/standin';
+import { startStandin, StandinOptions } from '../src';
 import { profileServer } from './requirements';
 import { runSuite } from './suite';
 
