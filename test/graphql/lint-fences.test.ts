@@ -2,7 +2,7 @@
  * The lint fences (eslint.config.mjs) really fence: ESLint, run as `npm run lint` runs it, refuses
  * a driver import in src/graphql, an undescribed schema field, an import cycle and an import
  * running back up the layers in src and bench, a relative import naming an extension anywhere,
- * and passes the schema as committed. Checked through
+ * an import out of the stand-in package or past its entry, and passes the schema as committed. Checked through
  * the CLI so the real flat config is loaded.
  */
 import { execFile } from 'node:child_process';
@@ -109,3 +109,34 @@ test('relative imports carry no extension, in sources and tests alike', async ()
     expect(without).toEqual({ code: 0, report: '' });
   }
 }, 180_000);
+
+test('the stand-in package imports nothing of the service, and the service only its entry', async () => {
+  const outOfPackage = await lint(
+    `import { uniqueDbName } from '../../../test/support/service';\nexport const name = uniqueDbName;\n`,
+    'packages/mongodb-standin/src/leak.ts',
+  );
+  expect(outOfPackage.code).toBe(1);
+  expect(outOfPackage.report).toMatch(
+    /import-x\/no-restricted-paths: .*imports nothing from outside/,
+  );
+
+  for (const asFile of ['src/database/leak.ts', 'test/users/leak.test.ts']) {
+    const deep = await lint(
+      `import { StandinServer } from '../../packages/mongodb-standin/src/server';\nexport const server = StandinServer;\n`,
+      asFile,
+    );
+    expect(deep.code).toBe(1);
+    expect(deep.report).toMatch(/import-x\/no-restricted-paths: .*only through its entry/);
+    const entry = await lint(
+      `import { startStandin } from 'mongodb-standin';\nexport const start = startStandin;\n`,
+      asFile,
+    );
+    expect(entry).toEqual({ code: 0, report: '' });
+  }
+
+  const inside = await lint(
+    `import { startStandin } from '../src/index';\nexport const start = startStandin;\n`,
+    'packages/mongodb-standin/test/fine.test.ts',
+  );
+  expect(inside).toEqual({ code: 0, report: '' });
+}, 240_000);
