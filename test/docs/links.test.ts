@@ -17,7 +17,7 @@ const PAGES = [
   'README.md',
   'CHANGELOG.md',
   'CONTRIBUTING.md',
-  'src/standin/README.md',
+  'packages/mongodb-standin/README.md',
   ...DOC_PAGES,
 ];
 
@@ -89,6 +89,7 @@ test('every page and every section moved out of the README is one click away fro
     'CHANGELOG.md#migrating-from-01',
     'CHANGELOG.md#migrating-from-02',
     'docs/ARCHITECTURE.md#layout',
+    'packages/mongodb-standin/README.md',
   ];
   expect(moved.filter((target) => !fromReadme.has(target))).toEqual([]);
 });
