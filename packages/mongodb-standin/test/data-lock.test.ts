@@ -21,7 +21,7 @@ interface Contender {
 }
 
 function contender(): Contender {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/standin/lock-contender.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', `${__dirname}/lock-contender.ts`], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
