@@ -1,6 +1,6 @@
 /**
  * The service over a database whose disk fills, for real: the stand-in runs as its own process
- * on a 3 MB tmpfs (test/standin/tmpfs.ts; root only, reported skipped otherwise), and 8 clients
+ * on a 3 MB tmpfs (packages/mongodb-standin/test/tmpfs.ts; root only, reported skipped otherwise), and 8 clients
  * send `createUsers` batches of 200 through the real HTTP server until the disk is full. Then:
  * - every failed request answered SERVICE_UNAVAILABLE with `retryable: true`, none
  *   INTERNAL_SERVER_ERROR (0.3: 13 of 20 did);

@@ -1,6 +1,6 @@
 /**
  * Benchmark of the stand-in through the official driver (not a test; run with
- * `npx tsx test/standin/measure.ts [--data-dir DIR] [--writes-only] [--flood]
+ * `npx tsx test/measure.ts [--data-dir DIR] [--writes-only] [--flood]
  * [--alternate ROUNDS --data-dir DIR] [--cpu-prof DIR]`): the stand-in
  * runs as its own process (the CLI, as `npm run standin` starts it) so it and the driver each
  * get a core. With 32 operations in flight: findOneAndUpdate ($inc on one counter, upsert,

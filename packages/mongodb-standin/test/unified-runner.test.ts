@@ -1,5 +1,5 @@
 /**
- * The unified spec runner's own judgement (bench/unified), which decides what counts as a pass,
+ * The unified spec runner's own judgement (unified/), which decides what counts as a pass,
  * a wrong answer or a gap of the runner: the format's matching rules, event matching, and which
  * tests a one-member replica set cannot run. The runner measures the stand-in, so a matcher that
  * accepts too much would hide a wrong answer.

@@ -1,8 +1,8 @@
 /**
  * MongoDB's unified CRUD spec tests against the stand-in (or --uri): kept as the CRUD suite's
- * entry point; the runner is bench/unified (run.ts says what it implements).
+ * entry point; the runner is unified/ (run.ts says what it implements).
  *
- *   npx tsx bench/crud-spec.ts <source/crud/tests/unified> [--uri mongodb://...] [--standalone]
+ *   npx tsx unified/crud-spec.ts <source/crud/tests/unified> [--uri mongodb://...] [--standalone]
  */
 import { runSuites } from './run';
 
@@ -11,7 +11,7 @@ const uriAt = argv.indexOf('--uri');
 const dir = argv[0];
 if (!dir || dir.startsWith('--')) {
   console.error(
-    'usage: tsx bench/crud-spec.ts <source/crud/tests/unified> [--uri mongodb://...] [--standalone]',
+    'usage: tsx unified/crud-spec.ts <source/crud/tests/unified> [--uri mongodb://...] [--standalone]',
   );
   process.exitCode = 2;
 } else {

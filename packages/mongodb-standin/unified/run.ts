@@ -2,7 +2,7 @@
  * MongoDB's unified spec tests (mongodb/specifications, e.g. source/crud/tests/unified,
  * source/retryable-writes/tests/unified, source/sessions/tests) as a yardstick for the stand-in:
  *
- *   npx tsx bench/unified/run.ts <suite dir>... [--uri <mongodb uri>] [--standalone] [--quiet]
+ *   npx tsx unified/run.ts <suite dir>... [--uri <mongodb uri>] [--standalone] [--quiet]
  *
  * runs every test of each directory that the server under test would run (runOnRequirements
  * against its buildInfo version and hello topology; others are skipped and counted) through
@@ -65,7 +65,7 @@ if (require.main === module) {
   const { dirs, options } = parseArgs(process.argv.slice(2));
   if (dirs.length === 0) {
     console.error(
-      'usage: tsx bench/unified/run.ts <suite dir>... [--uri mongodb://...] [--standalone] [--quiet]',
+      'usage: tsx unified/run.ts <suite dir>... [--uri mongodb://...] [--standalone] [--quiet]',
     );
     process.exitCode = 2;
   } else {

@@ -34,7 +34,7 @@
  * anyway, and the others ran in the turn that built the batch. Once one takes longer (a
  * laptop's full fsync, a busy or slow disk), the next ones go to the pool until one is quick
  * again, so a slow disk never holds the loop for long, nor a service sharing it (the embedded
- * database of `npm start`). Measured in src/standin/README.md ("Where the fsync runs").
+ * database of `npm start`). Measured in the package's README.md ("Where the fsync runs").
  *
  * The space is taken when the first batch needs it, not when the file is created: a restart on a
  * full disk still recovers. When zeros cannot be written (ENOSPC), `append` fails like any write

@@ -5,7 +5,7 @@
  *
  * Why: with a data directory every command's changes are encoded before its reply leaves, and
  * that encoding was the largest item of the CPU the journal adds to a write (about 12 µs of a
- * retryable `$inc`'s 45–55, src/standin/README.md). js-bson's serializer is general: for every
+ * retryable `$inc`'s 45–55, the package's README.md). js-bson's serializer is general: for every
  * field it looks for `toBSON`, tests the key for a null byte with a regular expression, checks
  * the value's library version, and reads each value through megamorphic property loads, so a
  * record of 35 fields (a `$inc`'s change, update description and session record) cost about
@@ -19,7 +19,7 @@
  * and Binary of the generic, UUID and user subtypes. Any other value (Decimal128, a regex,
  * a Map, a key with a null byte, ...) throws NOT_SIMPLE before anything counts, and the record
  * goes through `BSON.serialize` whole, which also keeps js-bson's errors for what it refuses.
- * test/standin/record-encoder.test.ts compares the bytes with `BSON.serialize` for every kind of
+ * test/record-encoder.test.ts compares the bytes with `BSON.serialize` for every kind of
  * change and every kind of value. A record that does not fit the scratch buffer grows it, up to
  * js-bson's own limit; past that, `BSON.serialize` refuses it as before.
  */

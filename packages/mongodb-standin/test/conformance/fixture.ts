@@ -33,7 +33,7 @@ export function useConformanceDb(prefix: string, options?: MongoClientOptions): 
 
 /**
  * Turns off the failCommand fail point set for `appName`. Scoped: on the stand-in this clears only
- * that client's setting (see src/standin/README.md); mongod holds one setting, which it clears.
+ * that client's setting (see the package's README.md); mongod holds one setting, which it clears.
  */
 export async function failCommandOff(shared: ConformanceDb, appName: string): Promise<void> {
   await shared.client
