@@ -271,6 +271,10 @@ export class StandinServer {
   ): Promise<void> {
     if (socket.destroyed) return;
     const request = parseMessage(message);
+    if (request.oversized !== undefined) {
+      const refusal = new CommandError(ErrorCode.BSONObjectTooLarge, request.oversized);
+      return this.reply(socket, request, errorReply(refusal));
+    }
     const sent = commandNameOf(request.command);
     this.state.activity.command(sent, request.command);
     const name = canonicalName(sent);
@@ -310,6 +314,11 @@ export class StandinServer {
       if (socket.destroyed) return;
     }
     if (context.closeConnection) return void socket.destroy();
+    this.reply(socket, request, reply);
+  }
+
+  /** Sends the reply to `request`, unless the client asked for none (moreToCome). */
+  private reply(socket: net.Socket, request: CommandRequest, reply: Document): void {
     if (request.moreToCome) return;
     const bytes = serializeReply(request, reply, this.nextRequestId++);
     this.state.activity.bytesOut(bytes.length);
