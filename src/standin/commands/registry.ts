@@ -24,6 +24,7 @@ import { dropIndexes } from './drop-indexes';
 import { drop } from './drop';
 import { endSessions } from './end-sessions';
 import { killSessions } from './kill-sessions';
+import { killAllSessions, killAllSessionsByPattern } from './kill-all-sessions';
 import { explainCommand } from './explain';
 import { CommandError, ErrorCode, unsupported } from '../engine/errors';
 import { assertValidDatabaseName } from '../engine/namespaces';
@@ -57,6 +58,8 @@ const DEFINITIONS: CommandDefinition[] = [
   getParameter,
   endSessions,
   killSessions,
+  killAllSessions,
+  killAllSessionsByPattern,
   insert,
   find,
   getMore,

@@ -158,7 +158,10 @@ export class TransactionTable {
     }
   }
 
-  /** Aborts every transaction in progress (the server is stopping). */
+  /**
+   * Aborts every transaction in progress: the server is stopping, or a client killed every
+   * session (`killAllSessions`; the sessions live on, as with killSessions).
+   */
   abortAll(): void {
     for (const entry of this.sessions.values()) {
       if (entry.outcome === 'inProgress') this.finish(entry, 'aborted');
