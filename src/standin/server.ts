@@ -365,10 +365,18 @@ export class StandinServer {
       }
       if (!waitFor) return reply!;
       const left = deadline - Date.now();
+      let timer: NodeJS.Timeout | undefined;
       const ended = await Promise.race([
         waitFor.owner.ended.then(() => true),
-        ...(left < Infinity ? [delay(Math.max(0, left)).then(() => false)] : []),
+        ...(left < Infinity
+          ? [
+              new Promise<false>(
+                (resolve) => (timer = setTimeout(resolve, Math.max(0, left), false)),
+              ),
+            ]
+          : []),
       ]);
+      clearTimeout(timer); // a wait that ended early leaves no timer behind
       if (!ended) {
         return errorReply(
           new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit'),
