@@ -2,39 +2,20 @@
  * `killAllSessions` and `killAllSessionsByPattern` abort open transactions at once, as mongod
  * does: the killed transaction's commit is NoSuchTransaction, its writes are gone, its locks
  * are free (a write waiting for one runs), and the session lives on. killAllSessions kills every
- * session of the server, so this file never shares one with other files running at the same time:
- * on the stand-in it starts its own; a real mongod runs test files one at a time (jest.config.ts).
- * Runs unchanged against real MongoDB.
+ * session of the server, so this file has a server of its own (fixture.ts). Runs unchanged
+ * against real MongoDB.
  */
 import { createHash } from 'node:crypto';
-import os from 'node:os';
-import { Binary, ClientSession, MongoClient } from 'mongodb';
-import { RunningStandin, startStandin } from '../../src/standin';
-import { testBackend, testMongoUri, uniqueDbName } from '../support/db';
+import { Binary, ClientSession } from 'mongodb';
+import { useConformanceServerOfItsOwn } from './fixture';
 
-let standin: RunningStandin | undefined;
-let client: MongoClient;
-const dbName = uniqueDbName('conformance_kill_all_sessions');
-
-beforeAll(async () => {
-  if (testBackend() === 'standin') standin = await startStandin({ log: () => undefined });
-  client = await new MongoClient(standin?.uri ?? testMongoUri(), {
-    runtimeAdapters: { os },
-    serverSelectionTimeoutMS: 5_000,
-  }).connect();
-});
-
-afterAll(async () => {
-  await client.db(dbName).dropDatabase();
-  await client.close();
-  await standin?.stop();
-});
+const shared = useConformanceServerOfItsOwn('conformance_kill_all_sessions');
 
 /** A session with a transaction open that inserted `{ _id }`. */
 async function openTransaction(collection: string, _id: number): Promise<ClientSession> {
-  const session = client.startSession();
+  const session = shared.client.startSession();
   session.startTransaction();
-  await client.db(dbName).collection<{ _id: number }>(collection).insertOne({ _id }, { session });
+  await shared.db.collection<{ _id: number }>(collection).insertOne({ _id }, { session });
   return session;
 }
 
@@ -44,10 +25,10 @@ function lsidOf(session: ClientSession) {
 }
 
 test('killAllSessions: [] aborts every open transaction; the sessions live on', async () => {
-  const collection = client.db(dbName).collection<{ _id: number }>('all');
+  const collection = shared.db.collection<{ _id: number }>('all');
   await collection.insertOne({ _id: 0 });
   const sessions = [await openTransaction('all', 1), await openTransaction('all', 2)];
-  await client.db('admin').command({ killAllSessions: [] });
+  await shared.client.db('admin').command({ killAllSessions: [] });
   for (const session of sessions) {
     await expect(session.commitTransaction()).rejects.toMatchObject({ code: 251 });
   }
@@ -59,7 +40,7 @@ test('killAllSessions: [] aborts every open transaction; the sessions live on', 
 });
 
 test('killAllSessionsByPattern by lsid aborts that session only, and frees its locks', async () => {
-  const collection = client.db(dbName).collection<{ _id: number; n?: number }>('pattern');
+  const collection = shared.db.collection<{ _id: number; n?: number }>('pattern');
   await collection.insertOne({ _id: 0, n: 0 });
   const killed = await openTransaction('pattern', 1);
   await collection.updateOne({ _id: 0 }, { $inc: { n: 1 } }, { session: killed });
@@ -71,7 +52,7 @@ test('killAllSessionsByPattern by lsid aborts that session only, and frees its l
   });
   await new Promise((resolve) => setTimeout(resolve, 300));
   expect(waited).toBe(false); // the write waits for the transaction holding `{ _id: 0 }`
-  await client.db('admin').command({ killAllSessionsByPattern: [{ lsid: lsidOf(killed) }] });
+  await shared.client.db('admin').command({ killAllSessionsByPattern: [{ lsid: lsidOf(killed) }] });
   await expect(outside).resolves.toMatchObject({ modifiedCount: 1 });
   await expect(killed.commitTransaction()).rejects.toMatchObject({ code: 251 });
   await spared.commitTransaction();
