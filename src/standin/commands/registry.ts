@@ -33,6 +33,7 @@ import { findAndModify } from './find-and-modify';
 import { find } from './find';
 import { getMore } from './get-more';
 import { getParameter } from './get-parameter';
+import { setParameter } from './set-parameter';
 import { hello } from './hello';
 import { insert } from './insert';
 import { killCursors } from './kill-cursors';
@@ -56,6 +57,7 @@ const DEFINITIONS: CommandDefinition[] = [
   ping,
   buildInfo,
   getParameter,
+  setParameter,
   endSessions,
   killSessions,
   killAllSessions,
