@@ -9,7 +9,8 @@
  * (journaled: what it acknowledged survives a crash), loaded lazily so production code never
  * loads it. `EMBEDDED_DB=mongod|standin` forces one (a forced mongod that cannot start is an
  * error, not a fallback). Either is a one-member replica set named rs0 (as every production
- * MongoDB is a set: the driver retries writes, gossips cluster time) and listens on
+ * MongoDB is a set: the driver retries writes, gossips cluster time) whose transactions live at
+ * most TRANSACTION_LIFETIME_SECONDS (below), and listens on
  * 127.0.0.1:27018 when that port is free, else on a free port; the start-up line names the
  * database with a URI to paste into mongosh.
  */
@@ -37,6 +38,16 @@ export interface EmbeddedOptions {
 export const EMBEDDED_PORT = 27018;
 /** Both embedded databases are a one-member replica set of this name, as production is a set. */
 const REPLICA_SET = 'rs0';
+/**
+ * mongod's transactionLifetimeLimitSeconds for both embedded databases (mongod's own default is
+ * 60). A service instance killed inside a TRANSACTION creation leaves its transaction open,
+ * holding the `userid` counter: every other instance's TRANSACTION creation conflicts with it
+ * until the server aborts it after this long. A TRANSACTION transaction is a few commands, each
+ * bounded by DB_TIMEOUT_MS (default 5 s), and one aborted for its lifetime is simply run again;
+ * so 5 s costs an honest transaction nothing, and after a kill -9 creations resume within 5 s
+ * (the stand-in aborts at the lifetime; mongod's reaper may add up to half of it).
+ */
+const TRANSACTION_LIFETIME_SECONDS = 5;
 const DATA_ROOT = path.resolve('.data');
 const DOWNLOAD_PROBE_MS = 1_500;
 
@@ -80,7 +91,14 @@ async function startMongod(binary: string | undefined): Promise<EmbeddedDatabase
   const set = await MongoMemoryReplSet.create({
     ...(binary ? { binary: { systemBinary: binary } } : {}),
     replSet: { name: REPLICA_SET, count: 1, storageEngine: 'wiredTiger' },
-    instanceOpts: [{ dbPath, storageEngine: 'wiredTiger', port: await preferredPort() }],
+    instanceOpts: [
+      {
+        dbPath,
+        storageEngine: 'wiredTiger',
+        port: await preferredPort(),
+        args: ['--setParameter', `transactionLifetimeLimitSeconds=${TRANSACTION_LIFETIME_SECONDS}`],
+      },
+    ],
   });
   return {
     uri: set.getUri(),
@@ -95,12 +113,16 @@ async function startStandinDatabase(): Promise<EmbeddedDatabase> {
   const { startStandin } = await import('mongodb-standin');
   const dataDir = path.join(DATA_ROOT, 'standin');
   const replSet = REPLICA_SET;
-  const standin = await startStandin({ port: await preferredPort(), dataDir, replSet }).catch(
-    (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EADDRINUSE') throw error;
-      return startStandin({ port: 0, dataDir, replSet }); // the preferred port was taken since the probe
-    },
-  );
+  const limits = { transactionLifetimeMs: TRANSACTION_LIFETIME_SECONDS * 1000 };
+  const standin = await startStandin({
+    port: await preferredPort(),
+    dataDir,
+    replSet,
+    limits,
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE') throw error;
+    return startStandin({ port: 0, dataDir, replSet, limits }); // the preferred port was taken since the probe
+  });
   return { uri: standin.uri, kind: 'standin', stop: () => standin.stop() };
 }
 

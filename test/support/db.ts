@@ -7,10 +7,7 @@
 export {
   connectTestClient,
   testClient,
+  testBackend,
   testMongoUri,
   uniqueDbName,
 } from '../../packages/mongodb-standin/test/support/db';
-
-export function testBackend(): 'uri' | 'memory-server' | 'standin' {
-  return (process.env.TEST_MONGODB_BACKEND ?? 'uri') as 'uri' | 'memory-server' | 'standin';
-}

@@ -1,7 +1,8 @@
 /**
- * `npm run standin -- --port 27017 [--data-dir DIR] [--repl-set NAME | --standalone]`: runs the
- * stand-in until SIGINT/SIGTERM, a one-member replica set named NAME (default rs0) unless
- * --standalone. Prints exactly one line holding its URI (`mongodb://127.0.0.1:<port>/` and
+ * `npm run standin -- --port 27017 [--data-dir DIR] [--repl-set NAME | --standalone]
+ * [--transaction-lifetime-limit-seconds N]`: runs the stand-in until SIGINT/SIGTERM, a
+ * one-member replica set named NAME (default rs0) unless --standalone, aborting transactions
+ * open longer than N seconds (default 60, mongod's transactionLifetimeLimitSeconds). Prints exactly one line holding its URI (`mongodb://127.0.0.1:<port>/` and
  * `?replicaSet=NAME`) once it accepts connections (scripts wait for it), saying plainly that
  * this is the stand-in, not MongoDB, and where its data lives: in DIR (kept across restarts) or
  * in memory.
@@ -26,11 +27,29 @@ function parsePort(argv: string[]): number {
   return port;
 }
 
+/** --transaction-lifetime-limit-seconds, in milliseconds (undefined: the default, 60 s). */
+function parseTransactionLifetime(argv: string[]): number | undefined {
+  const name = '--transaction-lifetime-limit-seconds';
+  const text = optionValue(argv, name);
+  if (text === undefined) return undefined;
+  const seconds = Number(text);
+  if (!Number.isInteger(seconds) || seconds < 1) {
+    throw new Error(`${name} needs an integer of at least 1, got '${text}'`);
+  }
+  return seconds * 1000;
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const dataDir = optionValue(argv, '--data-dir');
   const replSet = argv.includes('--standalone') ? null : optionValue(argv, '--repl-set');
-  const standin = await startStandin({ port: parsePort(argv), dataDir, replSet });
+  const transactionLifetimeMs = parseTransactionLifetime(argv);
+  const standin = await startStandin({
+    port: parsePort(argv),
+    dataDir,
+    replSet,
+    limits: transactionLifetimeMs === undefined ? {} : { transactionLifetimeMs },
+  });
   const where =
     dataDir === undefined
       ? 'data in memory, lost on exit'

@@ -18,6 +18,8 @@
  *
  * No client can exhaust it: connections beyond `maxConnections` are closed at once (as mongod
  * does past maxIncomingConnections); a message above `maxMessageBytes` closes its connection;
+ * replies respect backpressure (a connection's next command waits until its last reply was
+ * taken by the socket, and a connection with more than `maxQueuedReplyBytes` unsent is closed);
  * bytes buffered for incomplete messages are bounded across all connections; above
  * `memoryLimitBytes` of heap, commands that would grow the stored data are refused
  * with ExceededMemoryLimit (146) while everything else keeps working; cursors are bounded by
@@ -81,6 +83,8 @@ export interface ServerLimits {
   maxMessageBytes: number;
   /** bytes of incomplete messages held for all connections together */
   maxBufferedBytes: number;
+  /** bytes of replies one connection may have waiting to be sent before it is closed */
+  maxQueuedReplyBytes: number;
   /** V8 heap in use above which growing commands are refused */
   memoryLimitBytes: number;
   cursors: CursorLimits;
@@ -94,11 +98,32 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxConnections: 1_000,
   maxMessageBytes: MAX_MESSAGE_SIZE,
   maxBufferedBytes: 256 * 1024 * 1024,
+  // one reply is at most a message (48 MB); a client reading its replies never comes near
+  maxQueuedReplyBytes: 64 * 1024 * 1024,
   memoryLimitBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.8),
   cursors: DEFAULT_CURSOR_LIMITS,
   transactionLifetimeMs: DEFAULT_TRANSACTION_LIFETIME_MS,
   changeHistoryBytes: DEFAULT_CHANGE_HISTORY_BYTES,
 };
+
+/**
+ * Resolves once the socket has sent what it was given (at once if it has), or has closed;
+ * meanwhile it reads nothing more, so a client that does not read meets TCP's backpressure.
+ */
+function drained(socket: net.Socket): Promise<void> {
+  if (!socket.writableNeedDrain || socket.destroyed) return Promise.resolve();
+  socket.pause();
+  return new Promise((resolve) => {
+    const done = () => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      socket.resume();
+      resolve();
+    };
+    socket.on('drain', done);
+    socket.on('close', done);
+  });
+}
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -246,6 +271,7 @@ export class StandinServer {
       }
       for (const message of messages) {
         queue = queue
+          .then(() => drained(socket))
           .then(() => this.handle(message, socket, connection))
           .catch((error: unknown) => {
             closeWith(
@@ -271,6 +297,10 @@ export class StandinServer {
   ): Promise<void> {
     if (socket.destroyed) return;
     const request = parseMessage(message);
+    if (request.oversized !== undefined) {
+      const refusal = new CommandError(ErrorCode.BSONObjectTooLarge, request.oversized);
+      return this.reply(socket, request, errorReply(refusal));
+    }
     const sent = commandNameOf(request.command);
     this.state.activity.command(sent, request.command);
     const name = canonicalName(sent);
@@ -310,10 +340,29 @@ export class StandinServer {
       if (socket.destroyed) return;
     }
     if (context.closeConnection) return void socket.destroy();
+    this.reply(socket, request, reply);
+  }
+
+  /** Sends the reply to `request`, unless the client asked for none (moreToCome). */
+  private reply(socket: net.Socket, request: CommandRequest, reply: Document): void {
     if (request.moreToCome) return;
-    const bytes = serializeReply(request, reply, this.nextRequestId++);
+    this.send(socket, serializeReply(request, reply, this.nextRequestId++));
+  }
+
+  /**
+   * Writes a reply. The next command of the connection waits until the socket has taken it
+   * (drained), so a client that does not read holds at most about one reply here; one whose
+   * unsent replies still pass maxQueuedReplyBytes is closed, and their memory returned.
+   */
+  private send(socket: net.Socket, bytes: Buffer): void {
     this.state.activity.bytesOut(bytes.length);
     socket.write(bytes);
+    if (socket.writableLength > this.limits.maxQueuedReplyBytes) {
+      this.log(
+        `MongoDB stand-in: closing a connection from ${socket.remoteAddress}:${socket.remotePort}: ${socket.writableLength} bytes of replies unread, above ${this.limits.maxQueuedReplyBytes}`,
+      );
+      socket.destroy();
+    }
   }
 
   /** Starts the command once the journal admits it (synchronously after its answer). */
@@ -356,10 +405,18 @@ export class StandinServer {
       }
       if (!waitFor) return reply!;
       const left = deadline - Date.now();
+      let timer: NodeJS.Timeout | undefined;
       const ended = await Promise.race([
         waitFor.owner.ended.then(() => true),
-        ...(left < Infinity ? [delay(Math.max(0, left)).then(() => false)] : []),
+        ...(left < Infinity
+          ? [
+              new Promise<false>(
+                (resolve) => (timer = setTimeout(resolve, Math.max(0, left), false)),
+              ),
+            ]
+          : []),
       ]);
+      clearTimeout(timer); // a wait that ended early leaves no timer behind
       if (!ended) {
         return errorReply(
           new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit'),
@@ -401,9 +458,7 @@ export class StandinServer {
       const reply = this.replicaSetFields(request.command, answer, null);
       const requestId = this.nextRequestId++;
       const flags = request.exhaustAllowed ? MORE_TO_COME : 0;
-      const bytes = serializeOpMsg(reply, requestId, responseTo, flags);
-      this.state.activity.bytesOut(bytes.length);
-      socket.write(bytes);
+      this.send(socket, serializeOpMsg(reply, requestId, responseTo, flags));
       responseTo = requestId;
     } while (request.exhaustAllowed && !socket.destroyed);
   }

@@ -62,10 +62,25 @@ function unreadableSchema(version: unknown): string | null {
     : `schemaVersion ${String(version)}: this runner reads ${SCHEMA_VERSION.major}.0 to ${SCHEMA_VERSION.major}.${SCHEMA_VERSION.minor}`;
 }
 
+/**
+ * Ends every open transaction, as the format asks of runners on a replica set ("Terminating Open
+ * Transactions"): an earlier test's transaction would otherwise hold the collections this one
+ * drops and fills until its lifetime runs out. Interrupted (11601) is the format's to ignore.
+ */
+async function killAllSessions(setup: MongoClient): Promise<void> {
+  await setup
+    .db('admin')
+    .command({ killAllSessions: [] })
+    .catch((error: unknown) => {
+      if ((error as MongoServerError).code !== 11601) throw error;
+    });
+}
+
 /** The test's initialData; a refusal of what the stand-in does not implement is a Refused. */
 async function loadInitialData(initialData: Document[] | undefined, uri: string): Promise<void> {
   const setup = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
   try {
+    await killAllSessions(setup);
     await writeInitialData(setup, initialData ?? []);
   } catch (error) {
     if (isRefusal(error)) throw new Refused(`initialData: ${(error as Error).message}`);

@@ -1,9 +1,11 @@
 /**
  * `insert`: documents arrive in the body or as an OP_MSG document sequence. Ordered inserts stop
  * at the first failure; unordered ones insert everything else. Failures are writeErrors with the
- * statement index (E11000 with keyPattern/keyValue), the command itself still ok: 1.
+ * statement index (E11000 with keyPattern/keyValue; a document above mongod's size or nesting
+ * bound, engine/document-limits.ts), the command itself still ok: 1.
  */
 import { collectionNameOf, CommandDefinition, documentsOf } from './context';
+import { assertStorable } from '../engine/document-limits';
 import { WriteErrors } from './write-errors';
 
 export const insert: CommandDefinition = {
@@ -16,6 +18,7 @@ export const insert: CommandDefinition = {
     let inserted = 0;
     for (let index = 0; index < documents.length; index++) {
       try {
+        assertStorable(documents[index], 'insert');
         collection.insert(documents[index]);
         inserted++;
       } catch (error) {

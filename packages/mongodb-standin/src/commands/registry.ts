@@ -1,5 +1,6 @@
 /**
- * The command table and dispatch. The command name is the first key of the command document;
+ * The command table and dispatch. A database name mongod refuses is InvalidNamespace (73) for
+ * any command (engine/namespaces.ts). The command name is the first key of the command document;
  * an unknown name is CommandNotFound (59), and a field the handler does not declare (beyond the
  * generic session/concern/API fields every command accepts) is BadValue (2) naming the field, so
  * nothing the stand-in does not implement is silently ignored. Replies for failures carry
@@ -23,13 +24,16 @@ import { dropIndexes } from './drop-indexes';
 import { drop } from './drop';
 import { endSessions } from './end-sessions';
 import { killSessions } from './kill-sessions';
+import { killAllSessions, killAllSessionsByPattern } from './kill-all-sessions';
 import { explainCommand } from './explain';
 import { CommandError, ErrorCode, unsupported } from '../engine/errors';
+import { assertValidDatabaseName } from '../engine/namespaces';
 import { Document, isPlainDocument } from '../engine/values';
 import { findAndModify } from './find-and-modify';
 import { find } from './find';
 import { getMore } from './get-more';
 import { getParameter } from './get-parameter';
+import { setParameter } from './set-parameter';
 import { hello } from './hello';
 import { insert } from './insert';
 import { killCursors } from './kill-cursors';
@@ -53,8 +57,11 @@ const DEFINITIONS: CommandDefinition[] = [
   ping,
   buildInfo,
   getParameter,
+  setParameter,
   endSessions,
   killSessions,
+  killAllSessions,
+  killAllSessionsByPattern,
   insert,
   find,
   getMore,
@@ -186,6 +193,7 @@ export function runCommand(
     throw error;
   };
   try {
+    assertValidDatabaseName(context.database);
     const definition = definitionFor(command);
     const reply = isTransactionCommand(command)
       ? runInTransaction(definition, command, context)

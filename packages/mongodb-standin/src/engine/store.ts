@@ -25,10 +25,8 @@ import {
 import { ClusterClock } from './cluster-clock';
 import { Collection } from './collection';
 import { Concurrency } from './concurrency';
-import { CommandError, ErrorCode } from './errors';
+import { assertCreatableCollection } from './namespaces';
 import type { StoreView } from './views';
-
-const VALID_COLLECTION = /^[^$\0]+$/;
 
 interface OpenCommit {
   stamp: TransactionStamp;
@@ -134,7 +132,7 @@ export class Store implements StoreView {
   obtain(database: string, name: string): { collection: Collection; created: boolean } {
     const existing = this.get(database, name);
     if (existing) return { collection: existing, created: false };
-    assertValidCollectionName(name);
+    assertCreatableCollection(database, name);
     this.concurrency.beforeCatalogChange(`${database}.${name}`, true);
     const collection = new Collection(database, name, this.record, this.concurrency);
     this.collectionsOf(database).set(name, collection);
@@ -152,7 +150,7 @@ export class Store implements StoreView {
     const collections = this.databases.get(database);
     const source = collections?.get(from);
     if (!collections || !source) return false;
-    assertValidCollectionName(to);
+    assertCreatableCollection(database, to);
     this.concurrency.beforeCatalogChange(`${database}.${from}`, true);
     this.concurrency.beforeCatalogChange(`${database}.${to}`, true);
     const replaced = dropTarget && collections.get(to);
@@ -234,11 +232,5 @@ export class Store implements StoreView {
       this.databases.set(database, collections);
     }
     return collections;
-  }
-}
-
-export function assertValidCollectionName(name: string): void {
-  if (!VALID_COLLECTION.test(name) || name.length === 0) {
-    throw new CommandError(ErrorCode.InvalidNamespace, `Invalid collection name: ${name}`);
   }
 }

@@ -26,7 +26,8 @@ import { Collection, normalizeForInsert } from './collection';
 import { documentLockKey, LockOwner, uniqueLockKey } from './concurrency';
 import { CommandError, ErrorCode, transientTransactionError } from './errors';
 import { Index, IndexSpec } from './indexes';
-import { assertValidCollectionName, Store } from './store';
+import { assertCreatableCollection } from './namespaces';
+import { Store } from './store';
 import { compareValues, Document, indexKeyOf } from './values';
 import type { CollectionView, StoreView } from './views';
 
@@ -106,7 +107,7 @@ export class Transaction implements LockOwner, StoreView {
   obtain(database: string, name: string): { collection: CollectionView; created: boolean } {
     const existing = this.get(database, name);
     if (existing) return { collection: existing, created: false };
-    assertValidCollectionName(name);
+    assertCreatableCollection(database, name);
     const namespace = `${database}.${name}`;
     const { concurrency } = this.store;
     if (concurrency.namespaceHolder(this, namespace)) throw writeConflict();

@@ -4,11 +4,13 @@
  * an update that changes no byte writes nothing, as in mongod, so it is neither journaled nor
  * seen by change streams) and upserting (the query's equality fields, then the update applied as an insert, including
  * $setOnInsert). Unique-index conflicts surface as E11000 and leave the store unchanged.
- * Like mongod, an upsert whose query uses `$expr` is refused when the command is parsed
+ * A result above mongod's size or nesting bound (document-limits.ts) is refused before it is
+ * stored. Like mongod, an upsert whose query uses `$expr` is refused when the command is parsed
  * (QueryFeatureNotAllowed, 224), whether or not a document matches.
  */
 import type { CollectionView } from './views';
 import { CommandError, ErrorCode } from './errors';
+import { assertStorable } from './document-limits';
 import { equalityFields } from './matcher';
 import { DocumentWrite } from './changes';
 import {
@@ -28,6 +30,7 @@ export function updateDocument(
   context: UpdateContext = {},
 ): Document {
   const { doc: next, style } = applyUpdateWithStyle(current, update, context);
+  assertStorable(next, 'update');
   if (sameBson(next, current)) return current;
   collection.replace(current, next, describeWrite(current, next, style));
   return next;
@@ -60,5 +63,7 @@ export function upsertDocument(
   context: UpdateContext = {},
 ): Document {
   const seed = upsertSeed(equalityFields(filter));
-  return collection.insert(applyUpdate(seed, update, { ...context, inserting: true }));
+  const doc = applyUpdate(seed, update, { ...context, inserting: true });
+  assertStorable(doc, 'update');
+  return collection.insert(doc);
 }

@@ -10,7 +10,8 @@
  * - `commitTransaction` of a committed transaction answers ok again (a retried commit), so a
  *   driver that lost the reply learns the outcome; after an abort it is NoSuchTransaction.
  * - A transaction open longer than `lifetimeMs` (mongod's transactionLifetimeLimitSeconds,
- *   60 s) is aborted by a timer, releasing its locks; so is one whose session ends.
+ *   60 s, settable with setParameter; as on mongod a new value holds for transactions started
+ *   after it) is aborted by a timer, releasing its locks; so is one whose session ends.
  *
  * The table holds at most one entry per session; sessions are what drivers pool (a few per
  * client), and an entry without an open transaction holds no data.
@@ -63,7 +64,8 @@ export class TransactionTable {
 
   constructor(
     private readonly store: Store,
-    private readonly lifetimeMs: number = DEFAULT_TRANSACTION_LIFETIME_MS,
+    /** for transactions started from now on (setParameter transactionLifetimeLimitSeconds) */
+    public lifetimeMs: number = DEFAULT_TRANSACTION_LIFETIME_MS,
   ) {}
 
   /** Transactions in progress (for tests and serverStatus-like reporting). */
@@ -93,12 +95,13 @@ export class TransactionTable {
       lsid,
       txnNumber: Long.fromBigInt(txnNumber),
     });
+    const lifetimeMs = this.lifetimeMs;
     const expiry = setTimeout(() => {
       const current = this.sessions.get(session);
       if (current?.transaction !== transaction || current.outcome !== 'inProgress') return;
-      current.abortReason = `it exceeded transactionLifetimeLimitSeconds (${this.lifetimeMs / 1000})`;
+      current.abortReason = `it exceeded transactionLifetimeLimitSeconds (${lifetimeMs / 1000})`;
       this.finish(current, 'aborted');
-    }, this.lifetimeMs);
+    }, lifetimeMs);
     expiry.unref();
     this.sessions.set(session, { txnNumber, outcome: 'inProgress', transaction, expiry });
     return transaction;
@@ -158,7 +161,10 @@ export class TransactionTable {
     }
   }
 
-  /** Aborts every transaction in progress (the server is stopping). */
+  /**
+   * Aborts every transaction in progress: the server is stopping, or a client killed every
+   * session (`killAllSessions`; the sessions live on, as with killSessions).
+   */
   abortAll(): void {
     for (const entry of this.sessions.values()) {
       if (entry.outcome === 'inProgress') this.finish(entry, 'aborted');

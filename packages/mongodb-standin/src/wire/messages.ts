@@ -4,7 +4,9 @@
  * checksum flag is tolerated and the checksum not verified) and the legacy OP_QUERY command
  * form answered by OP_REPLY, which drivers still use for the first `hello`. Values are decoded
  * with their BSON numeric types intact (Int32/Double/Long stay distinct). Any structural
- * problem throws WireError.
+ * problem throws WireError. A BSON object above mongod's BSONObjMaxInternalSize (16 MB + 16 KB)
+ * is not decoded: the request comes back with `oversized` set, answered as mongod answers it
+ * (BSONObjectTooLarge) without running anything.
  */
 import { BSON } from 'bson';
 import { HEADER_LENGTH } from './framer';
@@ -21,6 +23,12 @@ const KNOWN_MSG_FLAGS = CHECKSUM_PRESENT | MORE_TO_COME | EXHAUST_ALLOWED;
 
 export type Document = Record<string, unknown>;
 
+/** BSONObjMaxInternalSize: the largest BSON object mongod reads off the wire (16 MB + 16 KB). */
+export const MAX_BSON_OBJECT_BYTES = 16 * 1024 * 1024 + 16 * 1024;
+
+/** A BSON object above MAX_BSON_OBJECT_BYTES: its message is refused, not its connection. */
+class OversizedBson extends Error {}
+
 export interface CommandRequest {
   opCode: typeof OP_MSG | typeof OP_QUERY;
   requestId: number;
@@ -32,6 +40,8 @@ export interface CommandRequest {
   moreToCome: boolean;
   /** OP_MSG exhaustAllowed: the client takes a stream of replies (moreToCome) to this one */
   exhaustAllowed: boolean;
+  /** set when the message held a BSON object above MAX_BSON_OBJECT_BYTES: mongod's errmsg */
+  oversized?: string;
 }
 
 /** How the stand-in decodes BSON everywhere (the wire, the journal, the snapshot). */
@@ -51,6 +61,11 @@ function readDocument(
   const size = buffer.readInt32LE(offset);
   if (size < 5 || offset + size > end)
     throw new WireError(`BSON document length ${size} exceeds its section`);
+  if (size > MAX_BSON_OBJECT_BYTES) {
+    throw new OversizedBson(
+      `BSONObj size: ${size} (0x${size.toString(16).toUpperCase()}) is invalid. Size must be between 0 and ${MAX_BSON_OBJECT_BYTES}(16MB)`,
+    );
+  }
   try {
     return {
       document: BSON.deserialize(buffer.subarray(offset, offset + size), DESERIALIZE_OPTIONS),
@@ -140,9 +155,22 @@ export function parseMessage(message: Buffer): CommandRequest {
     throw new WireError(`message of ${message.length} bytes is too short`);
   const requestId = message.readInt32LE(4);
   const opCode = message.readInt32LE(12);
-  if (opCode === OP_MSG) return parseOpMsg(message, requestId);
-  if (opCode === OP_QUERY) return parseOpQuery(message, requestId);
-  throw new WireError(`unsupported opcode ${opCode}`);
+  if (opCode !== OP_MSG && opCode !== OP_QUERY) throw new WireError(`unsupported opcode ${opCode}`);
+  try {
+    return opCode === OP_MSG ? parseOpMsg(message, requestId) : parseOpQuery(message, requestId);
+  } catch (error) {
+    if (!(error instanceof OversizedBson)) throw error;
+    const flags = opCode === OP_MSG ? message.readUInt32LE(HEADER_LENGTH) : 0;
+    return {
+      opCode,
+      requestId,
+      command: {},
+      database: '',
+      moreToCome: (flags & MORE_TO_COME) !== 0,
+      exhaustAllowed: false,
+      oversized: error.message,
+    };
+  }
 }
 
 function header(length: number, requestId: number, responseTo: number, opCode: number): Buffer {

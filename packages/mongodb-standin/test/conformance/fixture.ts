@@ -3,12 +3,26 @@
  * dropped after, so files run in parallel on one server (real MongoDB or the stand-in).
  */
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { Db, MongoClient, MongoClientOptions } from 'mongodb';
-import { connectTestClient, uniqueDbName } from '../support/db';
+import { RunningStandin, startStandin } from '../../src';
+import { connectTestClient, testBackend, testMongoUri, uniqueDbName } from '../support/db';
 
 export interface ConformanceDb {
   readonly client: MongoClient;
   readonly db: Db;
+}
+
+/** The client and database `opened` will hold once beforeAll has run. */
+function openedLater(opened: { client?: MongoClient; db?: Db }): ConformanceDb {
+  return {
+    get client() {
+      return opened.client!;
+    },
+    get db() {
+      return opened.db!;
+    },
+  };
 }
 
 export function useConformanceDb(prefix: string, options?: MongoClientOptions): ConformanceDb {
@@ -21,14 +35,30 @@ export function useConformanceDb(prefix: string, options?: MongoClientOptions): 
     await opened.db?.dropDatabase();
     await opened.client?.close();
   });
-  return {
-    get client() {
-      return opened.client!;
-    },
-    get db() {
-      return opened.db!;
-    },
-  };
+  return openedLater(opened);
+}
+
+/**
+ * As useConformanceDb, on a server no other test file uses at the same time, for a file whose
+ * commands act on the whole server (killAllSessions, setParameter): on the stand-in, one started
+ * for this file; a real mongod runs test files one at a time (jest.config.ts), so it is that one.
+ */
+export function useConformanceServerOfItsOwn(prefix: string): ConformanceDb {
+  const opened: { client?: MongoClient; db?: Db; standin?: RunningStandin } = {};
+  beforeAll(async () => {
+    if (testBackend() === 'standin') opened.standin = await startStandin({ log: () => undefined });
+    opened.client = await new MongoClient(opened.standin?.uri ?? testMongoUri(), {
+      runtimeAdapters: { os },
+      serverSelectionTimeoutMS: 5_000,
+    }).connect();
+    opened.db = opened.client.db(uniqueDbName(prefix));
+  });
+  afterAll(async () => {
+    await opened.db?.dropDatabase();
+    await opened.client?.close();
+    await opened.standin?.stop();
+  });
+  return openedLater(opened);
 }
 
 /**

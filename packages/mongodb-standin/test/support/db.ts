@@ -16,6 +16,11 @@ export function testMongoUri(): string {
   return uri;
 }
 
+/** Which server the test run picked (TEST_MONGODB_BACKEND); a URI when unset. */
+export function testBackend(): 'uri' | 'memory-server' | 'standin' {
+  return (process.env.TEST_MONGODB_BACKEND ?? 'uri') as 'uri' | 'memory-server' | 'standin';
+}
+
 /** A database name no other test file (or run) uses: `<prefix>_<pid>_<random>`, within MongoDB's 63-byte limit. */
 export function uniqueDbName(prefix = 'test'): string {
   const safe = prefix.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
