@@ -24,7 +24,7 @@
  * alone while the others go again, so a refused item consumes no id and nothing is withdrawn.
  *
  * Turns: every round that writes outside a transaction runs in a shared turn of the process's
- * `UserIdTurns`, a group transaction alone (src/strategies/user-id-counter.ts says why). So does a
+ * `UserIdTurns`, a group transaction alone (src/strategies/user-id-turns.ts says why). So does a
  * counter-fed source's round after a collision (`retriesAlone`): its repair moves the counter to
  * the largest stored `_id`, and beside this process's optimistic inserts (max + 1, no counter) the
  * next id was taken again before the insert, round after round (16 optimistic lanes made every
