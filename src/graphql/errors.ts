@@ -28,7 +28,7 @@ import { isTransientDatabaseError } from '../database/index';
 import { DomainError } from '../errors';
 import { ERRORS } from '../limits';
 import type { Logger } from '../logger';
-import type { ErrorCode, MutationError } from './generated/resolvers-types';
+import type { ErrorCode, MutationError } from './generated/schema-types';
 import { ScalarInputError } from './scalars';
 
 const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';

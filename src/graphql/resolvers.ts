@@ -37,7 +37,8 @@ import {
   VALUES_PER_ALLOCATION,
 } from '../limits';
 import { mutationErrorOf, orMutationError } from './errors';
-import type { Resolvers, Role, UserOrder } from './generated/resolvers-types';
+import type { Resolvers } from './generated/resolvers-types';
+import type { Role, UserOrder } from './generated/schema-types';
 import { nodeById, nodesByIds, nodeType } from './nodes';
 
 const sequenceKey = (name: string, scope: string | null | undefined): SequenceKey => ({
