@@ -18,7 +18,7 @@ import {
   sequenceAccess,
   usersPerRequest,
 } from '../auth/index';
-import type { FeedEvent } from '../database/change-feed';
+import type { FeedEvent } from '../database/index';
 import type { SequenceKey, SequenceState } from '../sequences/index';
 import {
   requireUserId,

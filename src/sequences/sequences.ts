@@ -30,11 +30,16 @@
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
  */
 import type { ClientSession, Db, WriteConcernSettings } from 'mongodb';
-import { countCommand, type CommandTally } from '../database/command-tally';
-import { isDuplicateKeyError } from '../database/duplicate-key';
-import { boundedCollection, type BoundedCollection } from '../database/command-options';
-import { beforeWrite, type WriteOptions } from '../database/write-options';
-import { afterCommit } from '../database/transaction';
+import {
+  afterCommit,
+  beforeWrite,
+  boundedCollection,
+  countCommand,
+  isDuplicateKeyError,
+  type BoundedCollection,
+  type CommandTally,
+  type WriteOptions,
+} from '../database/index';
 import {
   type CounterDocument,
   type SequenceState,
