@@ -14,7 +14,7 @@ import type { SequenceCatalog } from '../sequences/index';
 import type { StrategyStats } from '../stats/index';
 import type { IdStrategy } from '../strategies/index';
 import type { InviteesRequest, User, UserPage, Users } from '../users/index';
-import type { RequestBudget } from './budget';
+import type { RequestBudget } from '../request-deadline';
 import type { RequestBounds } from './request-bounds';
 
 export interface GraphQLContext extends ServiceComponents {

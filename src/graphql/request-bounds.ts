@@ -22,7 +22,7 @@
  * variable (a `createUser`, a page of a fixed size) is walked on its first request only and its
  * tally served from then on (`constantTallies`): walking it again at every request was a measurable
  * share of a `createUser`'s CPU (docs/benchmark.md, "CPU levers of 0.4"). The refusal is recorded here and
- * answered by the HTTP layer as one error (src/http/limits.ts); each operation is stopped with it.
+ * answered by the HTTP layer as one error (src/http/admission.ts); each operation is stopped with it.
  * Every answer of a planned operation carries the request's total in `extensions.cost`
  * (`{ usersCreated, sequenceAllocations, listedItems }`, the names of `Viewer.limits`), so a client
  * sees how close it came to the bounds before it meets one.

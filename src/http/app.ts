@@ -33,7 +33,7 @@ import {
 import type { Config } from '../config';
 import { pingDatabase } from '../database/index';
 import type { ServiceComponents } from '../components';
-import { createContextFactory, type GraphQLContext } from '../graphql/context';
+import { createContextFactory, type GraphQLContext } from '../graphql/index';
 import type { Logger } from '../logger';
 import { corsOptions } from './cors';
 import { servedExplorer } from './explorer';
@@ -48,7 +48,7 @@ import {
   startDeadline,
   verifyInputBounds,
   type ServiceRequest,
-} from './limits';
+} from './admission';
 
 /** How long `/ready` waits for the database's answer to a ping. */
 const READY_PING_TIMEOUT_MS = 2_000;

@@ -8,7 +8,7 @@
  * A write already sent when the deadline passes may still land: that is why the 503 says to retry
  * with the idempotency key.
  */
-import { DomainError } from '../errors';
+import { DomainError } from './errors';
 
 export interface RequestBudget {
   /** Aborts at the deadline; its reason is a `DeadlineExceededError`. */
