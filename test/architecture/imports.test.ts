@@ -1,7 +1,7 @@
 /**
  * The import graph of src/ (test/architecture/import-graph.ts, type-only imports included) has no
- * circle and no import up the layer table of docs/ARCHITECTURE.md, and eslint.config.mjs fences
- * with that same table. Each rule is also shown refusing a file planted over the committed tree.
+ * circle, no import up the layer table of docs/ARCHITECTURE.md and no import past another folder's
+ * facade (its index.ts), and eslint.config.mjs fences with that same table. Each rule is also shown refusing a file planted over the committed tree.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import {
   ROOT,
   circles,
   componentOf,
+  deepImports,
   documentedLayers,
   importGraph,
   layerOf,
@@ -34,6 +35,14 @@ test('every module of src/ has a row in the layer table, and no import runs up i
   );
   expect(unplaced).toEqual([]);
   expect(listed(upwardImports(graph, layers))).toBe('');
+});
+
+test("an import into another folder of src/ names that folder's index.ts", () => {
+  expect(listed(deepImports(graph))).toBe('');
+  const past = `import type { ChangeFeed } from '../database/change-feed';\nexport type F = ChangeFeed<1>;\n`;
+  expect(listed(deepImports(importGraph({ 'src/users/past.ts': past })))).toBe(
+    'src/users/past.ts:1 imports ../database/change-feed (src/database/change-feed.ts)',
+  );
 });
 
 test('a planted type-only circle is found, whichever form its imports take', () => {
