@@ -7,7 +7,7 @@ import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { readLayers } from './scripts/architecture-layers.mjs';
 
-/** Every kind of schema element that must carry a description (the issue: all of them). */
+/** Every kind of schema element that must carry a description: all of them. */
 const DESCRIBED = {
   types: true,
   rootField: true,
@@ -102,7 +102,7 @@ export default tseslint.config(
     },
   })),
   // src/graphql wires the schema to plain domain objects; driver types stay in src/database and
-  // the components (issue 12: resolvers never see a bson Long or a MongoDB document).
+  // the components: resolvers never see a bson Long or a MongoDB document.
   {
     files: ['src/graphql/**/*.ts'],
     rules: {

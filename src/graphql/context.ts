@@ -34,7 +34,7 @@ export type RequestIdentity = Pick<GraphQLContext, 'caller' | 'budget' | 'bounds
 
 /**
  * One request's context. A class rather than an object literal: a literal that spreads the
- * components and defines the loaders as getters cost about 5 µs per request (issue 14, measured);
+ * components and defines the loaders as getters cost about 5 µs per request (measured);
  * an instance of one shape costs a twentieth of that.
  */
 class RequestContext implements GraphQLContext {

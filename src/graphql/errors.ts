@@ -155,7 +155,7 @@ function createUnboundedFormatter(logger: Logger) {
 }
 
 /**
- * Errors as data (issue 12): a DomainError whose code is a value of the schema's `ErrorCode` enum is
+ * Errors as data: a DomainError whose code is a value of the schema's `ErrorCode` enum is
  * an expected failure, returned in its payload's `error` (or a `createUsers` item's, or a
  * `sequences` edge's). Any other error
  * (authentication, a deadline, the database unavailable, a bug) is request-level and rethrown, so

@@ -13,7 +13,7 @@
  * behind them. A page's size is its `first` or `last` (else the default), multiplied through
  * nesting. The counts are upper bounds (`@skip`/`@include` are ignored).
  *
- * Parsed once (issue 18): the plan is made in Apollo's `didResolveOperation`, on the document Apollo
+ * Parsed once: the plan is made in Apollo's `didResolveOperation`, on the document Apollo
  * parsed, validated and cached, for the operation Apollo selected; an APQ hash sent alone is planned
  * from the document it stands for, because Apollo has resolved it by then. A batch's operations
  * reach that hook one by one, so each waits there (`RequestBounds.check`) until every operation of

@@ -4,7 +4,7 @@
  *
  * Why no framework: five routes and one middleware chain do not need a router, and express's
  * per-request work (prototype swaps, layered routing, an ETag hash of every response) was measured
- * (issue 14, `npm run bench:compare`): leaving it cut the service's CPU per COUNTER `createUser` at
+ * (`npm run bench:compare`): leaving it cut the service's CPU per COUNTER `createUser` at
  * concurrency 64 by about a fifth. The well-kept pieces stay: `cors` and
  * body-parser's `json` (the BODY_LIMIT, charsets, compressed bodies and their errors; a plain JSON
  * body takes raw-body's shortcut of ./json-body.ts), connect-style middlewares that work on Node's

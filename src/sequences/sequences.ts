@@ -106,7 +106,7 @@ export interface SetGuard extends OwnerGuard {
 /** The values of a range, ascending: `first`, `first + step`, ..., `last`. */
 export function valuesOf(range: AllocatedRange): number[] {
   // A plain loop: `Array.from({ length })` walks its array-like generically, about 2 µs even for
-  // the one value of a `createUser` (issue 14's profile).
+  // the one value of a `createUser` (seen in the CPU profile).
   const values = new Array<number>(range.count);
   for (let i = 0; i < range.count; i += 1) values[i] = range.first + i * range.step;
   return values;
