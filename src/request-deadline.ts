@@ -33,7 +33,7 @@ export class DeadlineExceededError extends DomainError {
  *
  * Why: Node 20 builds every `AbortSignal` as an `EventTarget` whose prototype is then swapped
  * (2.7 µs, and an object in V8's slow mode that every later access and the collector pay for);
- * one per request was about 3% of the service's CPU per `createUser` (docs/benchmark.md, "CPU
+ * one per request was about 3% of the service's CPU per `createUser` (bench/results/0.4.md, "CPU
  * levers of 0.4"), though nearly every request only ever asks `aborted` or `throwIfAborted()`.
  * Those are plain fields here; `addEventListener`, `onabort` and `dispatchEvent` go to a real
  * signal made on first use (already aborted, with the reason, when the deadline has passed), which

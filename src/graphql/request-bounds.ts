@@ -21,7 +21,7 @@
  * all of them run or none does. A single operation never waits. An operation whose tally reads no
  * variable (a `createUser`, a page of a fixed size) is walked on its first request only and its
  * tally served from then on (`constantTallies`): walking it again at every request was a measurable
- * share of a `createUser`'s CPU (docs/benchmark.md, "CPU levers of 0.4"). The refusal is recorded here and
+ * share of a `createUser`'s CPU (bench/results/0.4.md, "CPU levers of 0.4"). The refusal is recorded here and
  * answered by the HTTP layer as one error (src/http/admission.ts); each operation is stopped with it.
  * Every answer of a planned operation carries the request's total in `extensions.cost`
  * (`{ usersCreated, sequenceAllocations, listedItems }`, the names of `Viewer.limits`), so a client
@@ -368,7 +368,7 @@ const DONE = Promise.resolve();
  * request contexts), and `errorPlugins`' own hooks run from it only when a request has errors:
  * Apollo calls every hook of every request listener on every request, so each listener cost a
  * `createUser` its promises (with graphql-armor's field-suggestion mask as a listener of its own,
- * the two were about 4% of the service's CPU: docs/benchmark.md, "CPU levers of 0.4").
+ * the two were about 4% of the service's CPU: bench/results/0.4.md, "CPU levers of 0.4").
  * `errorPlugins` are plugins whose only request hook is `didEncounterErrors` (that mask, which stays
  * graphql-armor's code).
  */

@@ -199,7 +199,7 @@ export interface SingleInsertReport {
  * document, the withdrawal, which needs a second document), and with `insertOne`, the same `insert`
  * command as `insertMany` without the driver's bulk-write machinery (`BulkWriteResult`, batching).
  * Why a path of its own: nearly every creation is one `createUser`, and a batch of one cost it
- * measurably more CPU per user (docs/benchmark.md, "CPU levers of 0.4, part 3").
+ * measurably more CPU per user (bench/results/0.4.md, "CPU levers of 0.4, part 3").
  */
 export async function insertOneWithFreshId(
   users: UsersCollection,
