@@ -199,7 +199,9 @@ export interface SingleInsertReport {
  * document, the withdrawal, which needs a second document), and with `insertOne`, the same `insert`
  * command as `insertMany` without the driver's bulk-write machinery (`BulkWriteResult`, batching).
  * Why a path of its own: nearly every creation is one `createUser`, and a batch of one cost it
- * measurably more CPU per user (bench/results/0.4.md, "CPU levers of 0.4, part 3").
+ * measurably more CPU per user (bench/results/0.4.md, "CPU levers of 0.4, part 3"). So a rule of
+ * the rounds is written twice, here and in `takingRound`: test/users/plain-creation.test.ts holds
+ * the two to the same commands in the same order, outcomes, stored documents and stats.
  */
 export async function insertOneWithFreshId(
   users: UsersCollection,
