@@ -6,17 +6,33 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { clientPreset } from './client/codegen';
 
+/** How the schema's enums and scalars are typed, alike in both server files. */
+const SCHEMA_TYPES = {
+  enumsAsTypes: true,
+  scalars: { Long: 'number', DateTime: 'Date', ID: 'string' },
+};
+
 const config: CodegenConfig = {
   schema: 'schema.graphql',
   generates: {
+    // The schema's own types (enums, inputs, objects), importing nothing, so the modules that
+    // name them (errors, connections) and the resolver types below form no circle.
+    'src/graphql/generated/schema-types.ts': {
+      plugins: ['typescript'],
+      config: { ...SCHEMA_TYPES, useTypeImports: true },
+    },
     // Server resolver types: parent values are the plain domain objects the components return
     // (never a MongoDB document), so the compiler checks every field resolvers hand over.
     'src/graphql/generated/resolvers-types.ts': {
-      plugins: ['typescript', 'typescript-resolvers'],
+      plugins: [
+        { add: { content: "import type * as Types from './schema-types';" } },
+        'typescript-resolvers',
+      ],
       config: {
+        ...SCHEMA_TYPES,
+        namespacedImportName: 'Types',
         useTypeImports: true,
         useIndexSignature: true,
-        enumsAsTypes: true,
         contextType: '../context#GraphQLContext',
         mappers: {
           User: '../../users/index#User as UserModel',
@@ -25,7 +41,6 @@ const config: CodegenConfig = {
           Viewer: '../../auth/index#Caller',
           Sequence: '../../sequences/index#SequenceState',
         },
-        scalars: { Long: 'number', DateTime: 'Date', ID: 'string' },
       },
     },
     // The example page's typed client documents, with the client preset as the API ships it

@@ -5,8 +5,9 @@ import prettier from 'eslint-config-prettier';
 import graphql from '@graphql-eslint/eslint-plugin';
 import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { readLayers } from './scripts/architecture-layers.mjs';
 
-/** Every kind of schema element that must carry a description (the issue: all of them). */
+/** Every kind of schema element that must carry a description: all of them. */
 const DESCRIBED = {
   types: true,
   rootField: true,
@@ -17,28 +18,16 @@ const DESCRIBED = {
 };
 
 /**
- * The service's layers, lowest first: a module may import from its own layer's siblings and from
- * lower layers, never from a higher one (docs/ARCHITECTURE.md, "Layout"). The stand-in package is
- * fenced on its own below; bench sits on top of everything.
+ * The service's layers, lowest first, as docs/ARCHITECTURE.md's "Layout" table states them: a
+ * module may import from its own layer's siblings and from lower layers, never from a higher one.
+ * The stand-in package is fenced on its own below; bench sits on top of everything.
  */
-const LAYERS = [
-  ['src/errors.ts', 'src/limits.ts'],
-  ['src/auth'],
-  ['src/config.ts', 'src/logger.ts'],
-  ['src/database'],
-  ['src/sequences', 'src/stats'],
-  ['src/strategies'],
-  ['src/users'],
-  ['src/components.ts'],
-  ['src/graphql'],
-  ['src/http'],
-  ['src/main.ts'],
-];
+const LAYERS = readLayers();
 const UPWARD_IMPORTS = LAYERS.flatMap((layer, i) =>
   layer.map((target) => ({
     target: `./${target}`,
     from: [...LAYERS.slice(i + 1).flat(), 'bench'].map((above) => `./${above}`),
-    message: `${target} is below it: imports run down the layers (eslint.config.mjs, LAYERS).`,
+    message: `${target} is below it: imports run down the layers (docs/ARCHITECTURE.md, Layout).`,
   })),
 );
 
@@ -131,7 +120,7 @@ export default tseslint.config(
     rules: { 'import-x/extensions': ['error', 'never', { ignorePackages: true }] },
   },
   // src/graphql wires the schema to plain domain objects; driver types stay in src/database and
-  // the components (issue 12: resolvers never see a bson Long or a MongoDB document).
+  // the components: resolvers never see a bson Long or a MongoDB document.
   {
     files: ['src/graphql/**/*.ts'],
     rules: {

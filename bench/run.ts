@@ -54,7 +54,7 @@ const ROOT = join(__dirname, '..');
 /**
  * Rounds of the paired yardstick (see `PairedRound`) in a full run, whose median decides. Six since
  * rounds of one cell per side had to run each of their three orders twice (the later service in a
- * round read dearer: docs/benchmark.md, "CPU levers of 0.4"); each round now runs every order in
+ * round read dearer: bench/results/0.4.md, "CPU levers of 0.4"); each round now runs every order in
  * its turns (`pairedRoundsOf`), and six kept a run's length and its median's room for one odd round.
  */
 const PAIRED_ROUNDS = 6;
@@ -64,7 +64,7 @@ const PAIRED_ROUNDS = 6;
  * two quiet full runs of 12 s cells read COUNTER ÷ floor at 1.06× and 1.34× (rounds 0.72× to
  * 1.77×, and autocannon's own CPU per request, the same work for both, 0.65× to 1.89× from one
  * cell to the next); the same two processes minutes later, in 2 s turns, read 1.22× to 1.33× over
- * four rounds (docs/benchmark.md, "A paired round in turns").
+ * four rounds (bench/results/0.4.md, "A paired round in turns").
  */
 const PAIRED_SLICES = 6;
 const PAIRED_CONCURRENCY = 64;
@@ -117,7 +117,7 @@ const FLOOR_PLAN: ServicePlan = {
  * and last twice and follows each other side equally often within the turns), and each side's
  * slices are merged into its cell (`mergeSlices`). Each service is warmed up once at the start of
  * its round (`warmupSeconds`, not measured): without it a service that had idled four cells (about
- * 50 s) read about 10% dearer per user than one that had idled one (docs/benchmark.md, "CPU levers
+ * 50 s) read about 10% dearer per user than one that had idled one (bench/results/0.4.md, "CPU levers
  * of 0.4"); taking turns, no side idles longer than two slices.
  */
 async function pairedRoundsOf(options: {

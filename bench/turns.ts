@@ -3,7 +3,7 @@
  * take their turns, and how one side's slices make its cell.
  *
  * Why turns: a machine whose speed drifts over tens of seconds decided a round whose sides ran one
- * cell each, one after another (docs/benchmark.md, "A paired round in turns"). Contract: both are
+ * cell each, one after another (bench/results/0.4.md, "A paired round in turns"). Contract: both are
  * pure functions.
  */
 import { median, type CellResult } from './report';

@@ -124,7 +124,7 @@ export const DEFAULT_BODY_LIMIT = '1mb';
 
 /**
  * What the variables of one operation may hold, checked on the parsed JSON before graphql-js
- * coerces them (src/graphql/input-bounds.ts). Why: graphql-js coerces variables synchronously and
+ * coerces them (src/http/input-bounds.ts). Why: graphql-js coerces variables synchronously and
  * prints the whole offending value into each of up to 51 errors, so a 1 MB `$input` of 70,000
  * unknown keys held the event loop for 21 s and answered 51 MB. test/limits.test.ts checks each
  * number against what the schema needs.

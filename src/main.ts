@@ -7,7 +7,7 @@
  * before the next one, so under load a process's resident memory followed its throughput (mostly
  * garbage not yet collected). `HEAP_GROWING_PERCENT` caps that growth; V8 reads it at each
  * collection, so setting it here, before any load, holds for `npm start`, the bench and the tests
- * alike. Measured with `npm run bench:compare` (issue 14): peak RSS of COUNTER@64 168 → 138 MB at
+ * alike. Measured with `npm run bench:compare`: peak RSS of COUNTER@64 168 → 138 MB at
  * the same CPU per user, of 1,000-user batches at 64 253 → 162 MB.
  */
 import { setFlagsFromString } from 'node:v8';

@@ -9,8 +9,8 @@
  * Contract:
  * - One stream, many subscribers: fresh subscribers (no `after`) of the same collection and
  *   pipeline in one process share one change stream, opened by the first and closed when the
- *   last leaves; each change is mapped, and its cursor encoded, once for all of them (issue 22's
- *   fan-out: 100 subscribers were 100 streams, each reading and decoding every change). So calls
+ *   last leaves; each change is mapped, and its cursor encoded, once for all of them (one stream
+ *   per subscriber made 100 subscribers 100 streams, each reading and decoding every change). So calls
  *   with the same collection object and the same pipeline must map changes alike (the pipeline
  *   names everything `map` depends on). A subscriber resuming `after` a cursor reads a stream of
  *   its own from there.

@@ -1,6 +1,7 @@
 /**
  * Connecting to MongoDB and everything that knows the driver: client options, the embedded
- * database, duplicate-key recognition, transient-error classification, counting commands.
+ * database, duplicate-key recognition, transient-error classification, counting commands, bounded
+ * collections, writes under a deadline, transactions, and change feeds.
  */
 export { connectDatabase, pingDatabase, clientOptions, writeConcernOf } from './connect';
 export type { DatabaseConfig } from './connect';
@@ -18,4 +19,6 @@ export {
   TransactionRetriesExhausted,
   type TransactionOptions,
   type TransactionWork,
+  afterCommit,
 } from './transaction';
+export { openChangeFeed, type ChangeFeed, type FeedEvent } from './change-feed';

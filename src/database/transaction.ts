@@ -24,8 +24,8 @@
  *
  * Work done inside a transaction may only be announced once it is committed: `afterCommit(session,
  * fn)` runs `fn` after this runner's commit succeeds, and never for an attempt that is rolled back
- * (aborted, retried, refused): a counter's `$inc` that is undone is no write (issue 22: statistics
- * counted rolled-back increments). A session that is in no transaction runs `fn` at once.
+ * (aborted, retried, refused): a counter's `$inc` that is undone is no write (the statistics
+ * must not count rolled-back increments). A session that is in no transaction runs `fn` at once.
  *
  * A standalone server has no transactions: its refusal (IllegalOperation, "Transaction numbers
  * are only allowed on a replica set member or mongos") is told apart by `isTransactionsUnsupported`,

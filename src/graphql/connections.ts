@@ -8,7 +8,7 @@
 import type { DomainError } from '../errors';
 import type { SequencePage, SequenceState } from '../sequences/index';
 import type { User, UserPage } from '../users/index';
-import type { MutationError } from './generated/resolvers-types';
+import type { MutationError } from './generated/schema-types';
 
 export interface Edge<Node> {
   cursor: string;

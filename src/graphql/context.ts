@@ -14,7 +14,7 @@ import type { SequenceCatalog } from '../sequences/index';
 import type { StrategyStats } from '../stats/index';
 import type { IdStrategy } from '../strategies/index';
 import type { InviteesRequest, User, UserPage, Users } from '../users/index';
-import type { RequestBudget } from './budget';
+import type { RequestBudget } from '../request-deadline';
 import type { RequestBounds } from './request-bounds';
 
 export interface GraphQLContext extends ServiceComponents {
@@ -34,7 +34,7 @@ export type RequestIdentity = Pick<GraphQLContext, 'caller' | 'budget' | 'bounds
 
 /**
  * One request's context. A class rather than an object literal: a literal that spreads the
- * components and defines the loaders as getters cost about 5 µs per request (issue 14, measured);
+ * components and defines the loaders as getters cost about 5 µs per request (measured);
  * an instance of one shape costs a twentieth of that.
  */
 class RequestContext implements GraphQLContext {

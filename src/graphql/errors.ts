@@ -28,7 +28,7 @@ import { isTransientDatabaseError } from '../database/index';
 import { DomainError } from '../errors';
 import { ERRORS } from '../limits';
 import type { Logger } from '../logger';
-import type { ErrorCode, MutationError } from './generated/resolvers-types';
+import type { ErrorCode, MutationError } from './generated/schema-types';
 import { ScalarInputError } from './scalars';
 
 const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
@@ -155,7 +155,7 @@ function createUnboundedFormatter(logger: Logger) {
 }
 
 /**
- * Errors as data (issue 12): a DomainError whose code is a value of the schema's `ErrorCode` enum is
+ * Errors as data: a DomainError whose code is a value of the schema's `ErrorCode` enum is
  * an expected failure, returned in its payload's `error` (or a `createUsers` item's, or a
  * `sequences` edge's). Any other error
  * (authentication, a deadline, the database unavailable, a bug) is request-level and rethrown, so

@@ -13,7 +13,7 @@
  * behind them. A page's size is its `first` or `last` (else the default), multiplied through
  * nesting. The counts are upper bounds (`@skip`/`@include` are ignored).
  *
- * Parsed once (issue 18): the plan is made in Apollo's `didResolveOperation`, on the document Apollo
+ * Parsed once: the plan is made in Apollo's `didResolveOperation`, on the document Apollo
  * parsed, validated and cached, for the operation Apollo selected; an APQ hash sent alone is planned
  * from the document it stands for, because Apollo has resolved it by then. A batch's operations
  * reach that hook one by one, so each waits there (`RequestBounds.check`) until every operation of
@@ -21,8 +21,8 @@
  * all of them run or none does. A single operation never waits. An operation whose tally reads no
  * variable (a `createUser`, a page of a fixed size) is walked on its first request only and its
  * tally served from then on (`constantTallies`): walking it again at every request was a measurable
- * share of a `createUser`'s CPU (docs/benchmark.md, "CPU levers of 0.4"). The refusal is recorded here and
- * answered by the HTTP layer as one error (src/http/limits.ts); each operation is stopped with it.
+ * share of a `createUser`'s CPU (bench/results/0.4.md, "CPU levers of 0.4"). The refusal is recorded here and
+ * answered by the HTTP layer as one error (src/http/admission.ts); each operation is stopped with it.
  * Every answer of a planned operation carries the request's total in `extensions.cost`
  * (`{ usersCreated, sequenceAllocations, listedItems }`, the names of `Viewer.limits`), so a client
  * sees how close it came to the bounds before it meets one.
@@ -368,7 +368,7 @@ const DONE = Promise.resolve();
  * request contexts), and `errorPlugins`' own hooks run from it only when a request has errors:
  * Apollo calls every hook of every request listener on every request, so each listener cost a
  * `createUser` its promises (with graphql-armor's field-suggestion mask as a listener of its own,
- * the two were about 4% of the service's CPU: docs/benchmark.md, "CPU levers of 0.4").
+ * the two were about 4% of the service's CPU: bench/results/0.4.md, "CPU levers of 0.4").
  * `errorPlugins` are plugins whose only request hook is `didEncounterErrors` (that mask, which stays
  * graphql-armor's code).
  */

@@ -18,7 +18,7 @@ import {
   sequenceAccess,
   usersPerRequest,
 } from '../auth/index';
-import type { FeedEvent } from '../database/change-feed';
+import type { FeedEvent } from '../database/index';
 import type { SequenceKey, SequenceState } from '../sequences/index';
 import {
   requireUserId,
@@ -37,7 +37,8 @@ import {
   VALUES_PER_ALLOCATION,
 } from '../limits';
 import { mutationErrorOf, orMutationError } from './errors';
-import type { Resolvers, Role, UserOrder } from './generated/resolvers-types';
+import type { Resolvers } from './generated/resolvers-types';
+import type { Role, UserOrder } from './generated/schema-types';
 import { nodeById, nodesByIds, nodeType } from './nodes';
 
 const sequenceKey = (name: string, scope: string | null | undefined): SequenceKey => ({

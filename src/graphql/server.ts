@@ -6,7 +6,7 @@
  * reported as validation errors (`asValidationError`): armor throws them with a message beginning
  * "Syntax Error:", which misleads a client (the document parsed; it asks for too much). Tokens are bounded by graphql-js's own parser limit
  * (`parseOptions.maxTokens`) instead of armor's max-tokens plugin, which throws from Apollo's
- * `unexpectedErrorProcessingRequest` hook and so answers 500 (graphql-armor issue #751); the
+ * `unexpectedErrorProcessingRequest` hook and so answers 500 (escape-technologies/graphql-armor#751); the
  * parser's limit is a syntax error, 400 GRAPHQL_PARSE_FAILED; batching is on (the HTTP layer caps the number of
  * operations per request); CSRF prevention is Apollo's default and stays on. In production:
  * no introspection, no landing page, no stack traces, no field suggestions.
@@ -20,7 +20,7 @@
  *
  * Apollo's cache-control plugin is off: the schema declares no cache hints, so all it did was
  * answer `cache-control: no-store`, at the price of wrapping every field's resolver to collect
- * hints (issue 14 measured the cost). The HTTP layer now sends `no-store` itself
+ * hints, a measured cost. The HTTP layer sends `no-store` itself
  * (src/http/app.ts). Inline tracing is for federated subgraphs, which this schema is not.
  */
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';

@@ -4,7 +4,7 @@
  *
  * Why no framework: five routes and one middleware chain do not need a router, and express's
  * per-request work (prototype swaps, layered routing, an ETag hash of every response) was measured
- * (issue 14, `npm run bench:compare`): leaving it cut the service's CPU per COUNTER `createUser` at
+ * (`npm run bench:compare`): leaving it cut the service's CPU per COUNTER `createUser` at
  * concurrency 64 by about a fifth. The well-kept pieces stay: `cors` and
  * body-parser's `json` (the BODY_LIMIT, charsets, compressed bodies and their errors; a plain JSON
  * body takes raw-body's shortcut of ./json-body.ts), connect-style middlewares that work on Node's
@@ -33,7 +33,7 @@ import {
 import type { Config } from '../config';
 import { pingDatabase } from '../database/index';
 import type { ServiceComponents } from '../components';
-import { createContextFactory, type GraphQLContext } from '../graphql/context';
+import { createContextFactory, type GraphQLContext } from '../graphql/index';
 import type { Logger } from '../logger';
 import { corsOptions } from './cors';
 import { servedExplorer } from './explorer';
@@ -48,7 +48,7 @@ import {
   startDeadline,
   verifyInputBounds,
   type ServiceRequest,
-} from './limits';
+} from './admission';
 
 /** How long `/ready` waits for the database's answer to a ping. */
 const READY_PING_TIMEOUT_MS = 2_000;

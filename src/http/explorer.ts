@@ -12,8 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
-import { EXAMPLE_OPERATION, EXAMPLE_VARIABLES } from '../graphql/server';
-import { loadTypeDefs } from '../graphql/schema';
+import { EXAMPLE_OPERATION, EXAMPLE_VARIABLES, loadTypeDefs } from '../graphql/index';
 
 /** Where the build puts the bundle: the same two levels up from `src/http` and `dist/http`. */
 const BUNDLE_DIR = path.resolve(__dirname, '..', '..', 'dist', 'explorer');

@@ -10,7 +10,7 @@
  * an empty body is `{}`; a leading byte order mark is dropped, as iconv-lite's UTF-8 decoding
  * does). What it skips is what body-parser does for any body on the way: parsing the media type
  * twice (type-is, content-type), iconv-lite's decoding, http-errors' wrapping. That cost about 7%
- * of the service's CPU per COUNTER `createUser` (docs/benchmark.md, "CPU levers of 0.4").
+ * of the service's CPU per COUNTER `createUser` (bench/results/0.4.md, "CPU levers of 0.4").
  *
  * Invariant: the answer to a body never depends on the path that read it. Errors carry
  * body-parser's `type` and `status` (all `bodyErrorAnswer` reads); a body over the limit by its

@@ -13,8 +13,13 @@ import type { MongoClient } from 'mongodb';
 import type { Config } from '../config';
 import type { ServiceComponents } from '../components';
 import { createAuthenticator } from '../auth/index';
-import { createApolloServer, createSchema, documentProtection } from '../graphql/server';
-import { startSubscriptionServer, type SubscriptionBounds } from '../graphql/subscriptions';
+import {
+  createApolloServer,
+  createSchema,
+  documentProtection,
+  startSubscriptionServer,
+  type SubscriptionBounds,
+} from '../graphql/index';
 import type { Logger } from '../logger';
 import { createApp } from './app';
 import { upgradeOriginCheck } from './cors';

@@ -38,7 +38,7 @@
  *   hold anything above it). Whatever else it holds stays a gap, and it says how many.
  */
 import { MongoError } from 'mongodb';
-import type { CommandTally } from '../database/command-tally';
+import type { CommandTally } from '../database/index';
 import { VALUES_PER_ALLOCATION } from '../limits';
 import { assertAllocationCount } from './definition';
 import { SequenceExhaustedError } from './errors';

@@ -29,7 +29,7 @@
  *   lower value could issue an id twice. Their state carries `drift`.
  * - Every write honours `options.signal` (src/database/write-options.ts).
  */
-import type { WriteOptions } from '../database/write-options';
+import type { ChangeFeed, WriteOptions } from '../database/index';
 import { type SequenceState, unusedState } from './counter-document';
 import {
   type DefinitionInput,
@@ -37,7 +37,6 @@ import {
   differingField,
   validateDefinition,
 } from './definition';
-import type { ChangeFeed } from '../database/change-feed';
 import { BadUserInputError, ForbiddenError, SequenceNotFoundError } from './errors';
 import { type GapPage, type GapRequest, assertGapRequest } from './gaps';
 import {

@@ -10,7 +10,7 @@
  * whose document no longer reads as a sequence yields nothing (the stream goes on).
  */
 import type { Collection } from 'mongodb';
-import { type ChangeFeed, openChangeFeed } from '../database/change-feed';
+import { type ChangeFeed, openChangeFeed } from '../database/index';
 import { type CounterDocument, type SequenceState, toState } from './counter-document';
 import { SequenceCorruptError } from './errors';
 import type { ResolvedKey } from './keys';

@@ -2,7 +2,7 @@
  * Naming sequences: validation of names and scopes, the namespaces of owners, and the counter
  * document `_id` of a key.
  *
- * Namespaces (issue 18, "one tenant learns nothing about another"): every client names its
+ * Namespaces (one tenant learns nothing about another): every client names its
  * sequences in a namespace of its own, so `invoice` of `billing` and `invoice` of `shipping` are
  * two counters, and creating a name answers the same whether or not another client uses it (0.3
  * shared one namespace, so a refusal told a client that the name was taken). The admin, version

@@ -13,8 +13,7 @@
  * Bounded: one `find` over the counters that have an owner and an `_id` without `~`, read in
  * batches, and two writes per counter found.
  */
-import type { BoundedCollection } from '../database/command-options';
-import { isDuplicateKeyError } from '../database/duplicate-key';
+import { isDuplicateKeyError, type BoundedCollection } from '../database/index';
 import type { CounterDocument } from './counter-document';
 import { OWNER_MARK, resolveKey, type ResolvedKey } from './keys';
 

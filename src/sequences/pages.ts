@@ -10,7 +10,7 @@
  * Input reaches filters as values only (names and scopes are validated first).
  */
 import type { Filter } from 'mongodb';
-import type { BoundedCollection } from '../database/command-options';
+import type { BoundedCollection } from '../database/index';
 import { PAGE_SIZE } from '../limits';
 import { type CounterDocument, type SequenceState, toState } from './counter-document';
 import { BadUserInputError, SequenceCorruptError } from './errors';

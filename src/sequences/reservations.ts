@@ -35,8 +35,7 @@ import { Mutex } from 'async-mutex';
 import { LRUCache } from 'lru-cache';
 import { GAPLESS } from '../limits';
 import type { Filter } from 'mongodb';
-import type { BoundedCollection } from '../database/command-options';
-import { beforeWrite, type WriteOptions } from '../database/write-options';
+import { beforeWrite, type BoundedCollection, type WriteOptions } from '../database/index';
 import {
   type CounterDocument,
   type PendingValue,

@@ -30,11 +30,16 @@
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
  */
 import type { ClientSession, Db, WriteConcernSettings } from 'mongodb';
-import { countCommand, type CommandTally } from '../database/command-tally';
-import { isDuplicateKeyError } from '../database/duplicate-key';
-import { boundedCollection, type BoundedCollection } from '../database/command-options';
-import { beforeWrite, type WriteOptions } from '../database/write-options';
-import { afterCommit } from '../database/transaction';
+import {
+  afterCommit,
+  beforeWrite,
+  boundedCollection,
+  countCommand,
+  isDuplicateKeyError,
+  type BoundedCollection,
+  type CommandTally,
+  type WriteOptions,
+} from '../database/index';
 import {
   type CounterDocument,
   type SequenceState,
@@ -101,7 +106,7 @@ export interface SetGuard extends OwnerGuard {
 /** The values of a range, ascending: `first`, `first + step`, ..., `last`. */
 export function valuesOf(range: AllocatedRange): number[] {
   // A plain loop: `Array.from({ length })` walks its array-like generically, about 2 µs even for
-  // the one value of a `createUser` (issue 14's profile).
+  // the one value of a `createUser` (seen in the CPU profile).
   const values = new Array<number>(range.count);
   for (let i = 0; i < range.count; i += 1) values[i] = range.first + i * range.step;
   return values;

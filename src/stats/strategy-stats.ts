@@ -101,7 +101,7 @@ export class StrategyStats<S extends string = string> {
   private readonly latencies = new Map<S, LatencySketch>();
   /**
    * The totals' series children per strategy, and the counter writes' per labelled sequence,
-   * resolved once: `inc(labels, n)` hashes its labels on every call (issue 14's profile).
+   * resolved once: `inc(labels, n)` hashes its labels on every call (seen in the CPU profile).
    */
   private readonly seriesOf = new Map<S, Record<keyof Totals, Counter.Internal>>();
   private readonly counterWrites: Counter<'sequence'>;

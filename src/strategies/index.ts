@@ -57,4 +57,5 @@ export type {
   TransactionalIdSource,
 } from './strategy';
 export { newCreationTally } from './strategy';
-export { USER_ID_SEQUENCE, UserIdTurns } from './user-id-counter';
+export { USER_ID_SEQUENCE } from './user-id-counter';
+export { UserIdTurns } from './user-id-turns';

@@ -12,7 +12,7 @@
 import type { ClientSession, MongoClient } from 'mongodb';
 import type { CommandTally } from '../database/index';
 import type { HeldValues, Sequences } from '../sequences/index';
-import type { UserIdTurns } from './user-id-counter';
+import type { UserIdTurns } from './user-id-turns';
 
 /** What one call that creates users spent, reported to the stats. */
 export interface CreationTally extends CommandTally {

@@ -7,7 +7,7 @@
  * so a user deleted a moment later is still announced once. Documents this service cannot read as
  * users (written by someone else) are left out. After a cursor, the feed replays what was missed.
  */
-import { type ChangeFeed, openChangeFeed } from '../database/change-feed';
+import { type ChangeFeed, openChangeFeed } from '../database/index';
 import { toUser, type User, type UserDocument, type UsersCollection } from './model';
 import { type UserPageRequest, userFilter } from './pages';
 

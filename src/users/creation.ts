@@ -269,7 +269,7 @@ export async function createUsersWith(
  * idempotency key or inviter (most `createUser` calls) takes step 4 alone: steps 2, 3 and 5 and
  * the confirmation of the unique indexes have nothing to do for it (nothing to read, no key to
  * follow or to lose a race for, no index its user relies on), so it skips their layers: as a batch
- * of one it cost about 6% more CPU per user at concurrency 64 (docs/benchmark.md, "CPU levers of
+ * of one it cost about 6% more CPU per user at concurrency 64 (bench/results/0.4.md, "CPU levers of
  * 0.4, part 3"). The rules it does meet are the same functions (validation, the document, the insert
  * under fresh ids, the settling and the stats); test/users/plain-creation.test.ts holds both paths
  * to the same answers, stored users and stats.

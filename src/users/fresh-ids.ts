@@ -24,7 +24,7 @@
  * alone while the others go again, so a refused item consumes no id and nothing is withdrawn.
  *
  * Turns: every round that writes outside a transaction runs in a shared turn of the process's
- * `UserIdTurns`, a group transaction alone (src/strategies/user-id-counter.ts says why). So does a
+ * `UserIdTurns`, a group transaction alone (src/strategies/user-id-turns.ts says why). So does a
  * counter-fed source's round after a collision (`retriesAlone`): its repair moves the counter to
  * the largest stored `_id`, and beside this process's optimistic inserts (max + 1, no counter) the
  * next id was taken again before the insert, round after round (16 optimistic lanes made every
@@ -199,7 +199,9 @@ export interface SingleInsertReport {
  * document, the withdrawal, which needs a second document), and with `insertOne`, the same `insert`
  * command as `insertMany` without the driver's bulk-write machinery (`BulkWriteResult`, batching).
  * Why a path of its own: nearly every creation is one `createUser`, and a batch of one cost it
- * measurably more CPU per user (docs/benchmark.md, "CPU levers of 0.4, part 3").
+ * measurably more CPU per user (bench/results/0.4.md, "CPU levers of 0.4, part 3"). So a rule of
+ * the rounds is written twice, here and in `takingRound`: test/users/plain-creation.test.ts holds
+ * the two to the same commands in the same order, outcomes, stored documents and stats.
  */
 export async function insertOneWithFreshId(
   users: UsersCollection,

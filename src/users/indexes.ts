@@ -7,7 +7,7 @@
  * index on `_id` needs no creation: it is what turns a taken id into a duplicate-key error that the
  * strategies retry.
  *
- * Healing (issue 11, finding 5): the indexes can disappear under a running service (the collection
+ * Healing: the indexes can disappear under a running service (the collection
  * dropped, the database swapped for an empty one, a restore without indexes), and an insert never
  * says so. So a user with an email or a key is acknowledged only once the indexes are seen after
  * its insert (`confirm`, a `listIndexes`): a unique index that exists after the insert proves the

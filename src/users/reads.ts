@@ -38,7 +38,7 @@ export async function maxUserId(users: UsersCollection, tally?: CommandTally): P
 /**
  * What a lookup of nothing answers: no command and nothing to wait for, already settled. Most
  * creations look up no idempotency key, no inviter and no lost race (three lookups of nothing
- * each), so they no longer pay two async calls and a Map for each (docs/benchmark.md, "CPU levers
+ * each), so they no longer pay two async calls and a Map for each (bench/results/0.4.md, "CPU levers
  * of 0.4"). Shared, hence read-only.
  */
 const NO_USERS: Promise<ReadonlyMap<never, UserDocument>> = Promise.resolve(

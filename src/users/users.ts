@@ -15,6 +15,7 @@ import {
   beforeWrite,
   boundedCollection,
   isDuplicateKeyError,
+  type ChangeFeed,
   type WriteOptions,
 } from '../database/index';
 import { BadUserInputError, type DomainError } from '../errors';
@@ -28,7 +29,6 @@ import {
   type IdSource,
   type IdStrategy,
 } from '../strategies/index';
-import type { ChangeFeed } from '../database/change-feed';
 import { BatchAdmission } from './batch-admission';
 import { watchCreatedUsers } from './changes';
 import {

@@ -160,7 +160,7 @@ const VISIBLE_ASCII = /[\x21-\x7e]/;
 /**
  * The input of a plain name and nothing else, as `inputSchema` answers it, or null for any other
  * input (zod then decides). Why: nearly every creation is one, and zod's parse of the four fields
- * was about 1.5% of a `createUser`'s CPU in profiles (docs/benchmark.md, "CPU levers of 0.4").
+ * was about 1.5% of a `createUser`'s CPU in profiles (bench/results/0.4.md, "CPU levers of 0.4").
  */
 function plainNameInput(input: CreateUserInput): NormalizedUserInput | null {
   if (typeof input !== 'object' || input === null) return null;

@@ -4,7 +4,7 @@
  * it is held by a `failCommand` fail point (`blockConnection`) well past REQUEST_TIMEOUT_MS. The
  * client is answered 503 `SERVICE_UNAVAILABLE` with `retryable: true` at the deadline, and once the
  * held command has returned:
- * - no write of the request starts after the answer (the budget's contract, src/graphql/budget.ts):
+ * - no write of the request starts after the answer (the budget's contract, src/request-deadline.ts):
  *   not the next step, not a transaction's commit;
  * - the stored state is whole: when the held command was a read or a write inside a transaction,
  *   nothing of the request is stored (the transaction is rolled back, its counter `$inc` with it);

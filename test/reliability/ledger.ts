@@ -12,6 +12,7 @@
  */
 import { keyAsSent } from '../support/keys';
 import type { Db } from 'mongodb';
+import { COUNTER_FED_STRATEGIES, isIdStrategy } from '../../src/strategies';
 import type { ItemOutcome, UserInput } from './client';
 
 export interface AcknowledgedUser {
@@ -28,7 +29,6 @@ interface StoredUser {
 }
 
 const READ_TIMEOUT_MS = 20_000;
-const COUNTER_FED_STRATEGIES = new Set(['COUNTER', 'BLOCK']);
 
 export class Ledger {
   private readonly byId = new Map<string, AcknowledgedUser>();
@@ -92,7 +92,7 @@ export class Ledger {
         }
         storedKeys.set(doc.idempotencyKey, id);
       }
-      if (COUNTER_FED_STRATEGIES.has(doc.createdWith)) {
+      if (isIdStrategy(doc.createdWith) && COUNTER_FED_STRATEGIES.includes(doc.createdWith)) {
         maxCounterFedId = Math.max(maxCounterFedId, Number(id));
       }
     }

@@ -5,7 +5,7 @@
  */
 import { type Db, Double, Long } from 'mongodb';
 import { SequenceCatalog } from '../../src/sequences';
-import { ID_STRATEGIES } from '../../src/strategies';
+import { COUNTER_FED_STRATEGIES } from '../../src/strategies';
 import { UsersTestBed } from '../users/fixture';
 
 let bed: UsersTestBed;
@@ -21,8 +21,6 @@ const untrusted: Array<[string, unknown]> = [
   ['an Int64 beyond 2^53', Long.fromString('9007199254740993')],
 ];
 
-const COUNTER_FED = ID_STRATEGIES.filter((strategy) => strategy !== 'OPTIMISTIC_LOOP');
-
 /** Writes a counter as another program might have: `fields` with their BSON types as given. */
 function writeForeignCounter(db: Db, id: string, fields: Record<string, unknown>) {
   return db
@@ -31,7 +29,7 @@ function writeForeignCounter(db: Db, id: string, fields: Record<string, unknown>
 }
 
 describe.each(untrusted)('a userid counter whose seq is %s', (_, seq) => {
-  test.each(COUNTER_FED)(
+  test.each(COUNTER_FED_STRATEGIES)(
     '%s refuses to create, stores nothing, and names the repair',
     async (strategy) => {
       const { users, db } = await bed.fresh();
@@ -83,7 +81,7 @@ test('a tutorial-shaped counter with a fractional double seq is refused, not rou
   expect(raw?.seq).toBe(2.5);
 });
 
-test.each(COUNTER_FED)(
+test.each(COUNTER_FED_STRATEGIES)(
   '%s never issues an id <= 0 from a userid counter defined with start -3 (finding 1)',
   async (strategy) => {
     const { users, db } = await bed.fresh();

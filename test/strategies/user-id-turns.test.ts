@@ -1,11 +1,11 @@
 /**
- * `UserIdTurns` (src/strategies/user-id-counter.ts): shared rounds run together up to
+ * `UserIdTurns` (src/strategies/user-id-turns.ts): shared rounds run together up to
  * `SHARED_AT_ONCE`, a round alone runs with no other round of the process, turns are granted in
  * request order (a waiting round alone holds back the shared rounds requested after it), and a
  * round that fails ends its turn. Each round here waits on a gate the test opens, so the order is
  * the turns' own, with no timing.
  */
-import { UserIdTurns } from '../../src/strategies/user-id-counter';
+import { UserIdTurns } from '../../src/strategies/user-id-turns';
 
 /** A promise the test settles when it chooses. */
 function gate(): { opened: Promise<void>; open: () => void; fail: (error: Error) => void } {

@@ -5,7 +5,7 @@
  * of every admitted batch is still created.
  */
 import type { CommandStartedEvent, CommandSucceededEvent } from 'mongodb';
-import { DeadlineExceededError } from '../../src/graphql/budget';
+import { DeadlineExceededError } from '../../src/request-deadline';
 import { BATCH_USERS_IN_CREATION, USERS_PER_BATCH } from '../../src/limits';
 import { BatchAdmission } from '../../src/users/batch-admission';
 import { createdIds, names, UsersTestBed } from './fixture';

@@ -1,4 +1,4 @@
-import { ID_STRATEGIES } from '../../src/strategies';
+import { COUNTER_FED_STRATEGIES, ID_STRATEGIES } from '../../src/strategies';
 import { idsOf, UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;
@@ -44,7 +44,7 @@ test('BLOCK in two processes on one database: 300 concurrent creations stay uniq
   expect(await db.collection('users').countDocuments()).toBe(300);
 });
 
-test.each(['COUNTER', 'BLOCK', 'TRANSACTION'] as const)(
+test.each(COUNTER_FED_STRATEGIES)(
   '%s beside optimistic traffic of its own process: a taken id costs one retry, never more',
   async (strategy) => {
     // Optimistic inserts take max + 1 without the counter, so the counter lags and a counter-fed

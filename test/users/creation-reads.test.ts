@@ -3,7 +3,7 @@
  * one `find` for the idempotency keys and one for the inviters when an item has them, one `find`
  * of a lost key race's winner after the insert, and none of them otherwise: a plain `createUser`
  * is its strategy's commands alone (COUNTER: the `$inc` and the insert). The plain path is
- * planned and settled without a wait (docs/benchmark.md, "CPU levers of 0.4"); these hold that it
+ * planned and settled without a wait (bench/results/0.4.md, "CPU levers of 0.4"); these hold that it
  * still reads whatever a replay, a refusal or a race needs.
  */
 import { UnknownInviterError } from '../../src/users';

@@ -1,939 +1,12 @@
+import type * as Types from './schema-types';
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { User as UserModel } from '../../users/index';
 import type { UserConnectionSource, SequenceConnectionSource } from '../connections';
 import type { Caller } from '../../auth/index';
 import type { SequenceState } from '../../sequences/index';
 import type { GraphQLContext } from '../context';
-export type Maybe<T> = T | null;
-export type InputMaybe<T> = Maybe<T>;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
-/** All built-in and custom scalars, mapped to their actual values */
-export type Scalars = {
-  ID: { input: string; output: string; }
-  String: { input: string; output: string; }
-  Boolean: { input: boolean; output: boolean; }
-  Int: { input: number; output: number; }
-  Float: { input: number; output: number; }
-  /**
-   * An instant in time, sent as an RFC 3339 / ISO-8601 string in UTC with milliseconds, e.g.
-   * `2026-11-30T12:00:00.000Z`.
-   */
-  DateTime: { input: Date; output: Date; }
-  /**
-   * A sequence value: an integer sent as a JSON number. Stored in MongoDB as Int64 (NumberLong). The
-   * service never issues or accepts a value beyond ±(2^53 - 1) = ±9007199254740991, the integers every
-   * JSON client holds exactly (RFC 8259, section 6); input may also be a string of decimal digits.
-   */
-  Long: { input: number; output: number; }
-};
-
-/** The answer of `allocateSequence`. */
-export type AllocateSequencePayload = {
-  __typename?: 'AllocateSequencePayload';
-  /** Why nothing was consumed, or null. */
-  error?: Maybe<MutationError>;
-  /** The whole query root, to read any list afresh in the same response. */
-  query: Query;
-  /** The values consumed; null when `error` is set. */
-  range?: Maybe<SequenceRange>;
-  /** For a gapless sequence: the value held for the caller, to confirm or release; null otherwise. */
-  reservation?: Maybe<SequenceReservation>;
-  /** The sequence after the allocation, for client caches; null when `error` is set. */
-  sequence?: Maybe<Sequence>;
-};
-
-/** A new sequence. */
-export type CreateSequenceInput = {
-  /**
-   * Every value must be confirmed (`confirmReservation`) or released; unconfirmed values are handed
-   * out again before new ones, so the confirmed values form start, start + step, ... with no hole.
-   * Values are then not issued in time order. Default false.
-   */
-  gapless?: InputMaybe<Scalars['Boolean']['input']>;
-  /**
-   * For a gapless sequence: how long each allocated value is held for its confirmation, 1 to 3,600
-   * seconds. Default 60.
-   */
-  holdSeconds?: InputMaybe<Scalars['Int']['input']>;
-  /** Allocation beyond this fails with `SEQUENCE_EXHAUSTED`, and nothing is consumed. */
-  max?: InputMaybe<Scalars['Long']['input']>;
-  /** Starts with a letter; letters, digits, `_`, `.`, `-`; at most 64 characters. */
-  name: Scalars['String']['input'];
-  /** An independent counter under the same name (per tenant, per year); same syntax as `name`. */
-  scope?: InputMaybe<Scalars['String']['input']>;
-  /** The first value issued. Default 1. */
-  start?: InputMaybe<Scalars['Long']['input']>;
-  /** Added for each value; never 0. Interleave N servers with `start = k, step = N`. Default 1. */
-  step?: InputMaybe<Scalars['Int']['input']>;
-};
-
-/** The answer of `createSequence`. */
-export type CreateSequencePayload = {
-  __typename?: 'CreateSequencePayload';
-  /** Why it was not created (a conflicting definition, a reserved name), or null. */
-  error?: Maybe<MutationError>;
-  /** The whole query root, to read any list afresh in the same response. */
-  query: Query;
-  /** The sequence as defined; null when `error` is set. */
-  sequence?: Maybe<Sequence>;
-  /**
-   * The sequence as an edge of a sequences list, for inserting it into a cached list; null when
-   * `error` is set.
-   */
-  sequenceEdge?: Maybe<SequenceEdge>;
-};
-
-/** A new user. */
-export type CreateUserInput = {
-  /** Optional; unique among users when given. */
-  email?: InputMaybe<Scalars['String']['input']>;
-  /**
-   * Optional, 1 to 128 characters. Retrying with the same key returns the first result and never
-   * creates a second user; the same key with different input is refused.
-   */
-  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
-  /** The id of an existing user. */
-  invitedById?: InputMaybe<Scalars['ID']['input']>;
-  /**
-   * 1 to 100 characters after trimming, with a visible character; no control, format or bidi
-   * override characters.
-   */
-  name: Scalars['String']['input'];
-};
-
-/** The answer of `createUser`: the user and its edge, or `error`. */
-export type CreateUserPayload = {
-  __typename?: 'CreateUserPayload';
-  /**
-   * Insert attempts this request made, including duplicate-key retries (0 for an idempotent replay);
-   * null when `error` is set.
-   */
-  attempts?: Maybe<Scalars['Int']['output']>;
-  /** Why no user was created, or null. */
-  error?: Maybe<MutationError>;
-  /**
-   * The user given as `invitedById`, whose `invitees` gained `userEdge`; null when there is none,
-   * `error` is set, or the caller may not read other users.
-   */
-  inviter?: Maybe<User>;
-  /** The whole query root, to read any list afresh in the same response. */
-  query: Query;
-  /**
-   * True when `idempotencyKey` matched an earlier request and its user was returned; null when
-   * `error` is set.
-   */
-  replayed?: Maybe<Scalars['Boolean']['output']>;
-  /** The strategy asked for. */
-  strategy: IdStrategy;
-  /** The user created (or replayed); null when `error` is set. */
-  user?: Maybe<User>;
-  /** The user as an edge of a users list, with its cursor, for inserting it into a cached list. */
-  userEdge?: Maybe<UserEdge>;
-};
-
-/** The answer of `createUsers`. */
-export type CreateUsersPayload = {
-  __typename?: 'CreateUsersPayload';
-  /** How many results hold a user this request created (`replayed: false`). */
-  created: Scalars['Int']['output'];
-  /** Why the whole batch was refused (e.g. more than 1,000 inputs), or null. */
-  error?: Maybe<MutationError>;
-  /** How many results hold an error. */
-  failed: Scalars['Int']['output'];
-  /** The whole query root, to read any list afresh in the same response. */
-  query: Query;
-  /**
-   * How many results hold a user created earlier, returned because its `idempotencyKey` was seen
-   * before (`replayed: true`): by an earlier request, or by an earlier input of this batch.
-   * `created + replayed + failed` is the number of results.
-   */
-  replayed: Scalars['Int']['output'];
-  /** One per input, in input order (empty when `error` refused the whole batch). */
-  results: Array<CreateUsersResult>;
-  /** The strategy asked for. */
-  strategy: IdStrategy;
-};
-
-/** The outcome of one input of `createUsers`: exactly one of `user` and `error` is set. */
-export type CreateUsersResult = {
-  __typename?: 'CreateUsersResult';
-  /** Why this input was not created, or null. */
-  error?: Maybe<MutationError>;
-  /** The position of the input this result belongs to. */
-  index: Scalars['Int']['output'];
-  /**
-   * True when `idempotencyKey` matched an earlier request (or an earlier input of this batch) and
-   * its user was returned instead of creating one; false when this request created the user; null
-   * when `error` is set. As `CreateUserPayload.replayed`.
-   */
-  replayed?: Maybe<Scalars['Boolean']['output']>;
-  /** The user created (or replayed); null when `error` is set. */
-  user?: Maybe<User>;
-  /** The user as an edge of a users list, with its cursor; null when `error` is set. */
-  userEdge?: Maybe<UserEdge>;
-};
-
-/** The answer of `deleteUser`. */
-export type DeleteUserPayload = {
-  __typename?: 'DeleteUserPayload';
-  /**
-   * The id of the deleted user: remove the edges whose `node` has it from cached lists (Relay's
-   * `@deleteEdge`, `@deleteRecord`); null when `error` is set.
-   */
-  deletedUserId?: Maybe<Scalars['ID']['output']>;
-  /** Why nothing was deleted (`USER_NOT_FOUND`), or null. */
-  error?: Maybe<MutationError>;
-  /**
-   * The user that invited the deleted one, whose `invitees` lost it; null when there is none,
-   * `error` is set, or the caller may not read other users.
-   */
-  inviter?: Maybe<User>;
-  /** The whole query root, to read any list afresh in the same response. */
-  query: Query;
-  /** The user as it was before deletion; null when `error` is set. */
-  user?: Maybe<User>;
-};
-
-/** One value per condition a client handles differently. Found in `MutationError.code`. */
-export type ErrorCode =
-  /**
-   * The input breaks a rule (length, syntax, range, a conflicting sequence definition, a page size);
-   * `field` names it and `message` says what to change.
-   */
-  | 'BAD_USER_INPUT'
-  /** Another user already has this email. `field` is `email`. */
-  | 'EMAIL_TAKEN'
-  /** The caller's role may not do this to this object (e.g. a client touching `userid`). */
-  | 'FORBIDDEN'
-  /** This idempotency key was used before with other input. `field` is `idempotencyKey`. */
-  | 'IDEMPOTENCY_KEY_REUSED'
-  /**
-   * Concurrent writers kept taking what this request needed until its bounded retries ran out;
-   * nothing was stored. `retryable` is true.
-   */
-  | 'ID_CONTENTION'
-  /** No user has the id given as `invitedById`. `field` is `invitedById`. */
-  | 'INVITER_NOT_FOUND'
-  /**
-   * The reservation holds no value now: it was confirmed or released already, or its hold expired
-   * and its value was handed out again. Nothing changed; allocate a new value.
-   */
-  | 'RESERVATION_NOT_FOUND'
-  /**
-   * The stored counter document was written by something else and cannot be trusted; `message` names
-   * it and says how to repair it.
-   */
-  | 'SEQUENCE_CORRUPT'
-  /** The allocation would pass the sequence's `max` or 2^53 - 1; nothing was consumed. */
-  | 'SEQUENCE_EXHAUSTED'
-  /** No sequence of this name and scope exists for the caller (only `createSequence` creates one). */
-  | 'SEQUENCE_NOT_FOUND'
-  /**
-   * A gapless sequence has 1,000 values waiting for confirmation; nothing was issued. `retryable` is
-   * true: confirmations, releases and expiries free places.
-   */
-  | 'TOO_MANY_RESERVATIONS'
-  /** No user has this id (`updateUser`, `deleteUser`). */
-  | 'USER_NOT_FOUND';
-
-/** Why a run of values is a hole. */
-export type GapKind =
-  /** Issued as a user id, but no user holds it (a failed insert, a crash, a stopped BLOCK, a deletion). */
-  | 'MISSING'
-  /** Released, or its hold expired: the next allocation hands it out again. */
-  | 'RELEASED'
-  /** Handed out to a client that has not confirmed or released it yet; its hold is still running. */
-  | 'RESERVED';
-
-/** How a user's `_id` is chosen. */
-export type IdStrategy =
-  /**
-   * Hi/lo-style block: each service process reserves a block of ids with one `$inc` on the same
-   * `userid` counter and hands them out locally, fetching the next block in the background before
-   * this one runs out. Blocks last about 10 s of the process's creations (`ID_BLOCK_SIZE` to
-   * `ID_BLOCK_SIZE_MAX` ids): about 1 command per user. Ids are unique across processes but not
-   * issued in time order; a crash leaves gaps, never duplicates; a clean stop gives unused ids back
-   * where it safely can.
-   */
-  | 'BLOCK'
-  /**
-   * The tutorial's first method: a `counters` collection whose `{ _id: "userid", seq: NumberLong }`
-   * document is advanced with one atomic `findAndModify` + `$inc` per user (upsert, retried on the
-   * upsert race's duplicate key). Costs 2 database commands per user; every insert serialises on
-   * the one counter document. Ids are issued in time order.
-   */
-  | 'COUNTER'
-  /**
-   * The tutorial's second method: read the largest `_id`, insert max + 1, retry when another writer
-   * took that `_id` first. Needs no counter document; costs 2 commands per attempt, and attempts grow
-   * with concurrency. Retries only on a duplicate `_id`, bounded, with jittered backoff. Reissues the
-   * id of a deleted newest user.
-   */
-  | 'OPTIMISTIC_LOOP'
-  /**
-   * For numbers that must have no holes (invoices): the `$inc` on the `userid` counter and the insert
-   * run in one multi-document transaction (`w: majority`), so a refused insert (duplicate email, a
-   * fault, a crash before the commit) rolls the increment back. Ids stay 1..N, in time order, never
-   * reissued after a delete. Costs 3 commands per user (the `$inc`, the insert, the commit); one
-   * transaction at a time per process, transient conflicts with other instances retried (bounded,
-   * jittered), then `ID_CONTENTION`. Needs a replica set: on a standalone it is `BAD_USER_INPUT` on
-   * `strategy`, never a fallback.
-   */
-  | 'TRANSACTION';
-
-/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
-export type Mutation = {
-  __typename?: 'Mutation';
-  /**
-   * Consume `count` values of an existing sequence in one atomic step: the generic `nextval`. From a
-   * gapless sequence: one value (`count` 1), held for the caller as `reservation` until it confirms
-   * or releases it, or its hold expires.
-   */
-  allocateSequence?: Maybe<AllocateSequencePayload>;
-  /**
-   * Confirm a value of a gapless sequence once the document numbered with it is written: it is used
-   * for good and never handed out again. Only the reservation that holds the value now confirms it
-   * (also after its hold expired, as long as nobody took the value); otherwise
-   * `RESERVATION_NOT_FOUND` and nothing changes.
-   */
-  confirmReservation?: Maybe<ReservationPayload>;
-  /**
-   * Define a sequence, owned by the calling client, in its own namespace of names: a name another
-   * client uses is a different sequence. Idempotent: creating it again with the same options returns
-   * it; different options are refused. Only this creates a sequence. The admin defines shared
-   * sequences, or one of a client's as `<client>~<name>`.
-   */
-  createSequence?: Maybe<CreateSequencePayload>;
-  /**
-   * Create one user; its id comes from `strategy`. With `input.idempotencyKey`, a retry of the same
-   * request returns the user the first one created instead of creating another.
-   */
-  createUser?: Maybe<CreateUserPayload>;
-  /**
-   * Create up to 1,000 users in one request. COUNTER and BLOCK take all ids with one `$inc` and write
-   * them with one unordered insert; ids follow input order. Results come one per input, in input
-   * order; a bad item (say, a duplicate email) fails alone.
-   */
-  createUsers?: Maybe<CreateUsersPayload>;
-  /**
-   * Delete a user. COUNTER and BLOCK never issue its id again; OPTIMISTIC_LOOP does when it was the
-   * newest (it takes the largest stored id + 1). Users it invited keep `invitedById`; their
-   * `invitedBy` becomes null.
-   */
-  deleteUser?: Maybe<DeleteUserPayload>;
-  /**
-   * Give back a value of a gapless sequence that will not be used: the next allocation hands it out
-   * again, before any new value.
-   */
-  releaseReservation?: Maybe<ReservationPayload>;
-  /**
-   * Admin: set the last issued value of a sequence (a client's named `<client>~<name>`). `userid`
-   * only moves forward; a gapless sequence cannot be set.
-   */
-  setSequence?: Maybe<SetSequencePayload>;
-  /** Change a user's name or email, with the same validation and uniqueness as at creation. */
-  updateUser?: Maybe<UpdateUserPayload>;
-};
-
-
-/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
-export type MutationAllocateSequenceArgs = {
-  count?: InputMaybe<Scalars['Int']['input']>;
-  name: Scalars['String']['input'];
-  scope?: InputMaybe<Scalars['String']['input']>;
-};
-
-
-/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
-export type MutationConfirmReservationArgs = {
-  id: Scalars['ID']['input'];
-};
-
-
-/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
-export type MutationCreateSequenceArgs = {
-  input: CreateSequenceInput;
-};
-
-
-/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
-export type MutationCreateUserArgs = {
-  input: CreateUserInput;
-  strategy?: InputMaybe<IdStrategy>;
-};
-
-
-/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
-export type MutationCreateUsersArgs = {
-  inputs: Array<CreateUserInput>;
-  strategy?: InputMaybe<IdStrategy>;
-};
-
-
-/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
-export type MutationDeleteUserArgs = {
-  id: Scalars['ID']['input'];
-};
-
-
-/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
-export type MutationReleaseReservationArgs = {
-  id: Scalars['ID']['input'];
-};
-
-
-/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
-export type MutationSetSequenceArgs = {
-  name: Scalars['String']['input'];
-  scope?: InputMaybe<Scalars['String']['input']>;
-  value: Scalars['Long']['input'];
-};
-
-
-/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
-export type MutationUpdateUserArgs = {
-  id: Scalars['ID']['input'];
-  input: UpdateUserInput;
-};
-
-/**
- * An expected failure, returned as data: of a mutation, of one `createUsers` item, or of one
- * `sequences` edge whose counter cannot be read.
- */
-export type MutationError = {
-  __typename?: 'MutationError';
-  /** What happened, as a value to branch on. */
-  code: ErrorCode;
-  /**
-   * The input path the error is about (`email`, `input.name`, `inputs.3.email`, `name`), to show the
-   * message beside that field; null when it is about no one field.
-   */
-  field?: Maybe<Scalars['String']['output']>;
-  /** Written to be shown to a person. */
-  message: Scalars['String']['output'];
-  /** True when sending the same request again (with the same idempotency key) may succeed. */
-  retryable: Scalars['Boolean']['output'];
-};
-
-/**
- * An object that `Query.node` fetches again by its id alone (Relay's Global Object Identification).
- * Ids are unique across types without encoding: a user's id is the decimal string of its numeric `_id`
- * (`"42"`), a sequence's is its name (and `/scope`), which starts with a letter (`"invoice"`,
- * `"invoice/acme"`), so the two never collide. Both are the ids of 0.3, unchanged.
- */
-export type Node = {
-  /** Unique across all types: digits for a `User`, a letter first for a `Sequence`. */
-  id: Scalars['ID']['output'];
-};
-
-/** Where a page sits in its list (Relay's PageInfo). */
-export type PageInfo = {
-  __typename?: 'PageInfo';
-  /** The cursor of the last item of this page; null for an empty page. */
-  endCursor?: Maybe<Scalars['String']['output']>;
-  /** True when more items follow this page. */
-  hasNextPage: Scalars['Boolean']['output'];
-  /** True when items precede this page. */
-  hasPreviousPage: Scalars['Boolean']['output'];
-  /** The cursor of the first item of this page; null for an empty page. */
-  startCursor?: Maybe<Scalars['String']['output']>;
-};
-
-/** The service's read operations. */
-export type Query = {
-  __typename?: 'Query';
-  /**
-   * The value the next allocation of an existing sequence will return, without consuming it: the same
-   * as that sequence's `next` (client caches read it from there).
-   */
-  nextSequence?: Maybe<Scalars['Long']['output']>;
-  /**
-   * The object with this id (a `User` or a `Sequence`, told apart by the id's first character), or
-   * null when there is none or it is not the caller's; each is authorized as `user` and `sequence`
-   * are. A malformed id is `BAD_USER_INPUT`.
-   */
-  node?: Maybe<Node>;
-  /**
-   * The objects with these ids, in the same order, each as `node` answers it (null where it would be
-   * null): at most 100 ids.
-   */
-  nodes?: Maybe<Array<Maybe<Node>>>;
-  /** The sequence with this name and scope, or null when it does not exist or is not the caller's. */
-  sequence?: Maybe<Sequence>;
-  /**
-   * The caller's sequences and `userid` (every sequence, for admin), ordered by name then scope, a page
-   * at a time: a cursor connection (Relay) like `users`, 20 by default. A counter that cannot be read
-   * is an edge with `error` in its place, never a failure of the list.
-   */
-  sequences?: Maybe<SequenceConnection>;
-  /** Per strategy, since this service process started: what creating users cost. */
-  strategyStats?: Maybe<Array<StrategyStats>>;
-  /** The user with this id, or null when there is none. A malformed id is `BAD_USER_INPUT`. */
-  user?: Maybe<User>;
-  /** The user with this email (compared after the same normalisation as at creation), or null. */
-  userByEmail?: Maybe<User>;
-  /**
-   * Users, a page at a time: a cursor connection (Relay). Give `first` (and `after`) to page forward
-   * or `last` (and `before`) to page backward; pages hold 1 to 100 users, 20 by default.
-   */
-  users?: Maybe<UserConnection>;
-  /**
-   * Who the caller is. Anyone may ask; a token that is presented but unknown or malformed is
-   * `UNAUTHENTICATED` for every field, in every mode.
-   */
-  viewer?: Maybe<Viewer>;
-};
-
-
-/** The service's read operations. */
-export type QueryNextSequenceArgs = {
-  name: Scalars['String']['input'];
-  scope?: InputMaybe<Scalars['String']['input']>;
-};
-
-
-/** The service's read operations. */
-export type QueryNodeArgs = {
-  id: Scalars['ID']['input'];
-};
-
-
-/** The service's read operations. */
-export type QueryNodesArgs = {
-  ids: Array<Scalars['ID']['input']>;
-};
-
-
-/** The service's read operations. */
-export type QuerySequenceArgs = {
-  name: Scalars['String']['input'];
-  scope?: InputMaybe<Scalars['String']['input']>;
-};
-
-
-/** The service's read operations. */
-export type QuerySequencesArgs = {
-  after?: InputMaybe<Scalars['String']['input']>;
-  before?: InputMaybe<Scalars['String']['input']>;
-  first?: InputMaybe<Scalars['Int']['input']>;
-  last?: InputMaybe<Scalars['Int']['input']>;
-  scope?: InputMaybe<Scalars['String']['input']>;
-};
-
-
-/** The service's read operations. */
-export type QueryUserArgs = {
-  id: Scalars['ID']['input'];
-};
-
-
-/** The service's read operations. */
-export type QueryUserByEmailArgs = {
-  email: Scalars['String']['input'];
-};
-
-
-/** The service's read operations. */
-export type QueryUsersArgs = {
-  after?: InputMaybe<Scalars['String']['input']>;
-  before?: InputMaybe<Scalars['String']['input']>;
-  filter?: InputMaybe<UserFilter>;
-  first?: InputMaybe<Scalars['Int']['input']>;
-  last?: InputMaybe<Scalars['Int']['input']>;
-  order?: InputMaybe<UserOrder>;
-};
-
-/**
- * The bounds of one HTTP request (over all its aliases and batched operations). Every answer says
- * how much of the first three it used, in `extensions.cost`.
- */
-export type RequestLimits = {
-  __typename?: 'RequestLimits';
-  /** Aliases in one document. */
-  aliases: Scalars['Int']['output'];
-  /** Operations in one batched (array) request. */
-  batchedOperations: Scalars['Int']['output'];
-  /**
-   * graphql-armor's cost of one document (it grows with depth: a page of users two inviters deep costs
-   * about 11,600).
-   */
-  documentCost: Scalars['Int']['output'];
-  /** How deep one document may nest. */
-  documentDepth: Scalars['Int']['output'];
-  /** Items one request's pages may list, page sizes multiplied through nesting. */
-  listedItems: Scalars['Int']['output'];
-  /** The largest page (`first` or `last`) of any list; 20 when neither is given. */
-  pageSize: Scalars['Int']['output'];
-  /** `allocateSequence` calls one request may make. */
-  sequenceAllocations: Scalars['Int']['output'];
-  /** Users one request may create (1 without a token in production). */
-  usersCreated: Scalars['Int']['output'];
-  /** Values one `allocateSequence` may consume. */
-  valuesPerAllocation: Scalars['Int']['output'];
-};
-
-/** The answer of `confirmReservation` and `releaseReservation`. */
-export type ReservationPayload = {
-  __typename?: 'ReservationPayload';
-  /** Why nothing changed (`RESERVATION_NOT_FOUND`), or null. */
-  error?: Maybe<MutationError>;
-  /** The whole query root, to read any list afresh in the same response. */
-  query: Query;
-  /** The sequence after the change; null when `error` is set. */
-  sequence?: Maybe<Sequence>;
-  /** The value confirmed or released; null when `error` is set. */
-  value?: Maybe<Scalars['Long']['output']>;
-};
-
-/** What a caller may do (the table "Who may call what" in the docs). */
-export type Role =
-  /** The admin token: everything. */
-  | 'ADMIN'
-  /** No token (in production: `createUser` and `viewer` only). */
-  | 'ANONYMOUS'
-  /** A client token: reads users, creates them, owns sequences. */
-  | 'CLIENT';
-
-/** A counter document and the definition stored on it. */
-export type Sequence = Node & {
-  __typename?: 'Sequence';
-  /**
-   * For the `userid` counter only: `value` minus the largest `_id` stored in `users`. Negative means
-   * the next COUNTER insert will find its id taken and repair the counter first.
-   */
-  drift?: Maybe<Scalars['Long']['output']>;
-  /**
-   * True when every value must be confirmed: values not confirmed (released, or held past their
-   * hold) are handed out again before new ones, so the confirmed values have no hole.
-   */
-  gapless: Scalars['Boolean']['output'];
-  /**
-   * The holes, lowest first, a page at a time, for an auditor: of a gapless sequence its values not
-   * confirmed (yet), of `userid` the ids below the largest stored one that no user holds. Null for
-   * any other sequence: the service cannot see which of its values clients used.
-   */
-  gaps?: Maybe<SequenceGaps>;
-  /** For a gapless sequence: how long an allocated value is held for its confirmation, in seconds. */
-  holdSeconds?: Maybe<Scalars['Int']['output']>;
-  /**
-   * Stable, from name and scope (`invoice` or `invoice/acme`), so client caches normalise it; starts
-   * with a letter, so it never equals a user's id. Each client names its sequences in a namespace of
-   * its own; the admin sees a client's sequence as `<client>~<name>` (`billing~invoice/acme`).
-   */
-  id: Scalars['ID']['output'];
-  /** The largest value this sequence may issue, if limited. */
-  max?: Maybe<Scalars['Long']['output']>;
-  /** The sequence's name. */
-  name: Scalars['String']['output'];
-  /**
-   * The value the next allocation will return; null once the sequence is exhausted (its `max`, or
-   * 2^53 - 1, was issued).
-   */
-  next?: Maybe<Scalars['Long']['output']>;
-  /** The client that created it; null for one the admin created, `userid`, or a 0.1 counter. */
-  owner?: Maybe<Scalars['String']['output']>;
-  /** Null for the unscoped sequence of this name. */
-  scope?: Maybe<Scalars['String']['output']>;
-  /** The first value it issues. */
-  start: Scalars['Long']['output'];
-  /** Added for each value. */
-  step: Scalars['Int']['output'];
-  /** When it last changed; null when it was never written. */
-  updatedAt?: Maybe<Scalars['DateTime']['output']>;
-  /** The last value issued; `start - step` when none has been issued yet. */
-  value: Scalars['Long']['output'];
-};
-
-
-/** A counter document and the definition stored on it. */
-export type SequenceGapsArgs = {
-  after?: InputMaybe<Scalars['Long']['input']>;
-  first?: InputMaybe<Scalars['Int']['input']>;
-};
-
-/** One event of `sequenceChanged`. */
-export type SequenceChange = {
-  __typename?: 'SequenceChange';
-  /** Pass it as `after` to resume after this event. */
-  cursor: Scalars['String']['output'];
-  /** The sequence as it is after the change. */
-  sequence: Sequence;
-};
-
-/** A page of sequences. */
-export type SequenceConnection = {
-  __typename?: 'SequenceConnection';
-  /** The sequences of this page, each with its cursor. */
-  edges: Array<SequenceEdge>;
-  /** Where this page sits in the whole list. */
-  pageInfo: PageInfo;
-  /** How many sequences the whole list holds (with its `scope`), not just this page. */
-  totalCount: Scalars['Int']['output'];
-};
-
-/** A sequence in a list, with its cursor: exactly one of `node` and `error` is set. */
-export type SequenceEdge = {
-  __typename?: 'SequenceEdge';
-  /** Pass it as `after` or `before` to page from here; the sequence's `id`, also when `error` is set. */
-  cursor: Scalars['String']['output'];
-  /**
-   * Why this counter cannot be read (`SEQUENCE_CORRUPT`: its document was written by something else
-   * with wrong types; `message` names it and the repair), or null. It keeps its place in the list, so
-   * the other sequences still read and paging passes it like any other.
-   */
-  error?: Maybe<MutationError>;
-  /** The sequence; null when `error` is set. */
-  node?: Maybe<Sequence>;
-};
-
-/** Consecutive values (`step` apart) missing for one reason: `first`, `first + step`, ..., `last`. */
-export type SequenceGap = {
-  __typename?: 'SequenceGap';
-  /** How many values. */
-  count: Scalars['Int']['output'];
-  /** The first missing value. */
-  first: Scalars['Long']['output'];
-  /** Why they are missing. */
-  kind: GapKind;
-  /** The last missing value. */
-  last: Scalars['Long']['output'];
-};
-
-/** A page of a sequence's holes. */
-export type SequenceGaps = {
-  __typename?: 'SequenceGaps';
-  /** True when nothing above `scannedThrough` is left to examine. */
-  complete: Scalars['Boolean']['output'];
-  /** The holes of this page, lowest first, each a run of consecutive values. */
-  runs: Array<SequenceGap>;
-  /** Every value up to this one was examined; pass it as `after` for the next page. */
-  scannedThrough: Scalars['Long']['output'];
-};
-
-/** Values consumed by one `allocateSequence`: `first`, `first + step`, ..., `last`. */
-export type SequenceRange = {
-  __typename?: 'SequenceRange';
-  /** How many values. */
-  count: Scalars['Int']['output'];
-  /** The first value consumed. */
-  first: Scalars['Long']['output'];
-  /** The last value consumed. */
-  last: Scalars['Long']['output'];
-  /** The distance between consecutive values. */
-  step: Scalars['Int']['output'];
-};
-
-/** A value of a gapless sequence held for the caller until it confirms or releases it. */
-export type SequenceReservation = {
-  __typename?: 'SequenceReservation';
-  /** When the hold ends: after that, the value may be handed out again unless confirmed first. */
-  expiresAt: Scalars['DateTime']['output'];
-  /** Pass it to `confirmReservation` or `releaseReservation`. */
-  id: Scalars['ID']['output'];
-  /** The value held. */
-  value: Scalars['Long']['output'];
-};
-
-/** The answer of `setSequence`. */
-export type SetSequencePayload = {
-  __typename?: 'SetSequencePayload';
-  /** Why nothing was changed, or null. */
-  error?: Maybe<MutationError>;
-  /** The whole query root, to read any list afresh in the same response. */
-  query: Query;
-  /** The sequence after the change; null when `error` is set. */
-  sequence?: Maybe<Sequence>;
-};
-
-/** What creating users has cost one strategy, since this service process started. */
-export type StrategyStats = {
-  __typename?: 'StrategyStats';
-  /** Database commands sent for this strategy's creations, divided by the users they created. */
-  commandsPerUser?: Maybe<Scalars['Float']['output']>;
-  /** Counter repairs (`$max` to the largest stored `_id`) after an issued id was taken. */
-  counterRepairs: Scalars['Int']['output'];
-  /** Inserts retried because the chosen `_id` was taken. */
-  duplicateKeyRetries: Scalars['Int']['output'];
-  /** Inserts it attempted, duplicate-key retries included. */
-  insertAttempts: Scalars['Int']['output'];
-  /** Median latency of one creation call, in milliseconds. */
-  p50Ms?: Maybe<Scalars['Float']['output']>;
-  /** 95th percentile latency, in milliseconds. */
-  p95Ms?: Maybe<Scalars['Float']['output']>;
-  /** 99th percentile latency, in milliseconds. */
-  p99Ms?: Maybe<Scalars['Float']['output']>;
-  /** The strategy. */
-  strategy: IdStrategy;
-  /**
-   * Transactions run again after a transient error (a write conflict with another service instance,
-   * a lost primary) and commits sent again after an unknown result. Only TRANSACTION runs
-   * transactions; 0 for the others.
-   */
-  transactionRetries: Scalars['Int']['output'];
-  /** Users it created. */
-  usersCreated: Scalars['Int']['output'];
-  /**
-   * Of `transactionRetries`, those caused by a write conflict: another transaction wrote the same
-   * counter or user first.
-   */
-  writeConflicts: Scalars['Int']['output'];
-};
-
-/**
- * Changes as they happen, over WebSocket (graphql-ws) on the same URL, `/graphql`: send the token in
- * the `connection_init` payload as `{ authorization: "Bearer <token>" }`. Each event carries a `cursor`;
- * subscribe again with `after: <the last cursor>` to receive everything missed since, none twice.
- * Events come from MongoDB change streams, so writes of every service instance are seen.
- */
-export type Subscription = {
-  __typename?: 'Subscription';
-  /**
-   * A sequence after each allocation, set or reservation change: first as it stands when the
-   * subscription starts (unless resuming with `after`), then after each change. Another owner's
-   * sequence answers `SEQUENCE_NOT_FOUND`, as `sequence` does over HTTP.
-   */
-  sequenceChanged?: Maybe<SequenceChange>;
-  /** Each user created from now on (or after `after`) that the filter admits. */
-  userCreated?: Maybe<UserCreated>;
-};
-
-
-/**
- * Changes as they happen, over WebSocket (graphql-ws) on the same URL, `/graphql`: send the token in
- * the `connection_init` payload as `{ authorization: "Bearer <token>" }`. Each event carries a `cursor`;
- * subscribe again with `after: <the last cursor>` to receive everything missed since, none twice.
- * Events come from MongoDB change streams, so writes of every service instance are seen.
- */
-export type SubscriptionSequenceChangedArgs = {
-  after?: InputMaybe<Scalars['String']['input']>;
-  name: Scalars['String']['input'];
-  scope?: InputMaybe<Scalars['String']['input']>;
-};
-
-
-/**
- * Changes as they happen, over WebSocket (graphql-ws) on the same URL, `/graphql`: send the token in
- * the `connection_init` payload as `{ authorization: "Bearer <token>" }`. Each event carries a `cursor`;
- * subscribe again with `after: <the last cursor>` to receive everything missed since, none twice.
- * Events come from MongoDB change streams, so writes of every service instance are seen.
- */
-export type SubscriptionUserCreatedArgs = {
-  after?: InputMaybe<Scalars['String']['input']>;
-  filter?: InputMaybe<UserFilter>;
-};
-
-/** What to change of a user; absent fields are kept. */
-export type UpdateUserInput = {
-  /** The new email, unique among users; null removes it. */
-  email?: InputMaybe<Scalars['String']['input']>;
-  /** The new name, same rules as at creation. */
-  name?: InputMaybe<Scalars['String']['input']>;
-};
-
-/** The answer of `updateUser`. */
-export type UpdateUserPayload = {
-  __typename?: 'UpdateUserPayload';
-  /** Why nothing was changed, or null. */
-  error?: Maybe<MutationError>;
-  /** The whole query root, to read any list afresh in the same response. */
-  query: Query;
-  /** The user as changed; null when `error` is set. */
-  user?: Maybe<User>;
-};
-
-/** A user, with the small sequential id the chosen strategy gave it. */
-export type User = Node & {
-  __typename?: 'User';
-  /** When it was created. */
-  createdAt: Scalars['DateTime']['output'];
-  /** The strategy that chose this user's id. */
-  createdWith: IdStrategy;
-  /** Unique among users when set. */
-  email?: Maybe<Scalars['String']['output']>;
-  /** The decimal string of the numeric `_id`. */
-  id: Scalars['ID']['output'];
-  /**
-   * The user whose id was given as `invitedById`; null when there was none, it was deleted, or the
-   * caller may not read other users.
-   */
-  invitedBy?: Maybe<User>;
-  /** The id given as `invitedById` at creation, kept when that user is deleted. */
-  invitedById?: Maybe<Scalars['ID']['output']>;
-  /**
-   * The users this user invited, a page at a time (same arguments as `Query.users`); null when the
-   * caller may not read other users.
-   */
-  invitees?: Maybe<UserConnection>;
-  /** 1 to 100 visible characters. */
-  name: Scalars['String']['output'];
-};
-
-
-/** A user, with the small sequential id the chosen strategy gave it. */
-export type UserInviteesArgs = {
-  after?: InputMaybe<Scalars['String']['input']>;
-  before?: InputMaybe<Scalars['String']['input']>;
-  first?: InputMaybe<Scalars['Int']['input']>;
-  last?: InputMaybe<Scalars['Int']['input']>;
-  order?: InputMaybe<UserOrder>;
-};
-
-/** A page of users. */
-export type UserConnection = {
-  __typename?: 'UserConnection';
-  /** The users of this page, each with its cursor. */
-  edges: Array<UserEdge>;
-  /** Where this page sits in the whole list. */
-  pageInfo: PageInfo;
-  /** How many users the whole list holds (with its filter), not just this page. */
-  totalCount: Scalars['Int']['output'];
-};
-
-/** One event of `userCreated`. */
-export type UserCreated = {
-  __typename?: 'UserCreated';
-  /** Pass it as `after` to resume after this event. */
-  cursor: Scalars['String']['output'];
-  /** The user created. */
-  user: User;
-};
-
-/** A user in a list, with its cursor. */
-export type UserEdge = {
-  __typename?: 'UserEdge';
-  /** Pass it as `after` or `before` to page from here. */
-  cursor: Scalars['String']['output'];
-  /** The user. */
-  node: User;
-};
-
-/** Narrows a users list; every field given must match. */
-export type UserFilter = {
-  /** Only users whose id was chosen by this strategy. */
-  createdWith?: InputMaybe<IdStrategy>;
-  /** Only users invited by the user with this id. */
-  invitedById?: InputMaybe<Scalars['ID']['input']>;
-};
-
-/** The order of a users list. */
-export type UserOrder =
-  /** Oldest id first (1, 2, 3, ...). */
-  | 'ID_ASC'
-  /** Newest id first: what a table of recent sign-ups shows. */
-  | 'ID_DESC';
-
-/** Who the caller is, as the request's token proves it. */
-export type Viewer = {
-  __typename?: 'Viewer';
-  /** The client's name (the `owner` of the sequences it creates); null for admin and anonymous. */
-  client?: Maybe<Scalars['String']['output']>;
-  /** What one request of this caller may ask for; a request beyond any of them is refused whole. */
-  limits: RequestLimits;
-  /** The caller's role. Outside production a request without a token is the client `anonymous`. */
-  role: Role;
-};
-
 export type WithIndex<TObject> = TObject & Record<string, any>;
 export type ResolversObject<TObject> = WithIndex<TObject>;
 
@@ -988,7 +61,7 @@ export type TypeResolveFn<TTypes, TParent = Record<PropertyKey, never>, TContext
   parent: TParent,
   context: TContext,
   info: GraphQLResolveInfo
-) => Maybe<TTypes> | Promise<Maybe<TTypes>>;
+) => Types.Maybe<TTypes> | Promise<Types.Maybe<TTypes>>;
 
 export type IsTypeOfResolverFn<T = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (obj: T, context: TContext, info: GraphQLResolveInfo) => boolean | Promise<boolean>;
 
@@ -1015,128 +88,128 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
-  AllocateSequencePayload: ResolverTypeWrapper<Omit<AllocateSequencePayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']> }>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
-  CreateSequenceInput: CreateSequenceInput;
-  CreateSequencePayload: ResolverTypeWrapper<Omit<CreateSequencePayload, 'query' | 'sequence' | 'sequenceEdge'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']>, sequenceEdge?: Maybe<ResolversTypes['SequenceEdge']> }>;
-  CreateUserInput: CreateUserInput;
-  CreateUserPayload: ResolverTypeWrapper<Omit<CreateUserPayload, 'inviter' | 'query' | 'user' | 'userEdge'> & { inviter?: Maybe<ResolversTypes['User']>, query: ResolversTypes['Query'], user?: Maybe<ResolversTypes['User']>, userEdge?: Maybe<ResolversTypes['UserEdge']> }>;
-  CreateUsersPayload: ResolverTypeWrapper<Omit<CreateUsersPayload, 'query' | 'results'> & { query: ResolversTypes['Query'], results: Array<ResolversTypes['CreateUsersResult']> }>;
-  CreateUsersResult: ResolverTypeWrapper<Omit<CreateUsersResult, 'user' | 'userEdge'> & { user?: Maybe<ResolversTypes['User']>, userEdge?: Maybe<ResolversTypes['UserEdge']> }>;
-  DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
-  DeleteUserPayload: ResolverTypeWrapper<Omit<DeleteUserPayload, 'inviter' | 'query' | 'user'> & { inviter?: Maybe<ResolversTypes['User']>, query: ResolversTypes['Query'], user?: Maybe<ResolversTypes['User']> }>;
-  ErrorCode: ErrorCode;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
-  GapKind: GapKind;
-  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
-  IdStrategy: IdStrategy;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
-  Long: ResolverTypeWrapper<Scalars['Long']['output']>;
+  AllocateSequencePayload: ResolverTypeWrapper<Omit<Types.AllocateSequencePayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Types.Maybe<ResolversTypes['Sequence']> }>;
+  Boolean: ResolverTypeWrapper<Types.Scalars['Boolean']['output']>;
+  CreateSequenceInput: Types.CreateSequenceInput;
+  CreateSequencePayload: ResolverTypeWrapper<Omit<Types.CreateSequencePayload, 'query' | 'sequence' | 'sequenceEdge'> & { query: ResolversTypes['Query'], sequence?: Types.Maybe<ResolversTypes['Sequence']>, sequenceEdge?: Types.Maybe<ResolversTypes['SequenceEdge']> }>;
+  CreateUserInput: Types.CreateUserInput;
+  CreateUserPayload: ResolverTypeWrapper<Omit<Types.CreateUserPayload, 'inviter' | 'query' | 'user' | 'userEdge'> & { inviter?: Types.Maybe<ResolversTypes['User']>, query: ResolversTypes['Query'], user?: Types.Maybe<ResolversTypes['User']>, userEdge?: Types.Maybe<ResolversTypes['UserEdge']> }>;
+  CreateUsersPayload: ResolverTypeWrapper<Omit<Types.CreateUsersPayload, 'query' | 'results'> & { query: ResolversTypes['Query'], results: Array<ResolversTypes['CreateUsersResult']> }>;
+  CreateUsersResult: ResolverTypeWrapper<Omit<Types.CreateUsersResult, 'user' | 'userEdge'> & { user?: Types.Maybe<ResolversTypes['User']>, userEdge?: Types.Maybe<ResolversTypes['UserEdge']> }>;
+  DateTime: ResolverTypeWrapper<Types.Scalars['DateTime']['output']>;
+  DeleteUserPayload: ResolverTypeWrapper<Omit<Types.DeleteUserPayload, 'inviter' | 'query' | 'user'> & { inviter?: Types.Maybe<ResolversTypes['User']>, query: ResolversTypes['Query'], user?: Types.Maybe<ResolversTypes['User']> }>;
+  ErrorCode: Types.ErrorCode;
+  Float: ResolverTypeWrapper<Types.Scalars['Float']['output']>;
+  GapKind: Types.GapKind;
+  ID: ResolverTypeWrapper<Types.Scalars['ID']['output']>;
+  IdStrategy: Types.IdStrategy;
+  Int: ResolverTypeWrapper<Types.Scalars['Int']['output']>;
+  Long: ResolverTypeWrapper<Types.Scalars['Long']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
-  MutationError: ResolverTypeWrapper<MutationError>;
+  MutationError: ResolverTypeWrapper<Types.MutationError>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
-  PageInfo: ResolverTypeWrapper<PageInfo>;
+  PageInfo: ResolverTypeWrapper<Types.PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
-  RequestLimits: ResolverTypeWrapper<RequestLimits>;
-  ReservationPayload: ResolverTypeWrapper<Omit<ReservationPayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']> }>;
-  Role: Role;
+  RequestLimits: ResolverTypeWrapper<Types.RequestLimits>;
+  ReservationPayload: ResolverTypeWrapper<Omit<Types.ReservationPayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Types.Maybe<ResolversTypes['Sequence']> }>;
+  Role: Types.Role;
   Sequence: ResolverTypeWrapper<SequenceState>;
-  SequenceChange: ResolverTypeWrapper<Omit<SequenceChange, 'sequence'> & { sequence: ResolversTypes['Sequence'] }>;
+  SequenceChange: ResolverTypeWrapper<Omit<Types.SequenceChange, 'sequence'> & { sequence: ResolversTypes['Sequence'] }>;
   SequenceConnection: ResolverTypeWrapper<SequenceConnectionSource>;
-  SequenceEdge: ResolverTypeWrapper<Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversTypes['Sequence']> }>;
-  SequenceGap: ResolverTypeWrapper<SequenceGap>;
-  SequenceGaps: ResolverTypeWrapper<SequenceGaps>;
-  SequenceRange: ResolverTypeWrapper<SequenceRange>;
-  SequenceReservation: ResolverTypeWrapper<SequenceReservation>;
-  SetSequencePayload: ResolverTypeWrapper<Omit<SetSequencePayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']> }>;
-  StrategyStats: ResolverTypeWrapper<StrategyStats>;
-  String: ResolverTypeWrapper<Scalars['String']['output']>;
+  SequenceEdge: ResolverTypeWrapper<Omit<Types.SequenceEdge, 'node'> & { node?: Types.Maybe<ResolversTypes['Sequence']> }>;
+  SequenceGap: ResolverTypeWrapper<Types.SequenceGap>;
+  SequenceGaps: ResolverTypeWrapper<Types.SequenceGaps>;
+  SequenceRange: ResolverTypeWrapper<Types.SequenceRange>;
+  SequenceReservation: ResolverTypeWrapper<Types.SequenceReservation>;
+  SetSequencePayload: ResolverTypeWrapper<Omit<Types.SetSequencePayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Types.Maybe<ResolversTypes['Sequence']> }>;
+  StrategyStats: ResolverTypeWrapper<Types.StrategyStats>;
+  String: ResolverTypeWrapper<Types.Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
-  UpdateUserInput: UpdateUserInput;
-  UpdateUserPayload: ResolverTypeWrapper<Omit<UpdateUserPayload, 'query' | 'user'> & { query: ResolversTypes['Query'], user?: Maybe<ResolversTypes['User']> }>;
+  UpdateUserInput: Types.UpdateUserInput;
+  UpdateUserPayload: ResolverTypeWrapper<Omit<Types.UpdateUserPayload, 'query' | 'user'> & { query: ResolversTypes['Query'], user?: Types.Maybe<ResolversTypes['User']> }>;
   User: ResolverTypeWrapper<UserModel>;
   UserConnection: ResolverTypeWrapper<UserConnectionSource>;
-  UserCreated: ResolverTypeWrapper<Omit<UserCreated, 'user'> & { user: ResolversTypes['User'] }>;
-  UserEdge: ResolverTypeWrapper<Omit<UserEdge, 'node'> & { node: ResolversTypes['User'] }>;
-  UserFilter: UserFilter;
-  UserOrder: UserOrder;
+  UserCreated: ResolverTypeWrapper<Omit<Types.UserCreated, 'user'> & { user: ResolversTypes['User'] }>;
+  UserEdge: ResolverTypeWrapper<Omit<Types.UserEdge, 'node'> & { node: ResolversTypes['User'] }>;
+  UserFilter: Types.UserFilter;
+  UserOrder: Types.UserOrder;
   Viewer: ResolverTypeWrapper<Caller>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
-  AllocateSequencePayload: Omit<AllocateSequencePayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']> };
-  Boolean: Scalars['Boolean']['output'];
-  CreateSequenceInput: CreateSequenceInput;
-  CreateSequencePayload: Omit<CreateSequencePayload, 'query' | 'sequence' | 'sequenceEdge'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']>, sequenceEdge?: Maybe<ResolversParentTypes['SequenceEdge']> };
-  CreateUserInput: CreateUserInput;
-  CreateUserPayload: Omit<CreateUserPayload, 'inviter' | 'query' | 'user' | 'userEdge'> & { inviter?: Maybe<ResolversParentTypes['User']>, query: ResolversParentTypes['Query'], user?: Maybe<ResolversParentTypes['User']>, userEdge?: Maybe<ResolversParentTypes['UserEdge']> };
-  CreateUsersPayload: Omit<CreateUsersPayload, 'query' | 'results'> & { query: ResolversParentTypes['Query'], results: Array<ResolversParentTypes['CreateUsersResult']> };
-  CreateUsersResult: Omit<CreateUsersResult, 'user' | 'userEdge'> & { user?: Maybe<ResolversParentTypes['User']>, userEdge?: Maybe<ResolversParentTypes['UserEdge']> };
-  DateTime: Scalars['DateTime']['output'];
-  DeleteUserPayload: Omit<DeleteUserPayload, 'inviter' | 'query' | 'user'> & { inviter?: Maybe<ResolversParentTypes['User']>, query: ResolversParentTypes['Query'], user?: Maybe<ResolversParentTypes['User']> };
-  Float: Scalars['Float']['output'];
-  ID: Scalars['ID']['output'];
-  Int: Scalars['Int']['output'];
-  Long: Scalars['Long']['output'];
+  AllocateSequencePayload: Omit<Types.AllocateSequencePayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Types.Maybe<ResolversParentTypes['Sequence']> };
+  Boolean: Types.Scalars['Boolean']['output'];
+  CreateSequenceInput: Types.CreateSequenceInput;
+  CreateSequencePayload: Omit<Types.CreateSequencePayload, 'query' | 'sequence' | 'sequenceEdge'> & { query: ResolversParentTypes['Query'], sequence?: Types.Maybe<ResolversParentTypes['Sequence']>, sequenceEdge?: Types.Maybe<ResolversParentTypes['SequenceEdge']> };
+  CreateUserInput: Types.CreateUserInput;
+  CreateUserPayload: Omit<Types.CreateUserPayload, 'inviter' | 'query' | 'user' | 'userEdge'> & { inviter?: Types.Maybe<ResolversParentTypes['User']>, query: ResolversParentTypes['Query'], user?: Types.Maybe<ResolversParentTypes['User']>, userEdge?: Types.Maybe<ResolversParentTypes['UserEdge']> };
+  CreateUsersPayload: Omit<Types.CreateUsersPayload, 'query' | 'results'> & { query: ResolversParentTypes['Query'], results: Array<ResolversParentTypes['CreateUsersResult']> };
+  CreateUsersResult: Omit<Types.CreateUsersResult, 'user' | 'userEdge'> & { user?: Types.Maybe<ResolversParentTypes['User']>, userEdge?: Types.Maybe<ResolversParentTypes['UserEdge']> };
+  DateTime: Types.Scalars['DateTime']['output'];
+  DeleteUserPayload: Omit<Types.DeleteUserPayload, 'inviter' | 'query' | 'user'> & { inviter?: Types.Maybe<ResolversParentTypes['User']>, query: ResolversParentTypes['Query'], user?: Types.Maybe<ResolversParentTypes['User']> };
+  Float: Types.Scalars['Float']['output'];
+  ID: Types.Scalars['ID']['output'];
+  Int: Types.Scalars['Int']['output'];
+  Long: Types.Scalars['Long']['output'];
   Mutation: Record<PropertyKey, never>;
-  MutationError: MutationError;
+  MutationError: Types.MutationError;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
-  PageInfo: PageInfo;
+  PageInfo: Types.PageInfo;
   Query: Record<PropertyKey, never>;
-  RequestLimits: RequestLimits;
-  ReservationPayload: Omit<ReservationPayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']> };
+  RequestLimits: Types.RequestLimits;
+  ReservationPayload: Omit<Types.ReservationPayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Types.Maybe<ResolversParentTypes['Sequence']> };
   Sequence: SequenceState;
-  SequenceChange: Omit<SequenceChange, 'sequence'> & { sequence: ResolversParentTypes['Sequence'] };
+  SequenceChange: Omit<Types.SequenceChange, 'sequence'> & { sequence: ResolversParentTypes['Sequence'] };
   SequenceConnection: SequenceConnectionSource;
-  SequenceEdge: Omit<SequenceEdge, 'node'> & { node?: Maybe<ResolversParentTypes['Sequence']> };
-  SequenceGap: SequenceGap;
-  SequenceGaps: SequenceGaps;
-  SequenceRange: SequenceRange;
-  SequenceReservation: SequenceReservation;
-  SetSequencePayload: Omit<SetSequencePayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']> };
-  StrategyStats: StrategyStats;
-  String: Scalars['String']['output'];
+  SequenceEdge: Omit<Types.SequenceEdge, 'node'> & { node?: Types.Maybe<ResolversParentTypes['Sequence']> };
+  SequenceGap: Types.SequenceGap;
+  SequenceGaps: Types.SequenceGaps;
+  SequenceRange: Types.SequenceRange;
+  SequenceReservation: Types.SequenceReservation;
+  SetSequencePayload: Omit<Types.SetSequencePayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Types.Maybe<ResolversParentTypes['Sequence']> };
+  StrategyStats: Types.StrategyStats;
+  String: Types.Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
-  UpdateUserInput: UpdateUserInput;
-  UpdateUserPayload: Omit<UpdateUserPayload, 'query' | 'user'> & { query: ResolversParentTypes['Query'], user?: Maybe<ResolversParentTypes['User']> };
+  UpdateUserInput: Types.UpdateUserInput;
+  UpdateUserPayload: Omit<Types.UpdateUserPayload, 'query' | 'user'> & { query: ResolversParentTypes['Query'], user?: Types.Maybe<ResolversParentTypes['User']> };
   User: UserModel;
   UserConnection: UserConnectionSource;
-  UserCreated: Omit<UserCreated, 'user'> & { user: ResolversParentTypes['User'] };
-  UserEdge: Omit<UserEdge, 'node'> & { node: ResolversParentTypes['User'] };
-  UserFilter: UserFilter;
+  UserCreated: Omit<Types.UserCreated, 'user'> & { user: ResolversParentTypes['User'] };
+  UserEdge: Omit<Types.UserEdge, 'node'> & { node: ResolversParentTypes['User'] };
+  UserFilter: Types.UserFilter;
   Viewer: Caller;
 }>;
 
 export type AllocateSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AllocateSequencePayload'] = ResolversParentTypes['AllocateSequencePayload']> = ResolversObject<{
-  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
-  range?: Resolver<Maybe<ResolversTypes['SequenceRange']>, ParentType, ContextType>;
-  reservation?: Resolver<Maybe<ResolversTypes['SequenceReservation']>, ParentType, ContextType>;
-  sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
+  range?: Resolver<Types.Maybe<ResolversTypes['SequenceRange']>, ParentType, ContextType>;
+  reservation?: Resolver<Types.Maybe<ResolversTypes['SequenceReservation']>, ParentType, ContextType>;
+  sequence?: Resolver<Types.Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
 export type CreateSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateSequencePayload'] = ResolversParentTypes['CreateSequencePayload']> = ResolversObject<{
-  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
-  sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
-  sequenceEdge?: Resolver<Maybe<ResolversTypes['SequenceEdge']>, ParentType, ContextType>;
+  sequence?: Resolver<Types.Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
+  sequenceEdge?: Resolver<Types.Maybe<ResolversTypes['SequenceEdge']>, ParentType, ContextType>;
 }>;
 
 export type CreateUserPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateUserPayload'] = ResolversParentTypes['CreateUserPayload']> = ResolversObject<{
-  attempts?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
-  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
-  inviter?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  attempts?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  inviter?: Resolver<Types.Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
-  replayed?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  replayed?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   strategy?: Resolver<ResolversTypes['IdStrategy'], ParentType, ContextType>;
-  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
-  userEdge?: Resolver<Maybe<ResolversTypes['UserEdge']>, ParentType, ContextType>;
+  user?: Resolver<Types.Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  userEdge?: Resolver<Types.Maybe<ResolversTypes['UserEdge']>, ParentType, ContextType>;
 }>;
 
 export type CreateUsersPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateUsersPayload'] = ResolversParentTypes['CreateUsersPayload']> = ResolversObject<{
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
   replayed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -1145,11 +218,11 @@ export type CreateUsersPayloadResolvers<ContextType = GraphQLContext, ParentType
 }>;
 
 export type CreateUsersResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateUsersResult'] = ResolversParentTypes['CreateUsersResult']> = ResolversObject<{
-  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  replayed?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
-  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
-  userEdge?: Resolver<Maybe<ResolversTypes['UserEdge']>, ParentType, ContextType>;
+  replayed?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  user?: Resolver<Types.Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  userEdge?: Resolver<Types.Maybe<ResolversTypes['UserEdge']>, ParentType, ContextType>;
 }>;
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -1157,11 +230,11 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 }
 
 export type DeleteUserPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteUserPayload'] = ResolversParentTypes['DeleteUserPayload']> = ResolversObject<{
-  deletedUserId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
-  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
-  inviter?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  deletedUserId?: Resolver<Types.Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  inviter?: Resolver<Types.Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
-  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  user?: Resolver<Types.Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 }>;
 
 export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Long'], any> {
@@ -1169,20 +242,20 @@ export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 }
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
-  allocateSequence?: Resolver<Maybe<ResolversTypes['AllocateSequencePayload']>, ParentType, ContextType, RequireFields<MutationAllocateSequenceArgs, 'count' | 'name'>>;
-  confirmReservation?: Resolver<Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<MutationConfirmReservationArgs, 'id'>>;
-  createSequence?: Resolver<Maybe<ResolversTypes['CreateSequencePayload']>, ParentType, ContextType, RequireFields<MutationCreateSequenceArgs, 'input'>>;
-  createUser?: Resolver<Maybe<ResolversTypes['CreateUserPayload']>, ParentType, ContextType, RequireFields<MutationCreateUserArgs, 'input' | 'strategy'>>;
-  createUsers?: Resolver<Maybe<ResolversTypes['CreateUsersPayload']>, ParentType, ContextType, RequireFields<MutationCreateUsersArgs, 'inputs' | 'strategy'>>;
-  deleteUser?: Resolver<Maybe<ResolversTypes['DeleteUserPayload']>, ParentType, ContextType, RequireFields<MutationDeleteUserArgs, 'id'>>;
-  releaseReservation?: Resolver<Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<MutationReleaseReservationArgs, 'id'>>;
-  setSequence?: Resolver<Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<MutationSetSequenceArgs, 'name' | 'value'>>;
-  updateUser?: Resolver<Maybe<ResolversTypes['UpdateUserPayload']>, ParentType, ContextType, RequireFields<MutationUpdateUserArgs, 'id' | 'input'>>;
+  allocateSequence?: Resolver<Types.Maybe<ResolversTypes['AllocateSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationAllocateSequenceArgs, 'count' | 'name'>>;
+  confirmReservation?: Resolver<Types.Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<Types.MutationConfirmReservationArgs, 'id'>>;
+  createSequence?: Resolver<Types.Maybe<ResolversTypes['CreateSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationCreateSequenceArgs, 'input'>>;
+  createUser?: Resolver<Types.Maybe<ResolversTypes['CreateUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationCreateUserArgs, 'input' | 'strategy'>>;
+  createUsers?: Resolver<Types.Maybe<ResolversTypes['CreateUsersPayload']>, ParentType, ContextType, RequireFields<Types.MutationCreateUsersArgs, 'inputs' | 'strategy'>>;
+  deleteUser?: Resolver<Types.Maybe<ResolversTypes['DeleteUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationDeleteUserArgs, 'id'>>;
+  releaseReservation?: Resolver<Types.Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<Types.MutationReleaseReservationArgs, 'id'>>;
+  setSequence?: Resolver<Types.Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationSetSequenceArgs, 'name' | 'value'>>;
+  updateUser?: Resolver<Types.Maybe<ResolversTypes['UpdateUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationUpdateUserArgs, 'id' | 'input'>>;
 }>;
 
 export type MutationErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MutationError'] = ResolversParentTypes['MutationError']> = ResolversObject<{
   code?: Resolver<ResolversTypes['ErrorCode'], ParentType, ContextType>;
-  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  field?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   retryable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
@@ -1192,23 +265,23 @@ export type NodeResolvers<ContextType = GraphQLContext, ParentType extends Resol
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
-  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  endCursor?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   hasPreviousPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  startCursor?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
-  nextSequence?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType, RequireFields<QueryNextSequenceArgs, 'name'>>;
-  node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
-  nodes?: Resolver<Maybe<Array<Maybe<ResolversTypes['Node']>>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
-  sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType, RequireFields<QuerySequenceArgs, 'name'>>;
-  sequences?: Resolver<Maybe<ResolversTypes['SequenceConnection']>, ParentType, ContextType, Partial<QuerySequencesArgs>>;
-  strategyStats?: Resolver<Maybe<Array<ResolversTypes['StrategyStats']>>, ParentType, ContextType>;
-  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
-  userByEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserByEmailArgs, 'email'>>;
-  users?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<QueryUsersArgs, 'order'>>;
-  viewer?: Resolver<Maybe<ResolversTypes['Viewer']>, ParentType, ContextType>;
+  nextSequence?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType, RequireFields<Types.QueryNextSequenceArgs, 'name'>>;
+  node?: Resolver<Types.Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<Types.QueryNodeArgs, 'id'>>;
+  nodes?: Resolver<Types.Maybe<Array<Types.Maybe<ResolversTypes['Node']>>>, ParentType, ContextType, RequireFields<Types.QueryNodesArgs, 'ids'>>;
+  sequence?: Resolver<Types.Maybe<ResolversTypes['Sequence']>, ParentType, ContextType, RequireFields<Types.QuerySequenceArgs, 'name'>>;
+  sequences?: Resolver<Types.Maybe<ResolversTypes['SequenceConnection']>, ParentType, ContextType, Partial<Types.QuerySequencesArgs>>;
+  strategyStats?: Resolver<Types.Maybe<Array<ResolversTypes['StrategyStats']>>, ParentType, ContextType>;
+  user?: Resolver<Types.Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<Types.QueryUserArgs, 'id'>>;
+  userByEmail?: Resolver<Types.Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<Types.QueryUserByEmailArgs, 'email'>>;
+  users?: Resolver<Types.Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<Types.QueryUsersArgs, 'order'>>;
+  viewer?: Resolver<Types.Maybe<ResolversTypes['Viewer']>, ParentType, ContextType>;
 }>;
 
 export type RequestLimitsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestLimits'] = ResolversParentTypes['RequestLimits']> = ResolversObject<{
@@ -1224,26 +297,26 @@ export type RequestLimitsResolvers<ContextType = GraphQLContext, ParentType exte
 }>;
 
 export type ReservationPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReservationPayload'] = ResolversParentTypes['ReservationPayload']> = ResolversObject<{
-  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
-  sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
-  value?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  sequence?: Resolver<Types.Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
+  value?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
 }>;
 
 export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Sequence'] = ResolversParentTypes['Sequence']> = ResolversObject<{
-  drift?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  drift?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   gapless?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  gaps?: Resolver<Maybe<ResolversTypes['SequenceGaps']>, ParentType, ContextType, RequireFields<SequenceGapsArgs, 'first'>>;
-  holdSeconds?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  gaps?: Resolver<Types.Maybe<ResolversTypes['SequenceGaps']>, ParentType, ContextType, RequireFields<Types.SequenceGapsArgs, 'first'>>;
+  holdSeconds?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  max?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  max?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  next?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
-  owner?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  scope?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  next?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  owner?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  scope?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   start?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   step?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Types.Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   value?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
@@ -1261,8 +334,8 @@ export type SequenceConnectionResolvers<ContextType = GraphQLContext, ParentType
 
 export type SequenceEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceEdge'] = ResolversParentTypes['SequenceEdge']> = ResolversObject<{
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
-  node?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  node?: Resolver<Types.Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
 export type SequenceGapResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceGap'] = ResolversParentTypes['SequenceGap']> = ResolversObject<{
@@ -1292,19 +365,19 @@ export type SequenceReservationResolvers<ContextType = GraphQLContext, ParentTyp
 }>;
 
 export type SetSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SetSequencePayload'] = ResolversParentTypes['SetSequencePayload']> = ResolversObject<{
-  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
-  sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
+  sequence?: Resolver<Types.Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
 export type StrategyStatsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StrategyStats'] = ResolversParentTypes['StrategyStats']> = ResolversObject<{
-  commandsPerUser?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  commandsPerUser?: Resolver<Types.Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   counterRepairs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   duplicateKeyRetries?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   insertAttempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  p50Ms?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
-  p95Ms?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
-  p99Ms?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  p50Ms?: Resolver<Types.Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  p95Ms?: Resolver<Types.Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  p99Ms?: Resolver<Types.Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   strategy?: Resolver<ResolversTypes['IdStrategy'], ParentType, ContextType>;
   transactionRetries?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   usersCreated?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -1312,24 +385,24 @@ export type StrategyStatsResolvers<ContextType = GraphQLContext, ParentType exte
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
-  sequenceChanged?: SubscriptionResolver<Maybe<ResolversTypes['SequenceChange']>, "sequenceChanged", ParentType, ContextType, RequireFields<SubscriptionSequenceChangedArgs, 'name'>>;
-  userCreated?: SubscriptionResolver<Maybe<ResolversTypes['UserCreated']>, "userCreated", ParentType, ContextType, Partial<SubscriptionUserCreatedArgs>>;
+  sequenceChanged?: SubscriptionResolver<Types.Maybe<ResolversTypes['SequenceChange']>, "sequenceChanged", ParentType, ContextType, RequireFields<Types.SubscriptionSequenceChangedArgs, 'name'>>;
+  userCreated?: SubscriptionResolver<Types.Maybe<ResolversTypes['UserCreated']>, "userCreated", ParentType, ContextType, Partial<Types.SubscriptionUserCreatedArgs>>;
 }>;
 
 export type UpdateUserPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateUserPayload'] = ResolversParentTypes['UpdateUserPayload']> = ResolversObject<{
-  error?: Resolver<Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
-  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  user?: Resolver<Types.Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 }>;
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = ResolversObject<{
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   createdWith?: Resolver<ResolversTypes['IdStrategy'], ParentType, ContextType>;
-  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  email?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  invitedBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
-  invitedById?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
-  invitees?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<UserInviteesArgs, 'order'>>;
+  invitedBy?: Resolver<Types.Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  invitedById?: Resolver<Types.Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  invitees?: Resolver<Types.Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<Types.UserInviteesArgs, 'order'>>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
@@ -1351,7 +424,7 @@ export type UserEdgeResolvers<ContextType = GraphQLContext, ParentType extends R
 }>;
 
 export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = ResolversObject<{
-  client?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  client?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   limits?: Resolver<ResolversTypes['RequestLimits'], ParentType, ContextType>;
   role?: Resolver<ResolversTypes['Role'], ParentType, ContextType>;
 }>;

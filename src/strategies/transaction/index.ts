@@ -11,7 +11,7 @@
  * Conflicts: a transaction that `$inc`s the counter conflicts (WriteConflict, a
  * TransientTransactionError) with any other write of that counter after its snapshot, so within
  * one process a transactional round runs alone (`UserIdTurns.alone`: the other strategies' rounds
- * and other transactions wait in the process, not at the server; see ../user-id-counter.ts for the
+ * and other transactions wait in the process, not at the server; see ../user-id-turns.ts for the
  * deadlock this also avoids); only writes of other processes conflict, and those are retried with
  * bounded, jittered attempts (`TRANSACTION_MAX_ATTEMPTS`), then ID_CONTENTION (retryable) with
  * nothing stored.

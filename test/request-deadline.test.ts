@@ -1,10 +1,10 @@
 /**
- * The request deadline and its lazily built signal (src/graphql/budget.ts): every step that a
+ * The request deadline and its lazily built signal (src/request-deadline.ts): every step that a
  * caller can take on a real `AbortSignal` (read `aborted` and `reason`, `throwIfAborted`, listen,
  * set `onabort`, stop listening) is taken on both, before and after the abort, and what each one
  * heard is compared. The deadline itself runs on jest's fake timers, so nothing waits on a clock.
  */
-import { DeadlineExceededError, DeadlineSignal, RequestDeadline } from '../../src/graphql/budget';
+import { DeadlineExceededError, DeadlineSignal, RequestDeadline } from '../src/request-deadline';
 
 /** What a caller can observe of a signal, and the steps that produce it. */
 interface Signal {

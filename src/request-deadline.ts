@@ -8,7 +8,7 @@
  * A write already sent when the deadline passes may still land: that is why the 503 says to retry
  * with the idempotency key.
  */
-import { DomainError } from '../errors';
+import { DomainError } from './errors';
 
 export interface RequestBudget {
   /** Aborts at the deadline; its reason is a `DeadlineExceededError`. */
@@ -33,7 +33,7 @@ export class DeadlineExceededError extends DomainError {
  *
  * Why: Node 20 builds every `AbortSignal` as an `EventTarget` whose prototype is then swapped
  * (2.7 µs, and an object in V8's slow mode that every later access and the collector pay for);
- * one per request was about 3% of the service's CPU per `createUser` (docs/benchmark.md, "CPU
+ * one per request was about 3% of the service's CPU per `createUser` (bench/results/0.4.md, "CPU
  * levers of 0.4"), though nearly every request only ever asks `aborted` or `throwIfAborted()`.
  * Those are plain fields here; `addEventListener`, `onabort` and `dispatchEvent` go to a real
  * signal made on first use (already aborted, with the reason, when the deadline has passed), which

@@ -1,6 +1,7 @@
 /**
- * HTTP-level limits in front of GraphQL (the numbers are src/limits.ts), each answering with a 4xx
- * (or 503 for time) and a GraphQL-shaped error body, never a 500:
+ * Admission: what a request must pass before GraphQL runs it, and the answer when it does not.
+ * Each check answers with a 4xx (or 503 for time) and a GraphQL-shaped error body, never a 500
+ * (the numbers are src/limits.ts):
  * - at most BATCHED_OPERATIONS operations in one batched (array) request (`refusedBatch`): 400;
  * - the body size limit of body-parser's `json` (BODY_LIMIT, ./json-body.ts): 413 PAYLOAD_TOO_LARGE;
  *   malformed JSON: 400;
@@ -20,10 +21,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { usersPerRequest, type Caller } from '../auth/index';
-import { RequestDeadline, type RequestBudget } from '../graphql/budget';
-import { malformedLiteral } from '../graphql/lone-surrogates';
-import { RequestBounds } from '../graphql/request-bounds';
+import { malformedLiteral, RequestBounds } from '../graphql/index';
 import { BATCHED_OPERATIONS, DOCUMENT } from '../limits';
+import { RequestDeadline, type RequestBudget } from '../request-deadline';
 import { inputProblem, type InputProblem } from './input-bounds';
 import { rawInputProblem } from './raw-input-bounds';
 
