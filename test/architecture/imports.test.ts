@@ -96,5 +96,9 @@ test("eslint.config.mjs fences with the document's layers", () => {
       from: [...layers.slice(at + 1).flat(), 'bench'].map((above) => `./${above}`),
     })),
   );
-  expect(zones.map(({ target, from }) => ({ target, from }))).toEqual(expected);
+  // The layer zones; the stand-in package's fence is a zone of its own (test/graphql/lint-fences).
+  const layerZones = zones.filter(
+    ({ target }) => typeof target === 'string' && target.startsWith('./src'),
+  );
+  expect(layerZones.map(({ target, from }) => ({ target, from }))).toEqual(expected);
 }, 60_000);
