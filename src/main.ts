@@ -1,6 +1,7 @@
 /**
  * Process entry: tune the heap, read config, connect (or start the embedded database), ensure
- * indexes, start HTTP, print the URL; on SIGINT/SIGTERM drain requests, close the client and the
+ * indexes, start HTTP, print the URL; on SIGINT/SIGTERM fail readiness, keep serving for
+ * SHUTDOWN_GRACE_MS (a second signal cuts it short), then drain requests, close the client and the
  * embedded database, exit 0. Nothing else lives here.
  *
  * The heap: after each full collection V8 lets the old generation grow to up to 4× its live size
@@ -52,11 +53,23 @@ async function main(): Promise<void> {
     );
   }
   const http = await startHttpServer(config, { client, components, logger });
-  let stopping = false;
+  let endGrace: (() => void) | undefined;
   const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'draining requests and shutting down');
+    if (endGrace !== undefined) {
+      endGrace();
+      return;
+    }
+    http.failReadiness();
+    const graceMs = config.SHUTDOWN_GRACE_MS;
+    logger.info({ signal, graceMs }, 'not ready; serving during the grace period, then draining');
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, graceMs);
+      endGrace = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    logger.info('draining requests and shutting down');
     try {
       await http.close();
       const blockIds = await components.users.releaseHeldIds();

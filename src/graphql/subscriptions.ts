@@ -75,9 +75,16 @@ export interface SubscriptionServerDeps {
 export type SubscriptionBounds = { readonly [bound in keyof typeof SUBSCRIPTIONS]: number };
 
 export interface SubscriptionServer {
-  /** Completes every subscription and closes every connection (1001). */
+  /**
+   * Completes every subscription and closes every connection with 1012 (Service Restart): the
+   * service is going away, not the client's subscription, and graphql-ws clients (like most
+   * WebSocket clients) reconnect after it, through the load balancer to another instance.
+   */
   close(): Promise<void>;
 }
+
+/** The close code of a connection the stopping service ends (RFC 6455 registry: Service Restart). */
+export const SERVICE_RESTART = 1012;
 
 /** What one connection carries: its caller, its live subscriptions, its end. */
 interface Connection {
@@ -305,7 +312,9 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
 
   return {
     close: async () => {
-      for (const socket of wss.clients) socket.close(1001, 'The service is stopping');
+      for (const socket of wss.clients) {
+        socket.close(SERVICE_RESTART, 'The service is restarting; reconnect');
+      }
       await disposable.dispose();
     },
   };

@@ -15,7 +15,10 @@
  * not restart a healthy process during a database outage), before authentication; `/ready` pings
  * the database with a short timeout and answers 503 while it cannot be reached or while the users'
  * unique indexes are missing (a database swapped for an empty one, a dropped collection) and being
- * rebuilt. Outside production `GET /` opens Apollo Sandbox (served at `/graphql`) or, when Apollo's
+ * rebuilt. From the moment the service is told to stop (`ServiceLifecycle.stopping`, set on
+ * SIGTERM) `/ready` answers 503 at once, without asking the database, while every other route
+ * keeps serving; those answers close their connection, so a client's next request opens a new one,
+ * which the load balancer sends to another instance. Outside production `GET /` opens Apollo Sandbox (served at `/graphql`) or, when Apollo's
  * CDN cannot be reached, the local explorer at `/explorer`, and `GET /schema.graphql` answers the
  * SDL (./explorer.ts). Anything else is 404.
  */
@@ -63,8 +66,15 @@ export type AppConfig = Pick<
   | 'REQUEST_TIMEOUT_MS'
 >;
 
+/** What the process tells the HTTP layer of its own life. */
+export interface ServiceLifecycle {
+  /** True once the service was told to stop (src/main.ts, on SIGTERM): no longer ready. */
+  readonly stopping: boolean;
+}
+
 export interface AppDeps {
   config: AppConfig;
+  lifecycle: ServiceLifecycle;
   apollo: ApolloServer<GraphQLContext>;
   client: MongoClient;
   components: ServiceComponents;
@@ -119,9 +129,17 @@ function metricsHandler(components: ServiceComponents) {
   };
 }
 
-/** `GET /ready`: 200 once the database answers a ping and the users' unique indexes exist. */
-function readinessHandler(client: MongoClient, components: ServiceComponents) {
+/**
+ * `GET /ready`: 200 once the database answers a ping and the users' unique indexes exist, until
+ * the service is told to stop.
+ */
+function readinessHandler(
+  client: MongoClient,
+  components: ServiceComponents,
+  lifecycle: ServiceLifecycle,
+) {
   return async (res: ServerResponse) => {
+    if (lifecycle.stopping) return sendJson(res, 503, { status: 'shutting down' });
     const reachable = await pingDatabase(client, READY_PING_TIMEOUT_MS);
     // Only ready once the unique indexes writes depend on exist (asking starts their rebuild).
     const indexed = reachable && (await components.users.indexesReady());
@@ -230,7 +248,7 @@ function answerFailure(logger: Logger, res: ServerResponse, err: unknown): void 
 }
 
 export function createApp(deps: AppDeps): RequestListener {
-  const { config, client, components, logger } = deps;
+  const { config, client, components, logger, lifecycle } = deps;
   const openAccess = openAccessWarning(config);
   if (openAccess !== null) logger.warn(openAccess);
   const authenticate = createAuthenticator(config);
@@ -238,11 +256,12 @@ export function createApp(deps: AppDeps): RequestListener {
   const graphql = graphqlHandler(deps, allowCors);
   const refuseToken = tokenRefusal(allowCors);
   const metrics = metricsHandler(components);
-  const ready = readinessHandler(client, components);
+  const ready = readinessHandler(client, components, lifecycle);
 
   const route = async (req: ServiceRequest, res: ServerResponse) => {
     const { path, search } = splitUrl(req.url);
     const read = req.method === 'GET' || req.method === 'HEAD';
+    if (lifecycle.stopping) res.setHeader('connection', 'close');
     // First, before anything that reads headers or bodies: a liveness probe costs nothing.
     if (read && path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (read && path === '/ready') return ready(res);
