@@ -24,7 +24,7 @@ const DESCRIBED = {
 const LAYERS = [
   ['src/errors.ts', 'src/limits.ts'],
   ['src/auth'],
-  ['src/config.ts', 'src/logger.ts'],
+  ['src/config.ts', 'src/logger.ts', 'src/telemetry'],
   ['src/database'],
   ['src/sequences', 'src/stats'],
   ['src/strategies'],

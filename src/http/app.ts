@@ -38,6 +38,7 @@ import { pingDatabase } from '../database/index';
 import type { ServiceComponents } from '../components';
 import { createContextFactory, type GraphQLContext } from '../graphql/context';
 import type { Logger } from '../logger';
+import { REQUEST_ID_HEADER, requestIdsOf } from '../telemetry/index';
 import { corsOptions } from './cors';
 import { servedExplorer } from './explorer';
 import { jsonBodyReader, type Middleware } from './json-body';
@@ -46,6 +47,7 @@ import {
   bodyErrorAnswer,
   refusedBatch,
   refusedInput,
+  sendError,
   sendJson,
   sentRefusal,
   startDeadline,
@@ -177,21 +179,19 @@ function tokenRefusal(allowCors: Middleware) {
   return async (req: ServiceRequest, res: ServerResponse) => {
     await through(allowCors, req, res);
     res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
-    sendJson(res, 401, {
-      errors: [
-        {
-          message:
-            'The Authorization header holds no valid token (expected "Bearer <token>" with a configured token); send none to act as anonymous.',
-          extensions: { code: 'UNAUTHENTICATED' },
-        },
-      ],
-    });
+    sendError(
+      req,
+      res,
+      401,
+      'UNAUTHENTICATED',
+      'The Authorization header holds no valid token (expected "Bearer <token>" with a configured token); send none to act as anonymous.',
+    );
   };
 }
 
 /** `/graphql`: CORS, the deadline, the body and its limits, then Apollo. */
-function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Middleware) {
-  const buildContext = createContextFactory(components);
+function graphqlHandler({ config, apollo, components, logger }: AppDeps, allowCors: Middleware) {
+  const buildContext = createContextFactory(components, logger);
   const readJson = jsonBodyReader({ limit: config.BODY_LIMIT, verify: verifyInputBounds });
   return async (req: ServiceRequest, res: ServerResponse, search: string) => {
     // cors answers a preflight itself, without passing it on; any other request it passes on.
@@ -230,9 +230,9 @@ function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Midd
 }
 
 /** The answer to an error no handler answered: a body-parser refusal, else a 500 (logged). */
-function answerFailure(logger: Logger, res: ServerResponse, err: unknown): void {
+function answerFailure(logger: Logger, req: ServiceRequest, res: ServerResponse, err: unknown) {
   const answer = bodyErrorAnswer(err);
-  if (answer === null) logger.error({ err }, 'unexpected error in the HTTP layer');
+  if (answer === null) logger.child(req.ids).error({ err }, 'unexpected error in the HTTP layer');
   if (res.headersSent) {
     // Already answered (the deadline fired first): the late failure has no one to tell.
     if (!res.writableEnded) res.end();
@@ -243,8 +243,7 @@ function answerFailure(logger: Logger, res: ServerResponse, err: unknown): void 
     code: 'INTERNAL_SERVER_ERROR',
     message: 'Internal server error',
   };
-  const extensions = field === undefined ? { code } : { code, field };
-  sendJson(res, status, { errors: [{ message, extensions }] });
+  sendError(req, res, status, code, message, field === undefined ? {} : { field });
 }
 
 export function createApp(deps: AppDeps): RequestListener {
@@ -274,7 +273,11 @@ export function createApp(deps: AppDeps): RequestListener {
     sendJson(res, 404, { error: `No ${req.method ?? ''} ${path} here` });
   };
 
-  return (req, res) => {
-    route(req as ServiceRequest, res).catch((err: unknown) => answerFailure(logger, res, err));
+  return (incoming, res) => {
+    const req = incoming as ServiceRequest;
+    // First of all: every answer, a probe's too, names the request it answers.
+    req.ids = requestIdsOf(req.headers);
+    res.setHeader(REQUEST_ID_HEADER, req.ids.requestId);
+    route(req, res).catch((err: unknown) => answerFailure(logger, req, res, err));
   };
 }
