@@ -12,7 +12,7 @@ import type DataLoader from 'dataloader';
 import type { Caller } from '../auth/index';
 import type { ServiceComponents } from '../components';
 import type { SequenceCatalog } from '../sequences/index';
-import type { StrategyStats } from '../stats/index';
+import type { ObservedRequest, RequestStats, StrategyStats } from '../stats/index';
 import type { IdStrategy } from '../strategies/index';
 import type { Logger } from '../logger';
 import type { RequestIds } from '../telemetry/index';
@@ -30,13 +30,18 @@ export interface GraphQLContext extends ServiceComponents {
   ids: RequestIds;
   /** The service's logger with the request's ids on every line. */
   logger: Logger;
+  /** What the request's metrics record of its operations (HTTP requests only). */
+  observed?: ObservedRequest;
 }
 
 /**
  * Who is calling, their deadline, the request's bounds and ids: what the HTTP layer knows of a
  * request before GraphQL runs.
  */
-export type RequestIdentity = Pick<GraphQLContext, 'caller' | 'budget' | 'bounds' | 'ids'>;
+export type RequestIdentity = Pick<
+  GraphQLContext,
+  'caller' | 'budget' | 'bounds' | 'ids' | 'observed'
+>;
 
 /**
  * One request's context. A class rather than an object literal: a literal that spreads the
@@ -47,6 +52,7 @@ class RequestContext implements GraphQLContext {
   readonly users: Users;
   readonly sequences: SequenceCatalog;
   readonly stats: StrategyStats<IdStrategy>;
+  readonly requests: RequestStats;
   /**
    * The loaders and the logger, made on first use. A holder object rather than fields of their
    * own: Apollo runs every operation on a shallow copy of the context, and the copies of one
@@ -63,10 +69,12 @@ class RequestContext implements GraphQLContext {
     readonly bounds: RequestBounds,
     readonly ids: RequestIds,
     private readonly serviceLogger: Logger,
+    readonly observed: ObservedRequest | undefined,
   ) {
     this.users = components.users;
     this.sequences = components.sequences;
     this.stats = components.stats;
+    this.requests = components.requests;
   }
 
   get userLoader(): GraphQLContext['userLoader'] {
@@ -83,6 +91,6 @@ class RequestContext implements GraphQLContext {
 }
 
 export function createContextFactory(components: ServiceComponents, logger: Logger) {
-  return ({ caller, budget, bounds, ids }: RequestIdentity): Promise<GraphQLContext> =>
-    Promise.resolve(new RequestContext(components, caller, budget, bounds, ids, logger));
+  return ({ caller, budget, bounds, ids, observed }: RequestIdentity): Promise<GraphQLContext> =>
+    Promise.resolve(new RequestContext(components, caller, budget, bounds, ids, logger, observed));
 }

@@ -49,6 +49,7 @@ import {
   PAGE_SIZE,
 } from '../limits';
 import type { Logger } from '../logger';
+import type { ObservedRequest } from '../stats/index';
 import type { RequestIds } from '../telemetry/index';
 import { logErrorsWith, withinErrorBounds, withRequestId } from './errors';
 
@@ -363,6 +364,7 @@ export interface BoundedContext {
   bounds: RequestBounds;
   ids: RequestIds;
   logger: Logger;
+  observed?: ObservedRequest;
 }
 
 /** A settled promise to answer a hook with, shared: a hook that did its work at once makes none. */
@@ -371,7 +373,8 @@ const DONE = Promise.resolve();
 /**
  * The Apollo plugin that plans each operation on Apollo's document and checks the request, and
  * finishes each answer's errors: bounded in number, each naming the request's id, logged (when
- * formatting logs) to the request's logger.
+ * formatting logs) to the request's logger; and tells the request's metrics which operation it
+ * answered and with which error codes.
  *
  * One listener object for every request (its per-operation state is a `WeakSet` of Apollo's
  * request contexts), and `errorPlugins`' own hooks run from it only when a request has errors:
@@ -404,6 +407,11 @@ export function requestBoundsPlugin<Context extends BoundedContext>(
         const result = response.body.singleResult;
         withinErrorBounds(result);
         withRequestId(result, contextValue.ids.requestId);
+        contextValue.observed?.answered(
+          requestContext.operation?.operation,
+          requestContext.operationName,
+          (result.errors ?? []).map((error) => String(error.extensions?.code)),
+        );
         // How close the whole request came to its bounds (`Viewer.limits` names them).
         if (wasPlanned)
           result.extensions = { ...result.extensions, cost: contextValue.bounds.used };

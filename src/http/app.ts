@@ -265,9 +265,21 @@ export function createApp(deps: AppDeps): RequestListener {
     if (read && path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (read && path === '/ready') return ready(res);
     const caller = authenticate(req.headers.authorization);
+    if (path === '/graphql' || path.startsWith('/graphql/')) {
+      // Timed from here, a token refusal and a failure included (the request histogram).
+      const observed = (req.observed = components.requests.start());
+      try {
+        if (caller === null) return await refuseToken(req, res);
+        req.caller = caller;
+        return await graphql(req, res, search);
+      } catch (err) {
+        return answerFailure(logger, req, res, err);
+      } finally {
+        components.requests.finish(observed, res.statusCode);
+      }
+    }
     if (caller === null) return refuseToken(req, res);
     req.caller = caller;
-    if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, search);
     if (read && path === '/metrics') return metrics(req, res);
     if (read && config.NODE_ENV !== 'production' && (await servedExplorer(path, res))) return;
     sendJson(res, 404, { error: `No ${req.method ?? ''} ${path} here` });

@@ -23,6 +23,7 @@ import { usersPerRequest, type Caller } from '../auth/index';
 import { RequestDeadline, type RequestBudget } from '../graphql/budget';
 import { malformedLiteral } from '../graphql/lone-surrogates';
 import { RequestBounds } from '../graphql/request-bounds';
+import type { ObservedRequest } from '../stats/index';
 import type { RequestIds } from '../telemetry/index';
 import { BATCHED_OPERATIONS, DOCUMENT } from '../limits';
 import { inputProblem, type InputProblem } from './input-bounds';
@@ -35,6 +36,8 @@ import { rawInputProblem } from './raw-input-bounds';
  */
 export interface ServiceRequest extends IncomingMessage {
   ids: RequestIds;
+  /** What its metrics record (src/stats), for a request to `/graphql`. */
+  observed?: ObservedRequest;
   caller: Caller;
   budget: RequestBudget;
   body?: unknown;
@@ -57,6 +60,7 @@ export function sendError(
   message: string,
   extensions: Record<string, unknown> = {},
 ): void {
+  req.observed?.refused(code);
   sendJson(res, status, {
     errors: [{ message, extensions: { code, ...extensions, requestId: req.ids.requestId } }],
   });
@@ -65,7 +69,9 @@ export function sendError(
 /** Answers 400 and returns true for a batch of more than BATCHED_OPERATIONS operations. */
 export function refusedBatch(req: ServiceRequest, res: ServerResponse): boolean {
   if (!Array.isArray(req.body) || req.body.length <= BATCHED_OPERATIONS) return false;
-  sendError(req, res,
+  sendError(
+    req,
+    res,
     400,
     'BAD_REQUEST',
     `A batched request may hold at most ${BATCHED_OPERATIONS} operations`,
@@ -142,7 +148,9 @@ export function refusedInput(req: ServiceRequest, res: ServerResponse, search: s
         ? malformedLiteral(operation.query, DOCUMENT.tokens)
         : null;
     if (literal !== null) {
-      sendError(req, res,
+      sendError(
+        req,
+        res,
         400,
         'BAD_USER_INPUT',
         `${literal} is not well-formed Unicode (it holds half of a surrogate pair)`,
