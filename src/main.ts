@@ -11,12 +11,15 @@
  * alike. Measured with `npm run bench:compare` (issue 14): peak RSS of COUNTER@64 168 → 138 MB at
  * the same CPU per user, of 1,000-user batches at 64 253 → 162 MB.
  */
+// First of all: when tracing is asked for, its instrumentations must hook the modules below.
+import './telemetry/start';
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig, type Config } from './config';
 import { connectDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from './database/index';
 import { createComponents } from './components';
 import { startHttpServer } from './http/index';
 import { createLogger, type Logger } from './logger';
+import { stopTracing, tracingEnabled } from './telemetry/index';
 
 async function databaseUri(
   config: Config,
@@ -79,6 +82,7 @@ async function main(): Promise<void> {
       );
       await client.close();
       await embedded?.stop();
+      await stopTracing();
       logger.info('stopped');
       process.exit(0);
     } catch (err) {
@@ -90,7 +94,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
   // Announced only once a signal would drain: whoever waits for this line may stop us at once.
   logger.info(
-    { url: `${http.url}/graphql`, database: config.MONGODB_DB },
+    { url: `${http.url}/graphql`, database: config.MONGODB_DB, tracing: tracingEnabled() },
     `service ready at ${http.url}/graphql`,
   );
 }

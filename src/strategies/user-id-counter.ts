@@ -15,6 +15,7 @@
  * without reissuing around them. A give-back the database fails to answer also leaves a gap: the
  * caller's answer (e.g. duplicate email) stands.
  */
+import { annotateActiveSpan } from '../telemetry/index';
 import { MongoError } from 'mongodb';
 import { SequenceCorruptError, type AllocatedRange, type SequenceKey } from '../sequences/index';
 import type { CreationTally, IdSourceDeps } from './strategy';
@@ -72,9 +73,12 @@ export class UserIdTurns {
       this.running += weight;
       return this.run(round, weight);
     }
-    return new Promise<void>((start) => this.waiting.push({ weight, start })).then(() =>
-      this.run(round, weight),
-    );
+    const queuedAt = performance.now();
+    return new Promise<void>((start) => this.waiting.push({ weight, start })).then(() => {
+      // The request's trace shows the wait (src/telemetry); the instrumentations cannot see it.
+      annotateActiveSpan({ 'sequential_ids.turn_waited_ms': performance.now() - queuedAt });
+      return this.run(round, weight);
+    });
   }
 
   /** Runs a round whose weight is already counted in `running`; ends its turn whatever happens. */

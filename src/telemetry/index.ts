@@ -5,7 +5,7 @@
  *
  * Contract: tracing is off unless src/telemetry/start.ts found an OTLP endpoint in the environment
  * at process start (docs/operations.md, "Traces"); while it is off, nothing of OpenTelemetry is
- * loaded (this module imports its types only) and every function here returns after one check of
+ * loaded by it (it imports OpenTelemetry's types only) and every function here returns after one check of
  * a module variable, so the request path pays nothing for it. Once on, `enableTracing` is called
  * once, before the first request, with the API the SDK registered.
  */
@@ -15,8 +15,10 @@ export {
   enableTracing,
   inSpan,
   recordBudgetRefusal,
+  stopTracing,
   tracingEnabled,
   type ActiveTracing,
+  type Span,
 } from './spans';
 export { traceIdOfHeader } from './trace-context';
 export { REQUEST_ID_HEADER, requestIdsOf, type RequestIds } from './request-ids';

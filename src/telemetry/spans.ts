@@ -5,9 +5,13 @@
 import type * as OpenTelemetryApi from '@opentelemetry/api';
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 
+export type { Span };
+
 export interface ActiveTracing {
   api: typeof OpenTelemetryApi;
   tracer: Tracer;
+  /** Ends the SDK: exports the spans still buffered. */
+  shutdown(): Promise<void>;
 }
 
 let tracing: ActiveTracing | null = null;
@@ -15,6 +19,13 @@ let tracing: ActiveTracing | null = null;
 /** Called once by ./start.ts when the SDK runs. */
 export function enableTracing(active: ActiveTracing): void {
   tracing = active;
+}
+
+/** Exports what is buffered and stops tracing (a clean shutdown); nothing while it is off. */
+export async function stopTracing(): Promise<void> {
+  const active = tracing;
+  tracing = null;
+  await active?.shutdown();
 }
 
 export function tracingEnabled(): boolean {
