@@ -12,7 +12,7 @@
  *
  * Contract: speaks to the bench as a service process does (src/main.ts): `PORT`, `MONGODB_URI`,
  * `MONGODB_DB` from the environment; `GET /ready` answers 200 once connected; `GET /metrics` holds
- * `users_created_total{strategy="COUNTER"}`; SIGTERM closes the server and the client, then exits.
+ * `sequential_ids_users_created_total{strategy="COUNTER"}`; SIGTERM closes the server and the client, then exits.
  * Run with `node --import tsx bench/floor-service.ts`.
  */
 import { ApolloServer, HeaderMap } from '@apollo/server';
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
 
   const registry = new Registry();
   const created = new Counter({
-    name: 'users_created_total',
+    name: 'sequential_ids_users_created_total',
     help: 'Users created, by id strategy.',
     labelNames: ['strategy'],
     registers: [registry],

@@ -17,7 +17,7 @@
  * each on a database of its own at URI (dropped at the end), and is warmed with W requests; then
  * the rounds alternate the builds' order. A round zeroes the process's counts, sends N requests
  * and dumps them (`callgrind_control`; the dumps stay in `.instructions/` of this checkout); its
- * users are counted from the process's own `users_created_total`, so a failed request is not
+ * users are counted from the process's own `sequential_ids_users_created_total`, so a failed request is not
  * counted as a user, and failures are reported. Bounded: N ≤ 100,000, ≤ 9 rounds, each control
  * call ≤ 60 s, each start ≤ 10 minutes.
  */
@@ -185,7 +185,7 @@ async function main(): Promise<void> {
       const counted = await Promise.all(
         fleets.map(async (fleet) => {
           const created = async () =>
-            metricValue(await fleet.metrics(), 'users_created_total', 'COUNTER');
+            metricValue(await fleet.metrics(), 'sequential_ids_users_created_total', 'COUNTER');
           const before = await created();
           const stop = await countInstructions(fleet.processes[0].pid, OUTPUT_DIR);
           const failed = await load(fleet, options.requests, options.concurrency);

@@ -107,8 +107,8 @@ async function main(): Promise<void> {
     });
     const ended = Date.now();
     const users =
-      metricValue(await fleet.metrics(), 'users_created_total', options.strategy) -
-      metricValue(before, 'users_created_total', options.strategy);
+      metricValue(await fleet.metrics(), 'sequential_ids_users_created_total', options.strategy) -
+      metricValue(before, 'sequential_ids_users_created_total', options.strategy);
     measured = { started: loadStarted, ended, users };
     process.stderr.write(
       `profile: ${options.strategy}@${options.concurrency} for ${options.seconds} s, ` +

@@ -34,7 +34,7 @@ export interface CellResult {
   duplicateKeyRetriesPerUser: number | null;
   /**
    * Transactions run again and commits sent again per user (the service's
-   * `user_transaction_retries_total`), and of those the write conflicts; null for driver cells.
+   * `sequential_ids_user_transaction_retries_total`), and of those the write conflicts; null for driver cells.
    */
   transactionRetriesPerUser: number | null;
   writeConflictsPerUser: number | null;
@@ -47,7 +47,7 @@ export interface CellResult {
   cpuMsPerUser: { service: number | null; database: number | null; client: number | null };
   /** Highest resident set size of any one service process during the cell. */
   peakRssMb: number | null;
-  /** Writes to counter documents, summed over the instances' `counter_document_writes_total`. */
+  /** Writes to counter documents, summed over the instances' `sequential_ids_counter_document_writes_total`. */
   counterWrites?: number;
 }
 

@@ -2,7 +2,7 @@
  * The service cells of a run: which mutation, strategy and block size each fleet is loaded with,
  * and how one cell is measured.
  *
- * Contract: a cell's users are the ones the service itself counts (`users_created_total` from
+ * Contract: a cell's users are the ones the service itself counts (`sequential_ids_users_created_total` from
  * every instance's `/metrics`), including requests still in flight when the load stopped, over the
  * time until the last of them was created; per-user ratios (commands, duplicate-key retries,
  * counter-document writes, transaction retries and write conflicts, CPU) use the same count. Latency percentiles are autocannon's, per
@@ -105,8 +105,8 @@ async function drain(fleet: ServiceFleet, strategy: string, loadEnded: number) {
     await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
     const next = await fleet.metrics();
     const rose =
-      metricValue(next, 'users_created_total', strategy) >
-      metricValue(snapshot, 'users_created_total', strategy);
+      metricValue(next, 'sequential_ids_users_created_total', strategy) >
+      metricValue(snapshot, 'sequential_ids_users_created_total', strategy);
     quietPolls = rose ? 0 : quietPolls + 1;
     if (rose) lastRise = performance.now();
     snapshot = next;
@@ -142,7 +142,7 @@ export async function measureServiceCell(
     metricValue(after, name, label) - metricValue(before, name, label);
   // Users as the service counts them (requests still in flight when the load stopped included),
   // over the time until the last of them was created.
-  const users = delta('users_created_total', plan.strategy);
+  const users = delta('sequential_ids_users_created_total', plan.strategy);
   const elapsedS = (lastRise - loadStarted) / 1000;
   const perUser = (value: number): number | null => (users === 0 ? null : value / users);
   return {
@@ -158,14 +158,22 @@ export async function measureServiceCell(
     usersPerSecond: users / elapsedS,
     p50Ms: load.p50Ms,
     p99Ms: load.p99Ms,
-    commandsPerUser: perUser(delta('user_creation_db_commands_total', plan.strategy)),
-    duplicateKeyRetriesPerUser: perUser(delta('user_duplicate_key_retries_total', plan.strategy)),
-    transactionRetriesPerUser: perUser(delta('user_transaction_retries_total', plan.strategy)),
-    writeConflictsPerUser: perUser(delta('user_transaction_write_conflicts_total', plan.strategy)),
+    commandsPerUser: perUser(
+      delta('sequential_ids_user_creation_db_commands_total', plan.strategy),
+    ),
+    duplicateKeyRetriesPerUser: perUser(
+      delta('sequential_ids_user_duplicate_key_retries_total', plan.strategy),
+    ),
+    transactionRetriesPerUser: perUser(
+      delta('sequential_ids_user_transaction_retries_total', plan.strategy),
+    ),
+    writeConflictsPerUser: perUser(
+      delta('sequential_ids_user_transaction_write_conflicts_total', plan.strategy),
+    ),
     failedRequests: load.failedRequests,
     cpuMsPerUser: cpuPerUser(cpu, users),
     peakRssMb,
-    counterWrites: delta('counter_document_writes_total'),
+    counterWrites: delta('sequential_ids_counter_document_writes_total'),
   };
 }
 

@@ -105,7 +105,8 @@ async function startOne(
   const [command, ...args] = [...(launcher?.command ?? []), ...node];
   const child = spawn(command, args, {
     cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port) },
+    // No grace before the drain: nothing routes to a bench process by its readiness.
+    env: { ...process.env, SHUTDOWN_GRACE_MS: '0', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -9,7 +9,7 @@ import type { Db } from 'mongodb';
 import type { Config } from './config';
 import { writeConcernOf } from './database/index';
 import { SequenceCatalog, Sequences } from './sequences/index';
-import { StrategyStats } from './stats/index';
+import { RequestStats, StrategyStats } from './stats/index';
 import { ID_STRATEGIES, type IdStrategy } from './strategies/index';
 import { Users } from './users/index';
 
@@ -27,6 +27,8 @@ export interface ServiceComponents {
   users: Users;
   sequences: SequenceCatalog;
   stats: StrategyStats<IdStrategy>;
+  /** GraphQL requests' durations and errors, on the same registry as `stats`. */
+  requests: RequestStats;
 }
 
 export function createComponents(db: Db, config: ComponentsConfig): ServiceComponents {
@@ -48,5 +50,5 @@ export function createComponents(db: Db, config: ComponentsConfig): ServiceCompo
     optimisticMaxAttempts: config.OPTIMISTIC_MAX_ATTEMPTS,
   });
   const sequences = new SequenceCatalog(counters, [users.idSequence]);
-  return { users, sequences, stats };
+  return { users, sequences, stats, requests: new RequestStats(stats.registry) };
 }

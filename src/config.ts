@@ -94,17 +94,37 @@ const environmentSchema = z.object({
   DB_TIMEOUT_MS: positiveInt('DB_TIMEOUT_MS', 5_000, 600_000),
   REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS', 15_000, 600_000),
   OPTIMISTIC_MAX_ATTEMPTS: positiveInt('OPTIMISTIC_MAX_ATTEMPTS', 10, 1_000),
+  SHUTDOWN_GRACE_MS: z.coerce
+    .number({ error: 'SHUTDOWN_GRACE_MS must be a whole number' })
+    .int('SHUTDOWN_GRACE_MS must be a whole number')
+    .min(0, 'SHUTDOWN_GRACE_MS must be at least 0')
+    .max(600_000, 'SHUTDOWN_GRACE_MS must be at most 600000')
+    .optional(),
   BODY_LIMIT: z
     .string()
     .regex(/^\d+(b|kb|mb)?$/i, 'BODY_LIMIT must be a size like 100kb or 1mb')
     .default(DEFAULT_BODY_LIMIT),
 });
 
+/**
+ * How long the service keeps serving after SIGTERM with `/ready` answering 503, before it stops
+ * accepting connections: long enough for a load balancer's readiness probe to fail and take the
+ * instance out (Kubernetes probes every 10 s by default and needs one failure at a period of a few
+ * seconds, docs/operations.md); 0 under NODE_ENV=test, where nothing routes by readiness.
+ */
+const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
+
 /** Rules between variables, checked once every variable is valid on its own. */
-const configSchema = environmentSchema.refine((env) => env.ID_BLOCK_SIZE_MAX >= env.ID_BLOCK_SIZE, {
-  path: ['ID_BLOCK_SIZE_MAX'],
-  message: 'ID_BLOCK_SIZE_MAX must be at least ID_BLOCK_SIZE',
-});
+const configSchema = environmentSchema
+  .refine((env) => env.ID_BLOCK_SIZE_MAX >= env.ID_BLOCK_SIZE, {
+    path: ['ID_BLOCK_SIZE_MAX'],
+    message: 'ID_BLOCK_SIZE_MAX must be at least ID_BLOCK_SIZE',
+  })
+  .transform((env) => ({
+    ...env,
+    SHUTDOWN_GRACE_MS:
+      env.SHUTDOWN_GRACE_MS ?? (env.NODE_ENV === 'test' ? 0 : DEFAULT_SHUTDOWN_GRACE_MS),
+  }));
 
 export type Config = z.output<typeof configSchema>;
 

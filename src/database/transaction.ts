@@ -27,6 +27,10 @@
  * (aborted, retried, refused): a counter's `$inc` that is undone is no write (the statistics
  * must not count rolled-back increments). A session that is in no transaction runs `fn` at once.
  *
+ * Traced (src/telemetry): the whole run is a span `transaction`, the parent of its commands'
+ * spans, with an event per retry (`transaction.retry`: the attempt, whether a write conflict
+ * caused it, or a commit sent again) and the attempts it took.
+ *
  * A standalone server has no transactions: its refusal (IllegalOperation, "Transaction numbers
  * are only allowed on a replica set member or mongos") is told apart by `isTransactionsUnsupported`,
  * so the caller answers that reason instead of a generic failure.
@@ -42,6 +46,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeWrite, type WriteOptions } from './write-options';
 import { countCommand, countTransactionRetry, type CommandTally } from './command-tally';
 import { TRANSIENT_SERVER_CODES } from './transient';
+import { inSpan, type Span } from '../telemetry/index';
 
 /**
  * mongod's answer to a transaction (a txnNumber) on a standalone: "Transaction numbers are only
@@ -116,14 +121,24 @@ export function afterCommit(session: ClientSession | undefined, announce: () => 
   pending.push(announce);
 }
 
-export async function runInTransaction<T>(
+export function runInTransaction<T>(
   client: MongoClient,
   work: (session: ClientSession) => Promise<TransactionWork<T>>,
   options: TransactionOptions,
 ): Promise<T> {
+  return inSpan('transaction', {}, (span) => runAttempts(client, work, options, span));
+}
+
+async function runAttempts<T>(
+  client: MongoClient,
+  work: (session: ClientSession) => Promise<TransactionWork<T>>,
+  options: TransactionOptions,
+  span: Span | undefined,
+): Promise<T> {
   const session = client.startSession();
   try {
     for (let attempt = 1; ; attempt += 1) {
+      span?.setAttribute('transaction.attempts', attempt);
       beforeWrite(options);
       session.startTransaction({
         readConcern: { level: 'snapshot' },
@@ -141,7 +156,7 @@ export async function runInTransaction<T>(
         // The commit is a write of its own: once the deadline passed (the client was answered
         // 503 while the work waited), it must not start; the catch below rolls the work back.
         beforeWrite(options);
-        await commit(client, session, options);
+        await commit(client, session, options, span);
         for (const announce of announcements) announce();
         return outcome.value;
       } catch (err) {
@@ -149,6 +164,10 @@ export async function runInTransaction<T>(
         if (!hasLabel(err, MongoErrorLabel.TransientTransactionError)) throw err;
         if (attempt >= options.maxAttempts) throw new TransactionRetriesExhausted(attempt, err);
         countTransactionRetry(options.tally, isWriteConflict(err));
+        span?.addEvent('transaction.retry', {
+          'transaction.attempt': attempt,
+          'transaction.write_conflict': isWriteConflict(err),
+        });
         await sleep(backoffMs(attempt));
       }
     }
@@ -168,6 +187,7 @@ async function commit(
   client: MongoClient,
   session: ClientSession,
   options: TransactionOptions,
+  span: Span | undefined,
 ): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     countCommand(options.tally);
@@ -185,6 +205,7 @@ async function commit(
         throw err;
       }
       countTransactionRetry(options.tally, false);
+      span?.addEvent('transaction.retry', { 'transaction.commit_attempt': attempt });
       await sleep(backoffMs(attempt));
     }
   }

@@ -5,14 +5,17 @@
  * sees another's cached users) and made on first use, since most requests (a `createUser`) never
  * read a user; `caller` is who the request's bearer token proves (src/auth, decided once per
  * request by the HTTP layer); `budget` is the request's deadline (./budget.ts), passed to every
- * domain write.
+ * domain write; `ids` are the request's id and trace id (src/telemetry), and `logger` a child of
+ * the service's logger carrying them, made on first use (most requests log nothing).
  */
 import type DataLoader from 'dataloader';
 import type { Caller } from '../auth/index';
 import type { ServiceComponents } from '../components';
 import type { SequenceCatalog } from '../sequences/index';
-import type { StrategyStats } from '../stats/index';
+import type { ObservedRequest, RequestStats, StrategyStats } from '../stats/index';
 import type { IdStrategy } from '../strategies/index';
+import type { Logger } from '../logger';
+import type { RequestIds } from '../telemetry/index';
 import type { InviteesRequest, User, UserPage, Users } from '../users/index';
 import type { RequestBudget } from '../request-deadline';
 import type { RequestBounds } from './request-bounds';
@@ -24,13 +27,21 @@ export interface GraphQLContext extends ServiceComponents {
   budget: RequestBudget;
   /** What the request's operations ask for in all (./request-bounds.ts), shared by a batch. */
   bounds: RequestBounds;
+  ids: RequestIds;
+  /** The service's logger with the request's ids on every line. */
+  logger: Logger;
+  /** What the request's metrics record of its operations (HTTP requests only). */
+  observed?: ObservedRequest;
 }
 
 /**
- * Who is calling, their deadline and the request's bounds: what the HTTP layer knows of a request
- * before GraphQL runs.
+ * Who is calling, their deadline, the request's bounds and ids: what the HTTP layer knows of a
+ * request before GraphQL runs.
  */
-export type RequestIdentity = Pick<GraphQLContext, 'caller' | 'budget' | 'bounds'>;
+export type RequestIdentity = Pick<
+  GraphQLContext,
+  'caller' | 'budget' | 'bounds' | 'ids' | 'observed'
+>;
 
 /**
  * One request's context. A class rather than an object literal: a literal that spreads the
@@ -41,34 +52,45 @@ class RequestContext implements GraphQLContext {
   readonly users: Users;
   readonly sequences: SequenceCatalog;
   readonly stats: StrategyStats<IdStrategy>;
+  readonly requests: RequestStats;
   /**
-   * The loaders, made on first use. A holder object rather than fields of their own: Apollo runs
-   * every operation on a shallow copy of the context, and the copies of one batched request must
-   * share the loaders.
+   * The loaders and the logger, made on first use. A holder object rather than fields of their
+   * own: Apollo runs every operation on a shallow copy of the context, and the copies of one
+   * batched request must share them.
    */
-  private readonly loaders: Partial<Pick<GraphQLContext, 'userLoader' | 'inviteesLoader'>> = {};
+  private readonly madeOnFirstUse: Partial<
+    Pick<GraphQLContext, 'userLoader' | 'inviteesLoader' | 'logger'>
+  > = {};
 
   constructor(
     components: ServiceComponents,
     readonly caller: Caller,
     readonly budget: RequestBudget,
     readonly bounds: RequestBounds,
+    readonly ids: RequestIds,
+    private readonly serviceLogger: Logger,
+    readonly observed: ObservedRequest | undefined,
   ) {
     this.users = components.users;
     this.sequences = components.sequences;
     this.stats = components.stats;
+    this.requests = components.requests;
   }
 
   get userLoader(): GraphQLContext['userLoader'] {
-    return (this.loaders.userLoader ??= this.users.createLoader());
+    return (this.madeOnFirstUse.userLoader ??= this.users.createLoader());
   }
 
   get inviteesLoader(): GraphQLContext['inviteesLoader'] {
-    return (this.loaders.inviteesLoader ??= this.users.createInviteesLoader());
+    return (this.madeOnFirstUse.inviteesLoader ??= this.users.createInviteesLoader());
+  }
+
+  get logger(): Logger {
+    return (this.madeOnFirstUse.logger ??= this.serviceLogger.child(this.ids));
   }
 }
 
-export function createContextFactory(components: ServiceComponents) {
-  return ({ caller, budget, bounds }: RequestIdentity): Promise<GraphQLContext> =>
-    Promise.resolve(new RequestContext(components, caller, budget, bounds));
+export function createContextFactory(components: ServiceComponents, logger: Logger) {
+  return ({ caller, budget, bounds, ids, observed }: RequestIdentity): Promise<GraphQLContext> =>
+    Promise.resolve(new RequestContext(components, caller, budget, bounds, ids, logger, observed));
 }

@@ -13,6 +13,10 @@
  * - Anything else is a bug: INTERNAL_SERVER_ERROR with a generic message; the detail goes to the log
  *   only. Stack traces are added by Apollo outside production and never in it.
  *
+ * Every error an answer carries names the request's id (`extensions.requestId`, `withRequestId`),
+ * which a client quotes and an operator finds in the log; what is logged while formatting goes
+ * to the request's logger (`logErrorsWith`, so those lines carry the id too).
+ *
  * Bounded (src/limits.ts `ERRORS`): graphql-js echoes the offending input in variable and validation
  * errors, so each message is cut at `ERRORS.messageLength` characters, and `withinErrorBounds` keeps
  * at most `ERRORS.perResponse` errors in an answer, the last one counting those left out.
@@ -107,17 +111,42 @@ export function withinErrorBounds(result: { errors?: readonly GraphQLFormattedEr
   ];
 }
 
+/** The logger of the request each error arose in, set before Apollo formats them. */
+const requestLoggers = new WeakMap<object, Logger>();
+
+/** Makes the formatter log about `errors` (a request's, not yet formatted) to `logger`. */
+export function logErrorsWith(errors: readonly unknown[], logger: Logger): void {
+  for (const error of errors) {
+    if (typeof error === 'object' && error !== null) requestLoggers.set(error, logger);
+  }
+}
+
+/** Every error of an answer (a formatted result, changed in place) tagged with `requestId`. */
+export function withRequestId(
+  result: { errors?: readonly GraphQLFormattedError[] },
+  requestId: string,
+): void {
+  if (result.errors === undefined) return;
+  result.errors = result.errors.map((error) => ({
+    ...error,
+    extensions: { ...error.extensions, requestId },
+  }));
+}
+
 export function createErrorFormatter(logger: Logger) {
   const formatError = createUnboundedFormatter(logger);
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError =>
     withBoundedMessage(formatError(formatted, error));
 }
 
-function createUnboundedFormatter(logger: Logger) {
+function createUnboundedFormatter(serviceLogger: Logger) {
   return function formatError(
     formatted: GraphQLFormattedError,
     error: unknown,
   ): GraphQLFormattedError {
+    const logger =
+      (typeof error === 'object' && error !== null ? requestLoggers.get(error) : undefined) ??
+      serviceLogger;
     for (const cause of causes(error)) {
       if (cause instanceof DomainError) {
         return withExtensions(formatted, cause.message, {

@@ -48,7 +48,10 @@ import {
   LISTED_ITEMS_PER_REQUEST,
   PAGE_SIZE,
 } from '../limits';
-import { withinErrorBounds } from './errors';
+import type { Logger } from '../logger';
+import type { ObservedRequest } from '../stats/index';
+import type { RequestIds } from '../telemetry/index';
+import { logErrorsWith, withinErrorBounds, withRequestId } from './errors';
 
 export interface RequestTally {
   usersCreated: number;
@@ -353,16 +356,25 @@ export function tallyOperation(
   return total;
 }
 
-/** Where the plugin finds the request's bounds: the GraphQL context (src/graphql/context.ts). */
+/**
+ * Where the plugin finds the request's bounds, ids and logger: the GraphQL context
+ * (src/graphql/context.ts).
+ */
 export interface BoundedContext {
   bounds: RequestBounds;
+  ids: RequestIds;
+  logger: Logger;
+  observed?: ObservedRequest;
 }
 
 /** A settled promise to answer a hook with, shared: a hook that did its work at once makes none. */
 const DONE = Promise.resolve();
 
 /**
- * The Apollo plugin that plans each operation on Apollo's document and checks the request.
+ * The Apollo plugin that plans each operation on Apollo's document and checks the request, and
+ * finishes each answer's errors: bounded in number, each naming the request's id, logged (when
+ * formatting logs) to the request's logger; and tells the request's metrics which operation it
+ * answered and with which error codes.
  *
  * One listener object for every request (its per-operation state is a `WeakSet` of Apollo's
  * request contexts), and `errorPlugins`' own hooks run from it only when a request has errors:
@@ -394,22 +406,26 @@ export function requestBoundsPlugin<Context extends BoundedContext>(
       if (response.body.kind === 'single') {
         const result = response.body.singleResult;
         withinErrorBounds(result);
+        withRequestId(result, contextValue.ids.requestId);
+        contextValue.observed?.answered(
+          requestContext.operation?.operation,
+          requestContext.operationName,
+          (result.errors ?? []).map((error) => String(error.extensions?.code)),
+        );
         // How close the whole request came to its bounds (`Viewer.limits` names them).
         if (wasPlanned)
           result.extensions = { ...result.extensions, cost: contextValue.bounds.used };
       }
       return DONE;
     },
-    ...(errorPlugins.length === 0
-      ? {}
-      : {
-          async didEncounterErrors(requestContext) {
-            for (const plugin of errorPlugins) {
-              const own = await plugin.requestDidStart?.(requestContext);
-              await own?.didEncounterErrors?.(requestContext);
-            }
-          },
-        }),
+    // Apollo calls it only for a request with errors, before it formats them.
+    async didEncounterErrors(requestContext) {
+      logErrorsWith(requestContext.errors, requestContext.contextValue.logger);
+      for (const plugin of errorPlugins) {
+        const own = await plugin.requestDidStart?.(requestContext);
+        await own?.didEncounterErrors?.(requestContext);
+      }
+    },
   };
   const started = Promise.resolve(listener);
   return { requestDidStart: () => started };

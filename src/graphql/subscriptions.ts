@@ -25,6 +25,8 @@
  *   bite without a thousand connections); the service runs with `SUBSCRIPTIONS`.
  * - Each connection has one context (src/graphql/context.ts) whose signal aborts when it closes;
  *   a subscription's change stream closes when it completes or its connection closes.
+ * - Each operation (`subscribe` message) has a request id of its own (src/telemetry): its errors
+ *   carry it in `extensions.requestId`, and what is logged about them carries it.
  * - Executed once per event and kind of subscriber: subscribers of one shared change stream
  *   (src/database/change-feed.ts) receive the same event object; its result for one document,
  *   operation name, variables and caller (role and client: all a resolver may depend on) is
@@ -54,7 +56,8 @@ import { DOCUMENT, SUBSCRIPTIONS } from '../limits';
 import type { Logger } from '../logger';
 import type { ServiceComponents } from '../components';
 import { createContextFactory } from './context';
-import { createErrorFormatter } from './errors';
+import { requestIdsOf, type RequestIds } from '../telemetry/index';
+import { createErrorFormatter, logErrorsWith, withRequestId } from './errors';
 import { RequestBounds } from './request-bounds';
 
 export interface SubscriptionServerDeps {
@@ -75,14 +78,23 @@ export interface SubscriptionServerDeps {
 export type SubscriptionBounds = { readonly [bound in keyof typeof SUBSCRIPTIONS]: number };
 
 export interface SubscriptionServer {
-  /** Completes every subscription and closes every connection (1001). */
+  /**
+   * Completes every subscription and closes every connection with 1012 (Service Restart): the
+   * service is going away, not the client's subscription, and graphql-ws clients (like most
+   * WebSocket clients) reconnect after it, through the load balancer to another instance.
+   */
   close(): Promise<void>;
 }
 
-/** What one connection carries: its caller, its live subscriptions, its end. */
+/** The close code of a connection the stopping service ends (RFC 6455 registry: Service Restart). */
+export const SERVICE_RESTART = 1012;
+
+/** What one connection carries: its caller, its live subscriptions, its operations' ids, its end. */
 interface Connection {
   caller?: Caller;
   subscriptions: Set<string>;
+  /** By operation id, from its `subscribe` message until it ends. */
+  operations: Map<string, RequestIds>;
   ended: AbortController;
 }
 
@@ -191,7 +203,7 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
   });
   const connections = new WeakMap<object, Connection>();
   const perClient = new Map<string, number>();
-  const contextOf = createContextFactory(deps.components);
+  const contextOf = createContextFactory(deps.components, deps.logger);
   const formatError = createErrorFormatter(deps.logger);
   const least = leastSubscriptionRole();
   const rules = [...specifiedRules, ...deps.validationRules];
@@ -210,12 +222,30 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
     else perClient.set(key, left);
   };
 
+  /** An operation's errors as its answer carries them: formatted, logged with its ids, tagged. */
+  const formatErrors = (
+    connection: Connection | undefined,
+    id: string,
+    errors: readonly GraphQLError[],
+  ) => {
+    const ids = connection?.operations.get(id);
+    if (ids === undefined) return errors.map((error) => formatError(error.toJSON(), error));
+    logErrorsWith(errors, deps.logger.child(ids));
+    const answer = { errors: errors.map((error) => formatError(error.toJSON(), error)) };
+    withRequestId(answer, ids.requestId);
+    return answer.errors;
+  };
+
   const disposable = useServer<Record<string, unknown> | undefined, { connection: Connection }>(
     {
       schema: deps.schema,
       subscribe: subscribeSharing,
       onConnect: (ctx) => {
-        const connection: Connection = { subscriptions: new Set(), ended: new AbortController() };
+        const connection: Connection = {
+          subscriptions: new Set(),
+          operations: new Map(),
+          ended: new AbortController(),
+        };
         connections.set(ctx.extra, connection);
         const authorization = ctx.connectionParams?.authorization;
         const caller = deps.authenticate(
@@ -228,6 +258,9 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
       onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
         const connection = connections.get(ctx.extra);
         if (connection?.caller === undefined) return refusal('The connection was not initialised');
+        // A WebSocket operation has no headers of its own: its id is its own.
+        const ids = requestIdsOf({});
+        connection.operations.set(id, ids);
         let document: DocumentNode;
         try {
           document = parse(payload.query, { maxTokens: DOCUMENT.tokens });
@@ -248,6 +281,7 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
           // A subscription creates and allocates nothing; its pages are bounded by the document
           // rules (depth, cost) as it cannot be batched.
           bounds: new RequestBounds(1, { usersPerRequest: 0, anonymous: false }),
+          ids,
         });
         // Counted from here, with no await before it is handed to graphql-ws, which then calls
         // onComplete whatever happens to it (it ends, fails, or its connection closes).
@@ -282,14 +316,18 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
         );
         return args;
       },
-      onError: (_ctx, _id, _payload, errors) =>
-        errors.map((error) => formatError(error.toJSON(), error)),
-      onNext: (_ctx, _id, _payload, _args, result) =>
+      onError: (ctx, id, _payload, errors) => {
+        const formatted = formatErrors(connections.get(ctx.extra), id, errors);
+        connections.get(ctx.extra)?.operations.delete(id);
+        return formatted;
+      },
+      onNext: (ctx, id, _payload, _args, result) =>
         result.errors === undefined
           ? undefined
-          : { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) },
+          : { ...result, errors: formatErrors(connections.get(ctx.extra), id, result.errors) },
       onComplete: (ctx, id) => {
         const connection = connections.get(ctx.extra);
+        connection?.operations.delete(id);
         if (connection !== undefined) release(connection, id);
       },
       onClose: (ctx) => {
@@ -305,7 +343,9 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
 
   return {
     close: async () => {
-      for (const socket of wss.clients) socket.close(1001, 'The service is stopping');
+      for (const socket of wss.clients) {
+        socket.close(SERVICE_RESTART, 'The service is restarting; reconnect');
+      }
       await disposable.dispose();
     },
   };

@@ -22,17 +22,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { usersPerRequest, type Caller } from '../auth/index';
 import { malformedLiteral, RequestBounds } from '../graphql/index';
+import type { ObservedRequest } from '../stats/index';
+import type { RequestIds } from '../telemetry/index';
 import { BATCHED_OPERATIONS, DOCUMENT } from '../limits';
 import { RequestDeadline, type RequestBudget } from '../request-deadline';
 import { inputProblem, type InputProblem } from './input-bounds';
 import { rawInputProblem } from './raw-input-bounds';
 
 /**
- * A request as the HTTP layer knows it before GraphQL runs: who is calling (src/auth, once per
- * request), its budget (the deadline), once read its JSON body, and the bounds its operations
- * share.
+ * A request as the HTTP layer knows it before GraphQL runs: its ids (src/telemetry, first of all),
+ * who is calling (src/auth, once per request), its budget (the deadline), once read its JSON body,
+ * and the bounds its operations share.
  */
 export interface ServiceRequest extends IncomingMessage {
+  ids: RequestIds;
+  /** What its metrics record (src/stats), for a request to `/graphql`. */
+  observed?: ObservedRequest;
   caller: Caller;
   budget: RequestBudget;
   body?: unknown;
@@ -46,20 +51,26 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(JSON.stringify(body));
 }
 
-function sendError(
+/** Answers one GraphQL-shaped error, naming the request's id as GraphQL's own errors do. */
+export function sendError(
+  req: ServiceRequest,
   res: ServerResponse,
   status: number,
   code: string,
   message: string,
   extensions: Record<string, unknown> = {},
 ): void {
-  sendJson(res, status, { errors: [{ message, extensions: { code, ...extensions } }] });
+  req.observed?.refused(code);
+  sendJson(res, status, {
+    errors: [{ message, extensions: { code, ...extensions, requestId: req.ids.requestId } }],
+  });
 }
 
 /** Answers 400 and returns true for a batch of more than BATCHED_OPERATIONS operations. */
 export function refusedBatch(req: ServiceRequest, res: ServerResponse): boolean {
   if (!Array.isArray(req.body) || req.body.length <= BATCHED_OPERATIONS) return false;
   sendError(
+    req,
     res,
     400,
     'BAD_REQUEST',
@@ -79,7 +90,7 @@ export function startDeadline(
 ): RequestDeadline {
   const deadline = new RequestDeadline(timeoutMs, (reason) => {
     if (!res.headersSent) {
-      sendError(res, 503, 'SERVICE_UNAVAILABLE', reason.message, { retryable: true });
+      sendError(req, res, 503, 'SERVICE_UNAVAILABLE', reason.message, { retryable: true });
     }
   });
   req.budget = deadline;
@@ -129,7 +140,7 @@ export function refusedInput(req: ServiceRequest, res: ServerResponse, search: s
   for (const operation of operations) {
     const problem = inputProblem(operation.variables);
     if (problem !== null) {
-      sendError(res, 400, 'BAD_USER_INPUT', problem.message, { field: problem.field });
+      sendError(req, res, 400, 'BAD_USER_INPUT', problem.message, { field: problem.field });
       return true;
     }
     const literal =
@@ -138,6 +149,7 @@ export function refusedInput(req: ServiceRequest, res: ServerResponse, search: s
         : null;
     if (literal !== null) {
       sendError(
+        req,
         res,
         400,
         'BAD_USER_INPUT',
@@ -162,7 +174,7 @@ export function refusedInput(req: ServiceRequest, res: ServerResponse, search: s
 export function sentRefusal(req: ServiceRequest, res: ServerResponse): boolean {
   const { refusal } = req.bounds;
   if (refusal === null) return false;
-  sendError(res, refusal.status, refusal.code, refusal.message, {
+  sendError(req, res, refusal.status, refusal.code, refusal.message, {
     ...(refusal.field === undefined ? {} : { field: refusal.field }),
   });
   return true;

@@ -15,7 +15,10 @@
  * not restart a healthy process during a database outage), before authentication; `/ready` pings
  * the database with a short timeout and answers 503 while it cannot be reached or while the users'
  * unique indexes are missing (a database swapped for an empty one, a dropped collection) and being
- * rebuilt. Outside production `GET /` opens Apollo Sandbox (served at `/graphql`) or, when Apollo's
+ * rebuilt. From the moment the service is told to stop (`ServiceLifecycle.stopping`, set on
+ * SIGTERM) `/ready` answers 503 at once, without asking the database, while every other route
+ * keeps serving; those answers close their connection, so a client's next request opens a new one,
+ * which the load balancer sends to another instance. Outside production `GET /` opens Apollo Sandbox (served at `/graphql`) or, when Apollo's
  * CDN cannot be reached, the local explorer at `/explorer`, and `GET /schema.graphql` answers the
  * SDL (./explorer.ts). Anything else is 404.
  */
@@ -35,6 +38,7 @@ import { pingDatabase } from '../database/index';
 import type { ServiceComponents } from '../components';
 import { createContextFactory, type GraphQLContext } from '../graphql/index';
 import type { Logger } from '../logger';
+import { REQUEST_ID_HEADER, requestIdsOf } from '../telemetry/index';
 import { corsOptions } from './cors';
 import { servedExplorer } from './explorer';
 import { jsonBodyReader, type Middleware } from './json-body';
@@ -43,6 +47,7 @@ import {
   bodyErrorAnswer,
   refusedBatch,
   refusedInput,
+  sendError,
   sendJson,
   sentRefusal,
   startDeadline,
@@ -63,8 +68,15 @@ export type AppConfig = Pick<
   | 'REQUEST_TIMEOUT_MS'
 >;
 
+/** What the process tells the HTTP layer of its own life. */
+export interface ServiceLifecycle {
+  /** True once the service was told to stop (src/main.ts, on SIGTERM): no longer ready. */
+  readonly stopping: boolean;
+}
+
 export interface AppDeps {
   config: AppConfig;
+  lifecycle: ServiceLifecycle;
   apollo: ApolloServer<GraphQLContext>;
   client: MongoClient;
   components: ServiceComponents;
@@ -119,9 +131,17 @@ function metricsHandler(components: ServiceComponents) {
   };
 }
 
-/** `GET /ready`: 200 once the database answers a ping and the users' unique indexes exist. */
-function readinessHandler(client: MongoClient, components: ServiceComponents) {
+/**
+ * `GET /ready`: 200 once the database answers a ping and the users' unique indexes exist, until
+ * the service is told to stop.
+ */
+function readinessHandler(
+  client: MongoClient,
+  components: ServiceComponents,
+  lifecycle: ServiceLifecycle,
+) {
   return async (res: ServerResponse) => {
+    if (lifecycle.stopping) return sendJson(res, 503, { status: 'shutting down' });
     const reachable = await pingDatabase(client, READY_PING_TIMEOUT_MS);
     // Only ready once the unique indexes writes depend on exist (asking starts their rebuild).
     const indexed = reachable && (await components.users.indexesReady());
@@ -159,21 +179,19 @@ function tokenRefusal(allowCors: Middleware) {
   return async (req: ServiceRequest, res: ServerResponse) => {
     await through(allowCors, req, res);
     res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
-    sendJson(res, 401, {
-      errors: [
-        {
-          message:
-            'The Authorization header holds no valid token (expected "Bearer <token>" with a configured token); send none to act as anonymous.',
-          extensions: { code: 'UNAUTHENTICATED' },
-        },
-      ],
-    });
+    sendError(
+      req,
+      res,
+      401,
+      'UNAUTHENTICATED',
+      'The Authorization header holds no valid token (expected "Bearer <token>" with a configured token); send none to act as anonymous.',
+    );
   };
 }
 
 /** `/graphql`: CORS, the deadline, the body and its limits, then Apollo. */
-function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Middleware) {
-  const buildContext = createContextFactory(components);
+function graphqlHandler({ config, apollo, components, logger }: AppDeps, allowCors: Middleware) {
+  const buildContext = createContextFactory(components, logger);
   const readJson = jsonBodyReader({ limit: config.BODY_LIMIT, verify: verifyInputBounds });
   return async (req: ServiceRequest, res: ServerResponse, search: string) => {
     // cors answers a preflight itself, without passing it on; any other request it passes on.
@@ -212,9 +230,9 @@ function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Midd
 }
 
 /** The answer to an error no handler answered: a body-parser refusal, else a 500 (logged). */
-function answerFailure(logger: Logger, res: ServerResponse, err: unknown): void {
+function answerFailure(logger: Logger, req: ServiceRequest, res: ServerResponse, err: unknown) {
   const answer = bodyErrorAnswer(err);
-  if (answer === null) logger.error({ err }, 'unexpected error in the HTTP layer');
+  if (answer === null) logger.child(req.ids).error({ err }, 'unexpected error in the HTTP layer');
   if (res.headersSent) {
     // Already answered (the deadline fired first): the late failure has no one to tell.
     if (!res.writableEnded) res.end();
@@ -225,12 +243,11 @@ function answerFailure(logger: Logger, res: ServerResponse, err: unknown): void 
     code: 'INTERNAL_SERVER_ERROR',
     message: 'Internal server error',
   };
-  const extensions = field === undefined ? { code } : { code, field };
-  sendJson(res, status, { errors: [{ message, extensions }] });
+  sendError(req, res, status, code, message, field === undefined ? {} : { field });
 }
 
 export function createApp(deps: AppDeps): RequestListener {
-  const { config, client, components, logger } = deps;
+  const { config, client, components, logger, lifecycle } = deps;
   const openAccess = openAccessWarning(config);
   if (openAccess !== null) logger.warn(openAccess);
   const authenticate = createAuthenticator(config);
@@ -238,24 +255,41 @@ export function createApp(deps: AppDeps): RequestListener {
   const graphql = graphqlHandler(deps, allowCors);
   const refuseToken = tokenRefusal(allowCors);
   const metrics = metricsHandler(components);
-  const ready = readinessHandler(client, components);
+  const ready = readinessHandler(client, components, lifecycle);
 
   const route = async (req: ServiceRequest, res: ServerResponse) => {
     const { path, search } = splitUrl(req.url);
     const read = req.method === 'GET' || req.method === 'HEAD';
+    if (lifecycle.stopping) res.setHeader('connection', 'close');
     // First, before anything that reads headers or bodies: a liveness probe costs nothing.
     if (read && path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (read && path === '/ready') return ready(res);
     const caller = authenticate(req.headers.authorization);
+    if (path === '/graphql' || path.startsWith('/graphql/')) {
+      // Timed from here, a token refusal and a failure included (the request histogram).
+      const observed = (req.observed = components.requests.start());
+      try {
+        if (caller === null) return await refuseToken(req, res);
+        req.caller = caller;
+        return await graphql(req, res, search);
+      } catch (err) {
+        return answerFailure(logger, req, res, err);
+      } finally {
+        components.requests.finish(observed, res.statusCode);
+      }
+    }
     if (caller === null) return refuseToken(req, res);
     req.caller = caller;
-    if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, search);
     if (read && path === '/metrics') return metrics(req, res);
     if (read && config.NODE_ENV !== 'production' && (await servedExplorer(path, res))) return;
     sendJson(res, 404, { error: `No ${req.method ?? ''} ${path} here` });
   };
 
-  return (req, res) => {
-    route(req as ServiceRequest, res).catch((err: unknown) => answerFailure(logger, res, err));
+  return (incoming, res) => {
+    const req = incoming as ServiceRequest;
+    // First of all: every answer, a probe's too, names the request it answers.
+    req.ids = requestIdsOf(req.headers);
+    res.setHeader(REQUEST_ID_HEADER, req.ids.requestId);
+    route(req, res).catch((err: unknown) => answerFailure(logger, req, res, err));
   };
 }

@@ -2,9 +2,11 @@
  * Starting and stopping the service's HTTP server.
  *
  * Subscriptions (graphql-ws) share the port and `/graphql` (src/graphql/subscriptions.ts).
- * `close()` closes subscription connections (1001, their change streams with them), then stops
- * accepting connections, lets in-flight requests finish (Apollo's drain plugin),
- * then resolves; it does not close the MongoClient, which belongs to the caller, as do the components
+ * Stopping takes two steps, in the order Kubernetes documents: `failReadiness()` makes `/ready`
+ * answer 503 while everything else keeps serving (the caller waits out its grace, so the load
+ * balancer notices); `close()` then closes subscription connections (1012 Service Restart, which
+ * clients retry, elsewhere; their change streams with them), stops accepting connections, lets
+ * in-flight requests finish (Apollo's drain plugin), then resolves; it does not close the MongoClient, which belongs to the caller, as do the components
  * (the caller ensures indexes before starting, so the first request has the unique indexes it needs).
  */
 import { createServer, type Server } from 'node:http';
@@ -38,6 +40,8 @@ export interface HttpServerDeps {
 export interface RunningHttpServer {
   url: string;
   server: Server;
+  /** From now on `/ready` answers 503; requests are still served. */
+  failReadiness(): void;
   close(): Promise<void>;
 }
 
@@ -51,6 +55,7 @@ export async function startHttpServer(
   const schema = createSchema();
   const armor = documentProtection(config);
   const apollo = createApolloServer(config, server, deps.logger, schema, armor);
+  const lifecycle = { stopping: false };
   await apollo.start();
   const subscriptions = startSubscriptionServer({
     server,
@@ -66,6 +71,7 @@ export async function startHttpServer(
     'request',
     createApp({
       config,
+      lifecycle,
       apollo,
       client: deps.client,
       components: deps.components,
@@ -88,7 +94,11 @@ export async function startHttpServer(
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     server,
+    failReadiness: () => {
+      lifecycle.stopping = true;
+    },
     close: async () => {
+      lifecycle.stopping = true;
       await subscriptions.close();
       await apollo.stop();
     },

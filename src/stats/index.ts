@@ -4,7 +4,9 @@
 export {
   type CreationRecord,
   MAX_SEQUENCE_LABELS,
+  METRIC_PREFIX,
   StrategyStats,
   type StrategySnapshot,
   type StrategyStatsOptions,
 } from './strategy-stats';
+export { MAX_OPERATION_LABELS, ObservedRequest, RequestStats } from './request-stats';

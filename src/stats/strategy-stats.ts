@@ -5,8 +5,12 @@
  * The strategies are given to it (their names are labels here), so this component imports no
  * other: the list has its home in src/strategies, which the composition root passes in.
  *
+ * Names follow Prometheus' conventions: every series starts with `METRIC_PREFIX`, counters end in
+ * `_total`, durations are in seconds (`_seconds`); test/stats/metric-names.test.ts walks `/metrics`
+ * and fails on a name that does not.
+ *
  * Invariants: each instance owns its prom-client registry (tests and several services in one
- * process never share series); every strategy's series exist from the start at zero, so a scraper
+ * process never share series; ./request-stats.ts registers on the same one); every strategy's series exist from the start at zero, so a scraper
  * sees all of them; `snapshot()` and `metrics()` read the same totals and the same latency sketch, so
  * `Query.strategyStats` and /metrics never disagree. Latency is one observation per `record()`
  * (one createUser call, or one createUsers batch). Label cardinality is bounded whatever callers
@@ -45,6 +49,9 @@ export interface StrategySnapshot<S extends string = string> {
   p99Ms: number | null;
 }
 
+/** The one prefix of every series the service exports. */
+export const METRIC_PREFIX = 'sequential_ids_';
+
 type Totals = Omit<CreationRecord, 'strategy' | 'latencyMs'>;
 const TOTALLED = [
   'users',
@@ -57,36 +64,36 @@ const TOTALLED = [
 ] as const;
 
 const SERIES: Record<keyof Totals, { name: string; help: string }> = {
-  users: { name: 'users_created_total', help: 'Users created, by id strategy.' },
+  users: { name: `${METRIC_PREFIX}users_created_total`, help: 'Users created, by id strategy.' },
   attempts: {
-    name: 'user_insert_attempts_total',
+    name: `${METRIC_PREFIX}user_insert_attempts_total`,
     help: 'User inserts attempted, duplicate-key retries included, by id strategy.',
   },
   duplicateKeyRetries: {
-    name: 'user_duplicate_key_retries_total',
+    name: `${METRIC_PREFIX}user_duplicate_key_retries_total`,
     help: 'Inserts retried because the chosen _id was taken, by id strategy.',
   },
   counterRepairs: {
-    name: 'counter_repairs_total',
+    name: `${METRIC_PREFIX}counter_repairs_total`,
     help: 'Counter repairs ($max to the stored max _id) after an issued id was taken, by id strategy.',
   },
   transactionRetries: {
-    name: 'user_transaction_retries_total',
+    name: `${METRIC_PREFIX}user_transaction_retries_total`,
     help: 'Transactions run again (transient errors) and commits sent again (unknown result), by id strategy.',
   },
   writeConflicts: {
-    name: 'user_transaction_write_conflicts_total',
+    name: `${METRIC_PREFIX}user_transaction_write_conflicts_total`,
     help: 'Transaction retries caused by a write conflict with another transaction, by id strategy.',
   },
   commands: {
-    name: 'user_creation_db_commands_total',
+    name: `${METRIC_PREFIX}user_creation_db_commands_total`,
     help: 'Database commands sent to create users, by id strategy.',
   },
 };
 
 const QUANTILES = [0.5, 0.95, 0.99] as const;
 
-/** Sequence names with a label of their own in `counter_document_writes_total`; the rest: `other`. */
+/** Sequence names with a label of their own in `sequential_ids_counter_document_writes_total`; the rest: `other`. */
 export const MAX_SEQUENCE_LABELS = 16;
 const OTHER_SEQUENCES = 'other';
 
@@ -96,7 +103,8 @@ export interface StrategyStatsOptions {
 }
 
 export class StrategyStats<S extends string = string> {
-  private readonly registry = new Registry();
+  /** The service's one registry: ./request-stats.ts registers its series on it too. */
+  readonly registry = new Registry();
   private readonly totals = new Map<S, Totals>();
   private readonly latencies = new Map<S, LatencySketch>();
   /**
@@ -121,7 +129,7 @@ export class StrategyStats<S extends string = string> {
       ]),
     ) as Record<keyof Totals, Counter<'strategy'>>;
     this.counterWrites = new Counter({
-      name: 'counter_document_writes_total',
+      name: `${METRIC_PREFIX}counter_document_writes_total`,
       help: 'Successful writes of counter documents (allocations, repairs, sets), by sequence.',
       labelNames: ['sequence'],
       registers,
@@ -129,15 +137,15 @@ export class StrategyStats<S extends string = string> {
     this.otherCounterWrites = this.counterWrites.labels({ sequence: OTHER_SEQUENCES });
     const latencies = this.latencies;
     new Gauge({
-      name: 'user_creation_latency_ms',
-      help: 'Latency of user creation calls in milliseconds, by id strategy and quantile (within 1%).',
+      name: `${METRIC_PREFIX}user_creation_duration_seconds`,
+      help: 'Duration of user creation calls in seconds, by id strategy and quantile (within 1%).',
       labelNames: ['strategy', 'quantile'],
       registers,
       collect() {
         for (const [strategy, sketch] of latencies) {
           for (const q of QUANTILES) {
             const value = sketch.quantile(q);
-            if (value !== null) this.set({ strategy, quantile: String(q) }, value);
+            if (value !== null) this.set({ strategy, quantile: String(q) }, value / 1_000);
           }
         }
       },

@@ -23,9 +23,11 @@
  * here, where `acquire` costs it a promise, a turn of microtasks, a releaser closure and a scan of
  * the whole capacity at every release.
  *
- * Imports nothing: the strategies' contract (./strategy.ts) names it, and the users component
- * creates one per process.
+ * Imports only src/telemetry (to show a wait in the request's trace): the strategies' contract
+ * (./strategy.ts) names it, and the users component creates one per process.
  */
+import { annotateActiveSpan } from '../telemetry/index';
+
 export class UserIdTurns {
   /**
    * Shared rounds at once. More would gain nothing: the driver sends at most `maxPoolSize`
@@ -52,9 +54,12 @@ export class UserIdTurns {
       this.running += weight;
       return this.run(round, weight);
     }
-    return new Promise<void>((start) => this.waiting.push({ weight, start })).then(() =>
-      this.run(round, weight),
-    );
+    const queuedAt = performance.now();
+    return new Promise<void>((start) => this.waiting.push({ weight, start })).then(() => {
+      // The request's trace shows the wait (src/telemetry); the instrumentations cannot see it.
+      annotateActiveSpan({ 'sequential_ids.turn_waited_ms': performance.now() - queuedAt });
+      return this.run(round, weight);
+    });
   }
 
   /** Runs a round whose weight is already counted in `running`; ends its turn whatever happens. */

@@ -15,6 +15,7 @@
  *    repeats) lost a race to a concurrent request with that key: its stored user is read once and
  *    returned as a replay, so concurrent first requests with one key create exactly one user.
  */
+import { annotateActiveSpan } from '../telemetry/index';
 import { Long } from 'bson';
 import type { WriteOptions } from '../database/index';
 import { DomainError } from '../errors';
@@ -323,6 +324,16 @@ function newCall(
 /** What the stats hear of a call that attempted an insert; nothing of one that did not. */
 function recordCall({ deps, strategy, tally, totals }: CreationCall, started: number): void {
   if (totals.attempts === 0) return;
+  // On the request's trace too (src/telemetry), where the instrumentations cannot see them.
+  annotateActiveSpan({
+    'sequential_ids.strategy': strategy,
+    'sequential_ids.ids_taken': totals.attempts,
+    'sequential_ids.users_created': totals.users,
+    'sequential_ids.duplicate_key_retries': totals.duplicateKeyRetries,
+    'sequential_ids.transaction_retries': tally.transactionRetries ?? 0,
+    'sequential_ids.write_conflicts': tally.writeConflicts ?? 0,
+    'sequential_ids.db_commands': tally.commands,
+  });
   deps.stats.record({
     strategy,
     ...totals,

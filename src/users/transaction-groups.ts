@@ -24,6 +24,7 @@
  *   fails, and the others go again.
  * - Commands are counted on the first member's tally: the group sent them once.
  */
+import { annotateActiveSpan } from '../telemetry/index';
 import { Long } from 'bson';
 import { beforeWrite } from '../database/index';
 import { USERS_PER_BATCH } from '../limits';
@@ -128,6 +129,7 @@ export class TransactionGroups {
    * `maxRounds`.
    */
   private async run(initial: Member[]): Promise<void> {
+    annotateActiveSpan({ 'sequential_ids.transaction_group_size': initial.length });
     let group = initial;
     let collisions = 0;
     let repairFirst = false; // the last attempt's `_id` was taken

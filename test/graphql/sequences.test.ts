@@ -264,9 +264,11 @@ describe('sequences, a paginated connection', () => {
     }
     const metrics = await (await fetch(`${service.url}/metrics`, { headers: CLIENT })).text();
     const labels = new Set(
-      [...metrics.matchAll(/^counter_document_writes_total\{[^}]*sequence="([^"]*)"/gm)].map(
-        (m) => m[1],
-      ),
+      [
+        ...metrics.matchAll(
+          /^sequential_ids_counter_document_writes_total\{[^}]*sequence="([^"]*)"/gm,
+        ),
+      ].map((m) => m[1]),
     );
     expect(labels.size).toBeLessThanOrEqual(17);
   });

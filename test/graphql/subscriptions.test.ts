@@ -291,7 +291,10 @@ test('sequenceChanged and the counter-write metric see only committed writes: a 
     );
   const counterWrites = async (): Promise<number> => {
     const text = await (await fetch(`${own.url}/metrics`, { headers: ADMIN_HEADERS })).text();
-    const line = /^counter_document_writes_total\{[^}]*sequence="userid"[^}]*\} (\d+)$/m.exec(text);
+    const line =
+      /^sequential_ids_counter_document_writes_total\{[^}]*sequence="userid"[^}]*\} (\d+)$/m.exec(
+        text,
+      );
     return line === null ? 0 : Number(line[1]);
   };
   try {

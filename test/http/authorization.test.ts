@@ -242,7 +242,11 @@ describe('tokens that are presented but not valid are UNAUTHENTICATED, in every 
             operation,
             status: 401,
             body: {
-              errors: [expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED' } })],
+              errors: [
+                expect.objectContaining({
+                  extensions: { code: 'UNAUTHENTICATED', requestId: expect.any(String) },
+                }),
+              ],
             },
           });
         }

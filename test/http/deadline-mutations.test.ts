@@ -315,6 +315,7 @@ describe.each(CASES.map((c) => [`${c.field}: ${c.name}`, c] as const))('%s', (_l
     expect(answer.body.errors?.[0]?.extensions).toEqual({
       code: 'SERVICE_UNAVAILABLE',
       retryable: true,
+      requestId: expect.any(String),
     });
     expect(heldStarted).toBe(true);
     expect(writesAfterAnswer).toEqual([]);
@@ -340,6 +341,7 @@ test('a read held past the deadline answers 503 retryable too', async () => {
   expect(answer.body.errors?.[0]?.extensions).toEqual({
     code: 'SERVICE_UNAVAILABLE',
     retryable: true,
+    requestId: expect.any(String),
   });
 });
 

@@ -86,6 +86,7 @@ describe('slow bodies', () => {
       expect(JSON.parse(answer.text).errors[0].extensions).toEqual({
         code: 'SERVICE_UNAVAILABLE',
         retryable: true,
+        requestId: expect.any(String),
       });
     }
     // The rest of each body has arrived (the connection closed after it); give it time to run.
@@ -156,6 +157,7 @@ describe('deadlines in the middle of a create: every answered-503 request is abs
     expect(answer.body.errors?.[0]?.extensions).toEqual({
       code: 'SERVICE_UNAVAILABLE',
       retryable: true,
+      requestId: expect.any(String),
     });
     expect(insertsAfterAnswer).toEqual([]);
     expect(await storedNames(names)).toEqual([]);

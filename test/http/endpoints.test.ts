@@ -89,8 +89,10 @@ describe('with the database reachable', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await response.text();
-    expect(text).toMatch(/^users_created_total\{[^}]*strategy="COUNTER"[^}]*\} 1$/m);
-    expect(text).toMatch(/^counter_document_writes_total\{[^}]*sequence="userid"[^}]*\} 1$/m);
+    expect(text).toMatch(/^sequential_ids_users_created_total\{[^}]*strategy="COUNTER"[^}]*\} 1$/m);
+    expect(text).toMatch(
+      /^sequential_ids_counter_document_writes_total\{[^}]*sequence="userid"[^}]*\} 1$/m,
+    );
   });
 
   test('strategyStats reports the same creation', async () => {

@@ -81,7 +81,7 @@ describe('a body the service cannot decode is a 415 that says what to send inste
     const response = await post(service, create, headers);
     expect(response.status).toBe(415);
     expect(await response.json()).toEqual({
-      errors: [{ message, extensions: { code: 'BAD_REQUEST' } }],
+      errors: [{ message, extensions: { code: 'BAD_REQUEST', requestId: expect.any(String) } }],
     });
     expect(await userCount(service)).toBe(before);
   });

@@ -138,7 +138,11 @@ describe('items listed per request (finding 4: /health must not wait behind one 
       Array.from({ length: 10 }, () => ({ query: sequencesPage(6, 100) })),
     );
     expect(response.status).toBe(400);
-    expect(response.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'first' });
+    expect(response.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      field: 'first',
+      requestId: expect.any(String),
+    });
     expect(response.body.errors[0].message).toMatch(/at most 2000 items.*6000/);
   });
 
@@ -193,7 +197,11 @@ describe('lone surrogates (finding 6): refused as BAD_USER_INPUT naming the argu
     const before = await userCount();
     const response = await post({ query: CREATE, variables: { input } });
     expect(response.status).toBe(400);
-    expect(response.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field });
+    expect(response.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      field,
+      requestId: expect.any(String),
+    });
     expect(await userCount()).toBe(before);
   });
 
@@ -216,6 +224,7 @@ describe('lone surrogates (finding 6): refused as BAD_USER_INPUT naming the argu
     expect(response.body.errors[0].extensions).toEqual({
       code: 'BAD_USER_INPUT',
       field: 'inputs.1.name',
+      requestId: expect.any(String),
     });
   });
 
@@ -224,6 +233,10 @@ describe('lone surrogates (finding 6): refused as BAD_USER_INPUT naming the argu
       query: 'query($name: String!) { nextSequence(name: $name) }',
       variables: { name: `orders${LONE_HIGH}` },
     });
-    expect(response.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'name' });
+    expect(response.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      field: 'name',
+      requestId: expect.any(String),
+    });
   });
 });

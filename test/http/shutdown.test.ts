@@ -1,29 +1,30 @@
 /**
  * Stopping the service: in-flight requests finish (Apollo's drain plugin) before the server closes;
  * the process entry (src/main.ts) drains and exits 0 on SIGTERM and SIGINT, and refuses to start
- * on a bad environment or without MONGODB_URI in production.
+ * on a bad environment or without MONGODB_URI in production. On SIGTERM readiness goes first:
+ * `/ready` answers 503 at once while requests are served for SHUTDOWN_GRACE_MS, then the server
+ * drains; subscribers are closed with 1012 (Service Restart).
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
+import { createClient } from 'graphql-ws';
 import type { CommandStartedEvent } from 'mongodb';
+import WebSocket from 'ws';
+import { SERVICE_RESTART } from '../../src/graphql/subscriptions';
 import { testMongoUri, uniqueDbName } from '../support/db';
-import { startTestService } from '../support/service';
+import { MAIN_PROCESS_TIMEOUT_MS, startMainProcess } from '../support/main-process';
+import { CLIENT_HEADERS, postGraphQL, startTestService } from '../support/service';
 import { startFaultyDatabase, type FaultyDatabase } from './faulty-database';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const PROCESS_TIMEOUT_MS = 60_000;
+let database: FaultyDatabase;
+
+beforeAll(async () => {
+  database = await startFaultyDatabase();
+});
+
+afterAll(async () => {
+  await database.stop();
+});
 
 describe('stop()', () => {
-  let database: FaultyDatabase;
-
-  beforeAll(async () => {
-    database = await startFaultyDatabase();
-  });
-
-  afterAll(async () => {
-    await database.stop();
-  });
-
   test('lets a request already in flight finish before the server closes', async () => {
     const service = await startTestService({ mongodbUri: database.uri });
     const answer = await database.whileFind({ blockTimeMS: 1_500 }, { times: 1 }, async () => {
@@ -44,6 +45,33 @@ describe('stop()', () => {
     expect(answer.body).toEqual({ data: { user: null }, extensions: { cost: expect.any(Object) } });
     await expect(fetch(`${service.url}/health`)).rejects.toThrow();
   });
+
+  test('closes subscription connections with 1012 Service Restart, which clients retry', async () => {
+    const service = await startTestService();
+    let closeCode: number | undefined;
+    const connected = new Promise<void>((resolve) => {
+      const client = createClient({
+        url: `${service.url.replace(/^http/, 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: CLIENT_HEADERS,
+        retryAttempts: 0,
+        on: {
+          connected: () => resolve(),
+          closed: (event) => {
+            closeCode = (event as CloseEvent).code;
+          },
+        },
+      });
+      client.subscribe(
+        { query: 'subscription { userCreated { user { id } } }' },
+        { next: () => {}, error: () => {}, complete: () => {} },
+      );
+    });
+    await connected;
+    await service.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(closeCode).toBe(SERVICE_RESTART);
+  });
 });
 
 interface ProcessOutcome {
@@ -52,32 +80,18 @@ interface ProcessOutcome {
 }
 
 /** Runs src/main.ts; `signal` is sent once it prints that it is ready. */
-function runMain(env: Record<string, string>, signal?: NodeJS.Signals): Promise<ProcessOutcome> {
-  return new Promise((resolve, reject) => {
-    // tsx's loader in this very process: the `tsx` CLI would stand between the signal and main.ts
-    // and SIGKILL it when it does not confirm the relay within 30 ms (as on a busy machine).
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'main.ts')], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const killer = setTimeout(() => child.kill('SIGKILL'), PROCESS_TIMEOUT_MS);
-    const collect = (chunk: Buffer) => {
-      const before = output;
-      output += chunk.toString();
-      if (signal && !before.includes('service ready at') && output.includes('service ready at')) {
-        child.kill(signal);
-      }
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(killer);
-      resolve({ code, output });
-    });
-  });
+async function runMain(
+  env: Record<string, string>,
+  signal?: NodeJS.Signals,
+): Promise<ProcessOutcome> {
+  const main = startMainProcess(env);
+  if (signal !== undefined)
+    void main.ready.then(
+      () => main.child.kill(signal),
+      () => {},
+    );
+  const code = await main.exited;
+  return { code, output: main.output() };
 }
 
 describe('the process', () => {
@@ -98,7 +112,7 @@ describe('the process', () => {
       expect(outcome.output).toMatch(/"level":40,.*OPEN ACCESS \(NODE_ENV=test\)/);
       expect(outcome.code).toBe(0);
     },
-    PROCESS_TIMEOUT_MS + 10_000,
+    MAIN_PROCESS_TIMEOUT_MS + 10_000,
   );
 
   test(
@@ -108,7 +122,7 @@ describe('the process', () => {
       expect(outcome.code).toBe(1);
       expect(outcome.output).toMatch(/MONGODB_URI is required when NODE_ENV=production/);
     },
-    PROCESS_TIMEOUT_MS + 10_000,
+    MAIN_PROCESS_TIMEOUT_MS + 10_000,
   );
 
   test(
@@ -130,7 +144,7 @@ describe('the process', () => {
       expect(outcome.output).toMatch(/CLIENT_TOKENS: .*client billing must be at least 32/);
       expect(outcome.output).not.toMatch(/correct horse/);
     },
-    PROCESS_TIMEOUT_MS + 10_000,
+    MAIN_PROCESS_TIMEOUT_MS + 10_000,
   );
 
   test(
@@ -142,6 +156,64 @@ describe('the process', () => {
         /ID_BLOCK_SIZE_MAX: ID_BLOCK_SIZE_MAX must be at least ID_BLOCK_SIZE/,
       );
     },
-    PROCESS_TIMEOUT_MS + 10_000,
+    MAIN_PROCESS_TIMEOUT_MS + 10_000,
+  );
+});
+
+describe('readiness first', () => {
+  const GRACE_MS = 3_000;
+  const CREATE = 'mutation { createUser(input: { name: "late" }) { user { id } error { code } } }';
+
+  test(
+    'on SIGTERM /ready fails at once, requests are served for the grace, in-flight ones finish, exit 0',
+    async () => {
+      const main = startMainProcess({
+        NODE_ENV: 'test',
+        MONGODB_URI: database.uri,
+        MONGODB_DB: uniqueDbName('grace'),
+        SHUTDOWN_GRACE_MS: String(GRACE_MS),
+      });
+      const url = await main.ready;
+      expect((await fetch(`${url}/ready`)).status).toBe(200);
+      // One request held in the database across the whole sequence: its find blocks past the grace.
+      await database.whileFind({ blockTimeMS: GRACE_MS + 2_000 }, { times: 1 }, async () => {
+        const held = postGraphQL(url, '{ user(id: "1") { id } }').then((answer) => ({
+          answer,
+          at: performance.now(),
+        }));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const signalledAt = performance.now();
+        main.child.kill('SIGTERM');
+        // The first probe sent after the signal that is answered 503, relative to the signal.
+        let notReadyAfter: number | undefined;
+        while (notReadyAfter === undefined) {
+          const sentAt = performance.now();
+          const probe = await fetch(`${url}/ready`);
+          if (probe.status === 503) {
+            expect(await probe.json()).toEqual({ status: 'shutting down' });
+            notReadyAfter = sentAt - signalledAt;
+          } else expect(probe.status).toBe(200);
+        }
+        expect(notReadyAfter).toBeLessThan(100);
+        // Still serving: liveness, and a request sent now (new connection) is answered.
+        const health = await fetch(`${url}/health`);
+        expect(health.status).toBe(200);
+        expect(health.headers.get('connection')).toBe('close');
+        const created = await postGraphQL<{ createUser: { user: { id: string } } }>(url, CREATE);
+        expect(created.status).toBe(200);
+        expect(created.body.data?.createUser.user.id).toBe('1');
+        const { answer, at } = await held;
+        expect(answer.status).toBe(200);
+        // Its find ran once its block ended, after the user created during the grace was stored.
+        expect(answer.body.data).toEqual({ user: { id: '1' } });
+        // It was answered only once the grace had passed: it was held across the sequence.
+        expect(at - signalledAt).toBeGreaterThanOrEqual(GRACE_MS);
+      });
+      expect(await main.exited).toBe(0);
+      expect(main.output()).toMatch(/"graceMs":3000,.*not ready; serving during the grace/);
+      expect(main.output()).toMatch(/"msg":"stopped"/);
+      await expect(fetch(`${url}/health`)).rejects.toThrow();
+    },
+    MAIN_PROCESS_TIMEOUT_MS + 10_000,
   );
 });

@@ -1,5 +1,5 @@
 /**
- * A counter write is announced (`onCounterWrite`: the statistics' counter_document_writes_total)
+ * A counter write is announced (`onCounterWrite`: the statistics' sequential_ids_counter_document_writes_total)
  * only once it is committed: an allocation inside a transaction that is rolled back (the work
  * refuses, a transient error retries it) announces nothing, and the committed attempt announces
  * exactly one write. Issue 22: rolled-back `$inc`s were counted. Through the real driver, in real

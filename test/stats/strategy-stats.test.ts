@@ -14,7 +14,7 @@ const record = (overrides: Partial<CreationRecord<IdStrategy>>): CreationRecord<
   ...overrides,
 });
 
-/** The value of one series line in Prometheus text, e.g. `users_created_total{strategy="BLOCK"}`. */
+/** The value of one series line in Prometheus text, e.g. `sequential_ids_users_created_total{strategy="BLOCK"}`. */
 function seriesValue(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
@@ -39,7 +39,9 @@ describe('StrategyStats', () => {
       })),
     );
     const text = await stats.metrics();
-    expect(seriesValue(text, 'users_created_total{strategy="OPTIMISTIC_LOOP"}')).toBe(0);
+    expect(
+      seriesValue(text, 'sequential_ids_users_created_total{strategy="OPTIMISTIC_LOOP"}'),
+    ).toBe(0);
   });
 
   test('records add up per strategy, and commands per user divides commands by users created', () => {
@@ -84,14 +86,16 @@ describe('StrategyStats', () => {
     stats.record(record({ attempts: 2, duplicateKeyRetries: 1, counterRepairs: 1, commands: 5 }));
     const text = await stats.metrics();
     const counter = (name: string) => seriesValue(text, `${name}{strategy="COUNTER"}`);
-    expect(counter('users_created_total')).toBe(2);
-    expect(counter('user_insert_attempts_total')).toBe(3);
-    expect(counter('user_duplicate_key_retries_total')).toBe(1);
-    expect(counter('counter_repairs_total')).toBe(1);
-    expect(counter('user_transaction_retries_total')).toBe(0);
-    expect(counter('user_transaction_write_conflicts_total')).toBe(0);
-    expect(counter('user_creation_db_commands_total')).toBe(7);
-    expect(seriesValue(text, 'user_transaction_retries_total{strategy="BLOCK"}')).toBe(0);
+    expect(counter('sequential_ids_users_created_total')).toBe(2);
+    expect(counter('sequential_ids_user_insert_attempts_total')).toBe(3);
+    expect(counter('sequential_ids_user_duplicate_key_retries_total')).toBe(1);
+    expect(counter('sequential_ids_counter_repairs_total')).toBe(1);
+    expect(counter('sequential_ids_user_transaction_retries_total')).toBe(0);
+    expect(counter('sequential_ids_user_transaction_write_conflicts_total')).toBe(0);
+    expect(counter('sequential_ids_user_creation_db_commands_total')).toBe(7);
+    expect(
+      seriesValue(text, 'sequential_ids_user_transaction_retries_total{strategy="BLOCK"}'),
+    ).toBe(0);
     expect(stats.snapshot().find((s) => s.strategy === 'COUNTER')).toMatchObject({
       usersCreated: 2,
       insertAttempts: 3,
@@ -126,21 +130,36 @@ describe('StrategyStats', () => {
     stats.recordCounterWrite('invoice');
     const text = await stats.metrics();
     const block = stats.snapshot()[2];
-    expect(seriesValue(text, 'users_created_total{strategy="BLOCK"}')).toBe(3);
-    expect(seriesValue(text, 'user_creation_db_commands_total{strategy="BLOCK"}')).toBe(6);
-    expect(seriesValue(text, 'counter_document_writes_total{sequence="userid"}')).toBe(2);
-    expect(seriesValue(text, 'counter_document_writes_total{sequence="invoice"}')).toBe(1);
-    expect(seriesValue(text, 'user_transaction_retries_total{strategy="TRANSACTION"}')).toBe(2);
+    expect(seriesValue(text, 'sequential_ids_users_created_total{strategy="BLOCK"}')).toBe(3);
     expect(
-      seriesValue(text, 'user_transaction_write_conflicts_total{strategy="TRANSACTION"}'),
+      seriesValue(text, 'sequential_ids_user_creation_db_commands_total{strategy="BLOCK"}'),
+    ).toBe(6);
+    expect(
+      seriesValue(text, 'sequential_ids_counter_document_writes_total{sequence="userid"}'),
+    ).toBe(2);
+    expect(
+      seriesValue(text, 'sequential_ids_counter_document_writes_total{sequence="invoice"}'),
     ).toBe(1);
-    expect(seriesValue(text, 'user_transaction_retries_total{strategy="BLOCK"}')).toBe(0);
-    expect(seriesValue(text, 'user_creation_latency_ms{strategy="BLOCK",quantile="0.5"}')).toBe(
-      block.p50Ms,
-    );
-    expect(seriesValue(text, 'user_creation_latency_ms{strategy="BLOCK",quantile="0.99"}')).toBe(
-      block.p99Ms,
-    );
+    expect(
+      seriesValue(text, 'sequential_ids_user_transaction_retries_total{strategy="TRANSACTION"}'),
+    ).toBe(2);
+    expect(
+      seriesValue(
+        text,
+        'sequential_ids_user_transaction_write_conflicts_total{strategy="TRANSACTION"}',
+      ),
+    ).toBe(1);
+    expect(
+      seriesValue(text, 'sequential_ids_user_transaction_retries_total{strategy="BLOCK"}'),
+    ).toBe(0);
+    // In seconds in /metrics (Prometheus' base unit), in milliseconds in the snapshot.
+    const quantile = (q: string) =>
+      seriesValue(
+        text,
+        `sequential_ids_user_creation_duration_seconds{strategy="BLOCK",quantile="${q}"}`,
+      );
+    expect(quantile('0.5')).toBeCloseTo((block.p50Ms as number) / 1_000, 12);
+    expect(quantile('0.99')).toBeCloseTo((block.p99Ms as number) / 1_000, 12);
     expect(stats.contentType).toMatch(/^text\/plain/);
   });
 
@@ -152,12 +171,14 @@ describe('StrategyStats', () => {
     const text = await stats.metrics();
     const series = text
       .split('\n')
-      .filter((line) => line.startsWith('counter_document_writes_total{'));
+      .filter((line) => line.startsWith('sequential_ids_counter_document_writes_total{'));
     expect(series).toHaveLength(MAX_SEQUENCE_LABELS + 1);
-    expect(seriesValue(text, 'counter_document_writes_total{sequence="userid"}')).toBe(2);
-    expect(seriesValue(text, 'counter_document_writes_total{sequence="other"}')).toBe(
-      1000 - (MAX_SEQUENCE_LABELS - 1),
-    );
+    expect(
+      seriesValue(text, 'sequential_ids_counter_document_writes_total{sequence="userid"}'),
+    ).toBe(2);
+    expect(
+      seriesValue(text, 'sequential_ids_counter_document_writes_total{sequence="other"}'),
+    ).toBe(1000 - (MAX_SEQUENCE_LABELS - 1));
   });
 
   test('instances are independent: each has its own registry and totals', async () => {
@@ -167,8 +188,8 @@ describe('StrategyStats', () => {
     one.recordCounterWrite('userid');
     expect(other.snapshot()[0].usersCreated).toBe(0);
     const text = await other.metrics();
-    expect(seriesValue(text, 'users_created_total{strategy="COUNTER"}')).toBe(0);
-    expect(text).not.toContain('counter_document_writes_total{');
+    expect(seriesValue(text, 'sequential_ids_users_created_total{strategy="COUNTER"}')).toBe(0);
+    expect(text).not.toContain('sequential_ids_counter_document_writes_total{');
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(await one.metrics()).not.toContain('process_cpu_user_seconds_total');
   });

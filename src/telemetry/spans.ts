@@ -1,0 +1,83 @@
+/**
+ * The service's side of its traces: whether tracing runs, the span active now, and the facts the
+ * service adds to it. ./index.ts says the contract.
+ */
+import type * as OpenTelemetryApi from '@opentelemetry/api';
+import type { Attributes, Span, Tracer } from '@opentelemetry/api';
+
+export type { Span };
+
+export interface ActiveTracing {
+  api: typeof OpenTelemetryApi;
+  tracer: Tracer;
+  /** Ends the SDK: exports the spans still buffered. */
+  shutdown(): Promise<void>;
+}
+
+let tracing: ActiveTracing | null = null;
+
+/** Called once by ./start.ts when the SDK runs. */
+export function enableTracing(active: ActiveTracing): void {
+  tracing = active;
+}
+
+/** Exports what is buffered and stops tracing (a clean shutdown); nothing while it is off. */
+export async function stopTracing(): Promise<void> {
+  const active = tracing;
+  tracing = null;
+  await active?.shutdown();
+}
+
+export function tracingEnabled(): boolean {
+  return tracing !== null;
+}
+
+/** The trace id of the span active here, or undefined while tracing is off (or outside a span). */
+export function activeTraceId(): string | undefined {
+  if (tracing === null) return undefined;
+  const context = tracing.api.trace.getActiveSpan()?.spanContext();
+  return context !== undefined && tracing.api.isSpanContextValid(context)
+    ? context.traceId
+    : undefined;
+}
+
+/** Sets `attributes` on the span active here (nothing while tracing is off). */
+export function annotateActiveSpan(attributes: Attributes): void {
+  tracing?.api.trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/**
+ * Records that a budget refused work (a rate limit, a per-request bound): an event named
+ * `budget.refused` on the span active here with the budget's name and what it says, and
+ * `budget.refused` set on the span. Nothing while tracing is off.
+ */
+export function recordBudgetRefusal(budget: string, attributes: Attributes = {}): void {
+  const span = tracing?.api.trace.getActiveSpan();
+  if (span === undefined) return;
+  span.addEvent('budget.refused', { 'budget.name': budget, ...attributes });
+  span.setAttribute('budget.refused', budget);
+}
+
+/**
+ * Runs `work` in a span of its own named `name` (a child of the span active here), ended when the
+ * work settles; a failure is recorded on it. While tracing is off it just runs `work`.
+ */
+export function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  if (tracing === null) return work(undefined);
+  const { api, tracer } = tracing;
+  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await work(span);
+    } catch (err) {
+      span.recordException(err as Error);
+      span.setStatus({ code: api.SpanStatusCode.ERROR });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}

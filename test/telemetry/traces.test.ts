@@ -1,0 +1,269 @@
+/**
+ * Traces, off by default and one variable away. A real service process exports to an OTLP/HTTP
+ * receiver of the test's own (a plain HTTP server taking the JSON the exporter posts): one
+ * `createUser` sent with a `traceparent` yields spans in that trace for the HTTP request, the
+ * GraphQL operation and each MongoDB command, linked parent to child, and the request id is the
+ * trace id; a TRANSACTION creation shows its transaction. Off (no endpoint, or OTEL_SDK_DISABLED),
+ * nothing is exported and no OpenTelemetry module is loaded.
+ */
+import { spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { testMongoUri, uniqueDbName } from '../support/db';
+import {
+  MAIN_PROCESS_TIMEOUT_MS,
+  startMainProcess,
+  type MainProcess,
+} from '../support/main-process';
+import { postGraphQL } from '../support/service';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+interface ExportedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Array<{ key: string; value: Record<string, unknown> }>;
+  events?: Array<{ name: string }>;
+}
+
+interface Receiver {
+  endpoint: string;
+  contentTypes: string[];
+  spans: ExportedSpan[];
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const received: Receiver = { endpoint: '', contentTypes: [], spans: [], close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.contentTypes.push(String(req.headers['content-type']));
+      if (req.url === '/v1/traces') {
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as {
+          resourceSpans: Array<{ scopeSpans: Array<{ spans: ExportedSpan[] }> }>;
+        };
+        for (const resource of body.resourceSpans) {
+          for (const scope of resource.scopeSpans) received.spans.push(...scope.spans);
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  received.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  received.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return received;
+}
+
+const attribute = (span: ExportedSpan, key: string) => {
+  const value = span.attributes.find((a) => a.key === key)?.value;
+  return value === undefined ? undefined : Object.values(value)[0];
+};
+
+/** The ancestors of `span` within `spans`, nearest first. */
+function ancestors(span: ExportedSpan, spans: ExportedSpan[]): ExportedSpan[] {
+  const chain: ExportedSpan[] = [];
+  let current = span;
+  for (;;) {
+    const parent = spans.find((s) => s.spanId === current.parentSpanId);
+    if (parent === undefined) return chain;
+    chain.push(parent);
+    current = parent;
+  }
+}
+
+async function spansOf(
+  receiver: Receiver,
+  traceId: string,
+  until: (spans: ExportedSpan[]) => boolean,
+) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const spans = receiver.spans.filter((span) => span.traceId === traceId);
+    if (until(spans) || Date.now() > deadline) return spans;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const CREATE = `mutation Signup($strategy: IdStrategy) {
+  createUser(input: { name: "Traced" }, strategy: $strategy) { user { id } error { code } }
+}`;
+
+describe('with an OTLP endpoint', () => {
+  let receiver: Receiver;
+  let main: MainProcess;
+  let url: string;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    main = startMainProcess({
+      NODE_ENV: 'test',
+      MONGODB_URI: testMongoUri(),
+      MONGODB_DB: uniqueDbName('traces'),
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    });
+    url = await main.ready;
+  }, MAIN_PROCESS_TIMEOUT_MS);
+
+  afterAll(async () => {
+    main.child.kill('SIGTERM');
+    expect(await main.exited).toBe(0);
+    await receiver.close();
+  });
+
+  test("one createUser: HTTP, GraphQL and every MongoDB command, in the caller's trace, parent to child", async () => {
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const callerSpan = 'b7ad6b7169203331';
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        traceparent: `00-${traceId}-${callerSpan}-01`,
+      },
+      body: JSON.stringify({ query: CREATE, variables: { strategy: 'COUNTER' } }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe(traceId);
+    const spans = await spansOf(
+      receiver,
+      traceId,
+      (found) =>
+        found.some((span) => span.name.startsWith('mutation')) &&
+        found.filter(
+          (span) =>
+            attribute(span, 'db.system') === 'mongodb' ||
+            attribute(span, 'db.system.name') === 'mongodb',
+        ).length >= 2,
+    );
+    expect(receiver.contentTypes).toContain('application/json');
+    const server = spans.find((span) => span.kind === 2);
+    expect(server?.parentSpanId).toBe(callerSpan);
+    expect(server?.name).toMatch(/^POST/);
+    const operation = spans.find((span) => span.name === 'mutation Signup');
+    expect(operation).toBeDefined();
+    expect(ancestors(operation as ExportedSpan, spans)).toContainEqual(server);
+    const commands = spans.filter(
+      (span) =>
+        attribute(span, 'db.system') === 'mongodb' ||
+        attribute(span, 'db.system.name') === 'mongodb',
+    );
+    // COUNTER: the counter's findAndModify and the insert.
+    expect(commands.map((span) => span.name).join(' ')).toMatch(/findAndModify/);
+    expect(commands.map((span) => span.name).join(' ')).toMatch(/insert/);
+    for (const command of commands) {
+      expect(ancestors(command, spans)).toContainEqual(operation);
+    }
+    const withFacts = spans.find(
+      (span) => attribute(span, 'sequential_ids.strategy') === 'COUNTER',
+    );
+    expect(withFacts && attribute(withFacts, 'sequential_ids.ids_taken')).toBeDefined();
+  });
+
+  test('a TRANSACTION creation shows its transaction, the parent of its commands', async () => {
+    const traceId = '1af7651916cd43dd8448eb211c80319d';
+    const answer = await postGraphQL<{ createUser: { error: unknown } }>(
+      url,
+      CREATE,
+      { strategy: 'TRANSACTION' },
+      {
+        traceparent: `00-${traceId}-b7ad6b7169203332-01`,
+      },
+    );
+    expect(answer.body.data?.createUser.error).toBeNull();
+    const spans = await spansOf(
+      receiver,
+      traceId,
+      (found) =>
+        found.some((span) => span.name === 'transaction') &&
+        found.some((span) => /commitTransaction/.test(span.name)),
+    );
+    const transaction = spans.find((span) => span.name === 'transaction') as ExportedSpan;
+    expect(transaction).toBeDefined();
+    expect(attribute(transaction, 'transaction.attempts')).toBeDefined();
+    const commit = spans.find((span) => /commitTransaction/.test(span.name)) as ExportedSpan;
+    expect(ancestors(commit, spans)).toContainEqual(transaction);
+    const creation = spans.find(
+      (span) => attribute(span, 'sequential_ids.strategy') === 'TRANSACTION',
+    );
+    expect(creation && attribute(creation, 'sequential_ids.transaction_retries')).toBeDefined();
+  });
+});
+
+describe('off', () => {
+  /**
+   * The OpenTelemetry modules a process has loaded after the service's modules, with `env`; but
+   * the API package, which prom-client itself loads (its process CPU metric's exemplars), and which
+   * does nothing without an SDK.
+   */
+  function loadedOpenTelemetry(env: Record<string, string>): string[] {
+    const script = `require('./src/telemetry/start'); require('./src/http/index'); require('./src/components');
+      console.log(JSON.stringify(Object.keys(require.cache).filter((m) => m.includes('@opentelemetry') && !m.includes('@opentelemetry/api/'))));`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      encoding: 'utf8',
+      timeout: MAIN_PROCESS_TIMEOUT_MS,
+    });
+    expect(run.status).toBe(0);
+    return JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '[]') as string[];
+  }
+
+  test(
+    'without an endpoint, or with OTEL_SDK_DISABLED, no OpenTelemetry module is loaded',
+    () => {
+      expect(loadedOpenTelemetry({})).toEqual([]);
+      expect(
+        loadedOpenTelemetry({
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+          OTEL_SDK_DISABLED: 'true',
+        }),
+      ).toEqual([]);
+      // The same check sees them when tracing is on.
+      expect(
+        loadedOpenTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' }).length,
+      ).toBeGreaterThan(0);
+    },
+    3 * MAIN_PROCESS_TIMEOUT_MS,
+  );
+
+  test(
+    'OTEL_SDK_DISABLED: requests are served and nothing is exported',
+    async () => {
+      const receiver = await startReceiver();
+      const main = startMainProcess({
+        NODE_ENV: 'test',
+        MONGODB_URI: testMongoUri(),
+        MONGODB_DB: uniqueDbName('untraced'),
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_SDK_DISABLED: 'true',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      });
+      try {
+        const url = await main.ready;
+        const answer = await postGraphQL<{ createUser: { error: unknown } }>(
+          url,
+          CREATE,
+          {},
+          {
+            traceparent: '00-2af7651916cd43dd8448eb211c80319e-b7ad6b7169203333-01',
+          },
+        );
+        expect(answer.body.data?.createUser.error).toBeNull();
+      } finally {
+        main.child.kill('SIGTERM');
+        expect(await main.exited).toBe(0);
+      }
+      expect(receiver.contentTypes).toEqual([]);
+      await receiver.close();
+    },
+    MAIN_PROCESS_TIMEOUT_MS,
+  );
+});
