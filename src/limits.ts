@@ -37,6 +37,18 @@ export const USERS_PER_BATCH = 1_000;
 export const BATCH_USERS_IN_CREATION = 4 * USERS_PER_BATCH;
 
 /**
+ * Times a TRANSACTION group transaction (src/users/transaction-groups.ts) runs again after an
+ * email or idempotency key of its documents was refused. Inside a transaction the first refusal
+ * aborts it, so a group learns of one taken value per transaction: a `createUsers` of 500 new and
+ * 500 taken emails ran 501 transactions of about 500 inserts each (11.4 s). Now, after a refusal,
+ * one `find` takes out every document whose value is stored or repeated in the group, in one pass;
+ * running again is then refused only by a value stored since that `find` (a concurrent writer), so
+ * two runs suffice in practice and 3 leaves room for a race or two. Past it, the documents left
+ * answer ID_CONTENTION (retryable, nothing stored), as after too many conflicts.
+ */
+export const TRANSACTION_GROUP_RERUNS = 3;
+
+/**
  * `allocateSequence` calls one request may make: each is a write on one counter document, and a
  * request of many aliased allocations would hold that document against every other writer.
  */
