@@ -39,6 +39,7 @@ import { corsOptions } from './cors';
 import { servedExplorer } from './explorer';
 import { jsonBodyReader, type Middleware } from './json-body';
 import { graphqlStatus } from './status';
+import { loadTrustedDocuments, refusedDocument, type TrustedDocuments } from './trusted-documents';
 import {
   bodyErrorAnswer,
   refusedBatch,
@@ -61,6 +62,8 @@ export type AppConfig = Pick<
   | 'CLIENT_TOKENS'
   | 'BODY_LIMIT'
   | 'REQUEST_TIMEOUT_MS'
+  | 'TRUSTED_DOCUMENTS'
+  | 'TRUSTED_DOCUMENTS_FOR'
 >;
 
 export interface AppDeps {
@@ -172,7 +175,11 @@ function tokenRefusal(allowCors: Middleware) {
 }
 
 /** `/graphql`: CORS, the deadline, the body and its limits, then Apollo. */
-function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Middleware) {
+function graphqlHandler(
+  { config, apollo, components }: AppDeps,
+  allowCors: Middleware,
+  trusted: TrustedDocuments | null,
+) {
   const buildContext = createContextFactory(components);
   const readJson = jsonBodyReader({ limit: config.BODY_LIMIT, verify: verifyInputBounds });
   return async (req: ServiceRequest, res: ServerResponse, search: string) => {
@@ -187,7 +194,11 @@ function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Midd
       // GETs and non-JSON posts have no body; Apollo answers them (landing page, GET queries, the
       // CSRF refusal of simple requests).
       req.body ??= {};
-      if (refusedBatch(req, res) || refusedInput(req, res, search)) return;
+      if (refusedBatch(req, res)) return;
+      const document = refusedDocument(trusted, req, res, search);
+      if (document.refused) return;
+      search = document.search;
+      if (refusedInput(req, res, search)) return;
       const headers = new HeaderMap();
       for (const [key, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
@@ -229,13 +240,27 @@ function answerFailure(logger: Logger, res: ServerResponse, err: unknown): void 
   sendJson(res, status, { errors: [{ message, extensions }] });
 }
 
+/**
+ * The manifest of TRUSTED_DOCUMENTS, read and checked in every mode (a bad one stops the start),
+ * enforced in production only: the Sandbox and the local explorer send documents of their own.
+ */
+function trustedDocuments(config: AppConfig, logger: Logger): TrustedDocuments | null {
+  if (config.TRUSTED_DOCUMENTS === undefined) return null;
+  const trusted = loadTrustedDocuments(config.TRUSTED_DOCUMENTS, config.TRUSTED_DOCUMENTS_FOR);
+  if (config.NODE_ENV === 'production') return trusted;
+  logger.warn(
+    `TRUSTED_DOCUMENTS: ${trusted.byHash.size} documents read; outside production every caller may still send any document`,
+  );
+  return null;
+}
+
 export function createApp(deps: AppDeps): RequestListener {
   const { config, client, components, logger } = deps;
   const openAccess = openAccessWarning(config);
   if (openAccess !== null) logger.warn(openAccess);
   const authenticate = createAuthenticator(config);
   const allowCors = cors(corsOptions(config)) as Middleware;
-  const graphql = graphqlHandler(deps, allowCors);
+  const graphql = graphqlHandler(deps, allowCors, trustedDocuments(config, logger));
   const refuseToken = tokenRefusal(allowCors);
   const metrics = metricsHandler(components);
   const ready = readinessHandler(client, components);
