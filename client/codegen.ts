@@ -13,6 +13,7 @@
  * checks that typed use compiles.
  */
 import type { CodegenConfig } from '@graphql-codegen/cli';
+import { addTypenameSelectionDocumentTransform } from '@graphql-codegen/client-preset';
 
 /** How this API's scalars arrive in JSON: `Long` a number (never beyond 2^53 - 1), `DateTime` an ISO string. */
 export const SCALARS = { Long: 'number', DateTime: 'string', ID: 'string' } as const;
@@ -24,7 +25,12 @@ export function clientPreset(documents: string[]): Output {
   return {
     preset: 'client',
     documents,
-    presetConfig: { fragmentMasking: false },
+    // persisted-documents.json: the sha256 of each operation and its text, the manifest a
+    // production service given TRUSTED_DOCUMENTS runs callers without a token from.
+    presetConfig: { fragmentMasking: false, persistedDocuments: true },
+    // `__typename` in every selection, as Apollo Client's cache adds it: a document run from the
+    // manifest by its hash is the manifest's text, and without it the cache cannot match fragments.
+    documentTransforms: [addTypenameSelectionDocumentTransform],
     config: { useTypeImports: true, enumsAsTypes: true, scalars: SCALARS },
   };
 }

@@ -329,7 +329,9 @@ test('from an allowed origin, a GET query passes CSRF prevention only with apoll
   expect(answers.preflighted.status).toBe(200);
   expect(JSON.parse(answers.preflighted.body)).toEqual({
     data: { strategyStats: expect.arrayContaining([{ strategy: 'COUNTER' }]) },
-    extensions: { cost: { usersCreated: 0, sequenceAllocations: 0, listedItems: 0 } },
+    extensions: {
+      cost: { usersCreated: 0, sequenceAllocations: 0, listedItems: 0, scannedValues: 0 },
+    },
   });
 });
 

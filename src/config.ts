@@ -104,6 +104,16 @@ const environmentSchema = z.object({
     .string()
     .regex(/^\d+(b|kb|mb)?$/i, 'BODY_LIMIT must be a size like 100kb or 1mb')
     .default(DEFAULT_BODY_LIMIT),
+  // The manifest of trusted documents (src/http/trusted-documents.ts); enforced in production.
+  TRUSTED_DOCUMENTS: z
+    .string()
+    .optional()
+    .transform((path) => (path === '' ? undefined : path)),
+  TRUSTED_DOCUMENTS_FOR: z
+    .enum(['anonymous', 'clients'], {
+      error: 'TRUSTED_DOCUMENTS_FOR must be anonymous or clients',
+    })
+    .default('anonymous'),
 });
 
 /**

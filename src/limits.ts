@@ -37,6 +37,18 @@ export const USERS_PER_BATCH = 1_000;
 export const BATCH_USERS_IN_CREATION = 4 * USERS_PER_BATCH;
 
 /**
+ * Times a TRANSACTION group transaction (src/users/transaction-groups.ts) runs again after an
+ * email or idempotency key of its documents was refused. Inside a transaction the first refusal
+ * aborts it, so a group learns of one taken value per transaction: a `createUsers` of 500 new and
+ * 500 taken emails ran 501 transactions of about 500 inserts each (11.4 s). Now, after a refusal,
+ * one `find` takes out every document whose value is stored or repeated in the group, in one pass;
+ * running again is then refused only by a value stored since that `find` (a concurrent writer), so
+ * two runs suffice in practice and 3 leaves room for a race or two. Past it, the documents left
+ * answer ID_CONTENTION (retryable, nothing stored), as after too many conflicts.
+ */
+export const TRANSACTION_GROUP_RERUNS = 3;
+
+/**
  * `allocateSequence` calls one request may make: each is a write on one counter document, and a
  * request of many aliased allocations would hold that document against every other writer.
  */
@@ -80,6 +92,18 @@ export const GAPS = {
   perPage: PAGE_SIZE.max,
   idsScanned: 10_000,
 } as const;
+
+/**
+ * Stored values the `gaps` calls of one request may read in all. Each call counts as the most it
+ * may read (`GAPS.idsScanned` ids of `userid`; a gapless sequence's at most `GAPLESS.pendingValues`
+ * are fewer), multiplied through the lists above it, since the request is planned before any
+ * sequence is read. Why: the listed-items bound counts a `gaps` page by its runs, not by the ids
+ * read to find them, so `nodes(ids:)` naming `userid` 100 times asked for 100 full scans in one
+ * 975-byte request (8.9 s with 7,711 users on the stand-in, other requests waiting behind it). Four
+ * calls: an auditor pages through one sequence a call at a time, and a few sequences side by side
+ * still fit.
+ */
+export const SCANNED_VALUES_PER_REQUEST = 4 * GAPS.idsScanned;
 
 /**
  * GraphQL subscriptions over WebSocket (src/graphql/subscriptions.ts). Each subscription holds a
@@ -166,7 +190,11 @@ export type FieldLimit =
    * Answers a page of a connection (`first` or `last` items, else `PAGE_SIZE.default`), or a list
    * of one item per item of the list argument named (`nodes(ids:)`).
    */
-  | { lists: 'page' | { perItemOf: string } }
+  | {
+      lists: 'page' | { perItemOf: string };
+      /** Stored values it may read to find its page, against SCANNED_VALUES_PER_REQUEST. */
+      scans?: number;
+    }
   /** Creates, allocates and lists nothing beyond one object; the reason is the string. */
   | { bounded: string };
 
@@ -196,6 +224,6 @@ export const FIELD_LIMITS: Readonly<Record<string, Readonly<Record<string, Field
     invitees: { lists: 'page' },
   },
   Sequence: {
-    gaps: { lists: 'page' },
+    gaps: { lists: 'page', scans: GAPS.idsScanned },
   },
 };

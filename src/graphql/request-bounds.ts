@@ -1,9 +1,10 @@
 /**
  * What a whole HTTP request asks for, read from Apollo's own parsed and validated document of each
  * operation before any of them executes: how many users it would create, how many sequence
- * allocations it would make and how many items its pages could list, summed over every alias,
- * fragment and batched operation, against the bounds of src/limits.ts. Which fields create users,
- * allocate or list is `FIELD_LIMITS` there, looked up by the field's parent type.
+ * allocations it would make, how many items its pages could list and how many stored values its
+ * `gaps` calls could read, summed over every alias, fragment and batched operation, against the
+ * bounds of src/limits.ts. Which fields create users, allocate, list or scan is `FIELD_LIMITS`
+ * there, looked up by the field's parent type.
  *
  * Why before execution: batched operations run concurrently and aliases run one after another, so a
  * bound checked field by field lets the first fields through before a later one is refused; the
@@ -11,7 +12,10 @@
  * loop's sake: graphql-armor's cost grows with depth, not page size, so 10 batched operations of
  * aliased 100-item pages passed it while answering tens of thousands of items, and `/health` waited
  * behind them. A page's size is its `first` or `last` (else the default), multiplied through
- * nesting. The counts are upper bounds (`@skip`/`@include` are ignored).
+ * nesting, and so are the values a `gaps` call may read: its page is a few runs, but finding them
+ * reads up to a full scan of stored ids, so one request naming `userid` 100 times in `nodes(ids:)`
+ * held the database for seconds while every other request waited. The counts are upper bounds
+ * (`@skip`/`@include` are ignored).
  *
  * Parsed once: the plan is made in Apollo's `didResolveOperation`, on the document Apollo
  * parsed, validated and cached, for the operation Apollo selected; an APQ hash sent alone is planned
@@ -24,7 +28,8 @@
  * share of a `createUser`'s CPU (bench/results/0.4.md, "CPU levers of 0.4"). The refusal is recorded here and
  * answered by the HTTP layer as one error (src/http/admission.ts); each operation is stopped with it.
  * Every answer of a planned operation carries the request's total in `extensions.cost`
- * (`{ usersCreated, sequenceAllocations, listedItems }`, the names of `Viewer.limits`), so a client
+ * (`{ usersCreated, sequenceAllocations, listedItems, scannedValues }`, the names of
+ * `Viewer.limits`), so a client
  * sees how close it came to the bounds before it meets one.
  */
 import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
@@ -45,8 +50,10 @@ import { DomainError } from '../errors';
 import {
   ALLOCATIONS_PER_REQUEST,
   FIELD_LIMITS,
+  GAPS,
   LISTED_ITEMS_PER_REQUEST,
   PAGE_SIZE,
+  SCANNED_VALUES_PER_REQUEST,
 } from '../limits';
 import type { Logger } from '../logger';
 import type { ObservedRequest } from '../stats/index';
@@ -58,6 +65,21 @@ export interface RequestTally {
   sequenceAllocations: number;
   /** The most items the pages can list: page sizes multiplied through nesting, summed. */
   listedItems: number;
+  /** The most stored values its `gaps` calls can read, multiplied through the lists above them. */
+  scannedValues: number;
+}
+
+/** A tally of nothing. */
+function emptyTally(): RequestTally {
+  return { usersCreated: 0, sequenceAllocations: 0, listedItems: 0, scannedValues: 0 };
+}
+
+/** Adds `part` to `total`. */
+function addTally(total: RequestTally, part: Readonly<RequestTally>): void {
+  total.usersCreated += part.usersCreated;
+  total.sequenceAllocations += part.sequenceAllocations;
+  total.listedItems += part.listedItems;
+  total.scannedValues += part.scannedValues;
 }
 
 /** Why a whole request is refused: answered by the HTTP layer as one error, nothing run. */
@@ -103,6 +125,14 @@ function refusalOf(total: RequestTally, caller: CallerBounds): RequestBoundsErro
       'first',
     );
   }
+  if (total.scannedValues > SCANNED_VALUES_PER_REQUEST) {
+    return new RequestBoundsError(
+      'BAD_USER_INPUT',
+      `One request's gaps calls may read at most ${SCANNED_VALUES_PER_REQUEST} stored values (each call counts as the ${GAPS.idsScanned} it may read, multiplied through the lists above it, over every alias and batched operation); this one may read ${total.scannedValues}: ask for the gaps of fewer sequences per request`,
+      400,
+      'gaps',
+    );
+  }
   if (total.sequenceAllocations > ALLOCATIONS_PER_REQUEST) {
     return new RequestBoundsError(
       'BAD_USER_INPUT',
@@ -119,11 +149,7 @@ function refusalOf(total: RequestTally, caller: CallerBounds): RequestBoundsErro
  * its tally, or settles without one when it failed before its plan (a parse or validation error).
  */
 export class RequestBounds {
-  private readonly total: RequestTally = {
-    usersCreated: 0,
-    sequenceAllocations: 0,
-    listedItems: 0,
-  };
+  private readonly total: RequestTally = emptyTally();
   private unsettled: number;
   private decided = false;
   /** Set once every operation is planned, when the total passes a bound. */
@@ -144,9 +170,7 @@ export class RequestBounds {
    * the refusal when the total passes a bound. A single operation is decided at once.
    */
   check(tally: Readonly<RequestTally>): Promise<void> | void {
-    this.total.usersCreated += tally.usersCreated;
-    this.total.sequenceAllocations += tally.sequenceAllocations;
-    this.total.listedItems += tally.listedItems;
+    addTally(this.total, tally);
     this.settleOne();
     if (this.decided) return this.verdict();
     return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.verdict());
@@ -286,12 +310,8 @@ export function tallyOperation(
   const tallies = new Map<string, RequestTally>();
   const inProgress = new Set<string>();
   const tally = (selections: SelectionSetNode, parent: GraphQLNamedType): RequestTally => {
-    const total: RequestTally = { usersCreated: 0, sequenceAllocations: 0, listedItems: 0 };
-    const add = (part: RequestTally) => {
-      total.usersCreated += part.usersCreated;
-      total.sequenceAllocations += part.sequenceAllocations;
-      total.listedItems += part.listedItems;
-    };
+    const total = emptyTally();
+    const add = (part: RequestTally) => addTally(total, part);
     for (const selection of selections.selections) {
       if (selection.kind === Kind.INLINE_FRAGMENT) {
         const condition = selection.typeCondition?.name.value;
@@ -317,10 +337,11 @@ export function tallyOperation(
         const limit = FIELD_LIMITS[parent.name]?.[name];
         const argumentNode = (argument: string) =>
           selection.arguments?.find((a) => a.name.value === argument)?.value;
+        // What the selections below ask for, once per item when this field is a list.
         const below =
           selection.selectionSet === undefined || field === undefined
-            ? 0
-            : tally(selection.selectionSet, getNamedType(field.type)).listedItems;
+            ? null
+            : tally(selection.selectionSet, getNamedType(field.type));
         if (limit !== undefined && 'createsUsers' in limit) {
           const perItem = limit.createsUsers;
           total.usersCreated +=
@@ -337,8 +358,12 @@ export function tallyOperation(
               : listLength(argumentNode(limit.lists.perItemOf), valueOf),
             0,
           );
-          total.listedItems += size + size * below;
-        } else total.listedItems += below;
+          total.listedItems += size + size * (below?.listedItems ?? 0);
+          total.scannedValues += (limit.scans ?? 0) + size * (below?.scannedValues ?? 0);
+        } else if (below !== null) {
+          total.listedItems += below.listedItems;
+          total.scannedValues += below.scannedValues;
+        }
       }
     }
     return total;
@@ -349,9 +374,7 @@ export function tallyOperation(
       : operation.operation === 'subscription'
         ? schema.getSubscriptionType()
         : schema.getQueryType();
-  const total = root
-    ? tally(operation.selectionSet, root)
-    : { usersCreated: 0, sequenceAllocations: 0, listedItems: 0 };
+  const total = root ? tally(operation.selectionSet, root) : emptyTally();
   if (!readVariables) constantTallies.set(operation, { schema, tally: Object.freeze(total) });
   return total;
 }

@@ -34,6 +34,7 @@ import {
   DOCUMENT,
   LISTED_ITEMS_PER_REQUEST,
   PAGE_SIZE,
+  SCANNED_VALUES_PER_REQUEST,
   VALUES_PER_ALLOCATION,
 } from '../limits';
 import { mutationErrorOf, orMutationError } from './errors';
@@ -388,6 +389,7 @@ export const resolvers: Resolvers = {
       usersCreated: usersPerRequest(caller),
       sequenceAllocations: ALLOCATIONS_PER_REQUEST,
       listedItems: LISTED_ITEMS_PER_REQUEST,
+      scannedValues: SCANNED_VALUES_PER_REQUEST,
       pageSize: PAGE_SIZE.max,
       valuesPerAllocation: VALUES_PER_ALLOCATION,
       batchedOperations: BATCHED_OPERATIONS,

@@ -43,6 +43,7 @@ import { corsOptions } from './cors';
 import { servedExplorer } from './explorer';
 import { jsonBodyReader, type Middleware } from './json-body';
 import { graphqlStatus } from './status';
+import { loadTrustedDocuments, refusedDocument, type TrustedDocuments } from './trusted-documents';
 import {
   bodyErrorAnswer,
   refusedBatch,
@@ -66,6 +67,8 @@ export type AppConfig = Pick<
   | 'CLIENT_TOKENS'
   | 'BODY_LIMIT'
   | 'REQUEST_TIMEOUT_MS'
+  | 'TRUSTED_DOCUMENTS'
+  | 'TRUSTED_DOCUMENTS_FOR'
 >;
 
 /** What the process tells the HTTP layer of its own life. */
@@ -190,7 +193,11 @@ function tokenRefusal(allowCors: Middleware) {
 }
 
 /** `/graphql`: CORS, the deadline, the body and its limits, then Apollo. */
-function graphqlHandler({ config, apollo, components, logger }: AppDeps, allowCors: Middleware) {
+function graphqlHandler(
+  { config, apollo, components, logger }: AppDeps,
+  allowCors: Middleware,
+  trusted: TrustedDocuments | null,
+) {
   const buildContext = createContextFactory(components, logger);
   const readJson = jsonBodyReader({ limit: config.BODY_LIMIT, verify: verifyInputBounds });
   return async (req: ServiceRequest, res: ServerResponse, search: string) => {
@@ -205,7 +212,11 @@ function graphqlHandler({ config, apollo, components, logger }: AppDeps, allowCo
       // GETs and non-JSON posts have no body; Apollo answers them (landing page, GET queries, the
       // CSRF refusal of simple requests).
       req.body ??= {};
-      if (refusedBatch(req, res) || refusedInput(req, res, search)) return;
+      if (refusedBatch(req, res)) return;
+      const document = refusedDocument(trusted, req, res, search);
+      if (document.refused) return;
+      search = document.search;
+      if (refusedInput(req, res, search)) return;
       const headers = new HeaderMap();
       for (const [key, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
@@ -246,13 +257,27 @@ function answerFailure(logger: Logger, req: ServiceRequest, res: ServerResponse,
   sendError(req, res, status, code, message, field === undefined ? {} : { field });
 }
 
+/**
+ * The manifest of TRUSTED_DOCUMENTS, read and checked in every mode (a bad one stops the start),
+ * enforced in production only: the Sandbox and the local explorer send documents of their own.
+ */
+function trustedDocuments(config: AppConfig, logger: Logger): TrustedDocuments | null {
+  if (config.TRUSTED_DOCUMENTS === undefined) return null;
+  const trusted = loadTrustedDocuments(config.TRUSTED_DOCUMENTS, config.TRUSTED_DOCUMENTS_FOR);
+  if (config.NODE_ENV === 'production') return trusted;
+  logger.warn(
+    `TRUSTED_DOCUMENTS: ${trusted.byHash.size} documents read; outside production every caller may still send any document`,
+  );
+  return null;
+}
+
 export function createApp(deps: AppDeps): RequestListener {
   const { config, client, components, logger, lifecycle } = deps;
   const openAccess = openAccessWarning(config);
   if (openAccess !== null) logger.warn(openAccess);
   const authenticate = createAuthenticator(config);
   const allowCors = cors(corsOptions(config)) as Middleware;
-  const graphql = graphqlHandler(deps, allowCors);
+  const graphql = graphqlHandler(deps, allowCors, trustedDocuments(config, logger));
   const refuseToken = tokenRefusal(allowCors);
   const metrics = metricsHandler(components);
   const ready = readinessHandler(client, components, lifecycle);

@@ -312,9 +312,10 @@ async function withdrawAfter(
 /**
  * A transactional source's rounds (TRANSACTION): the documents still pending go into the next
  * group transaction (./transaction-groups.ts), which takes their ids with the `$inc` and commits
- * all or nothing. A document refused on its email or idempotency key fails alone and the others go
- * again (a refused item consumes no id, nothing is withdrawn); taken `_id`s are repaired and
- * retried inside the group. Each round settles at least one document, so the loop is bounded.
+ * all or nothing. The documents refused on their email or idempotency key (all of them at once,
+ * the group reads which are taken) fail alone and the others go again (a refused item consumes no
+ * id, nothing is withdrawn); taken `_id`s are repaired and retried inside the group. Each round
+ * settles at least one document, so the loop is bounded.
  */
 async function insertInGroups(
   unsaved: UnsavedUser[],
@@ -355,9 +356,13 @@ async function insertInGroups(
       }
       break;
     }
-    const refusedItem = inserting[round.position];
-    results[refusedItem] = { duplicateOn: round.field };
-    pending = inserting.filter((position) => position !== refusedItem);
+    const refusedItems = new Set<number>();
+    for (const refusal of round.refusals) {
+      const item = inserting[refusal.position];
+      results[item] = { duplicateOn: refusal.field };
+      refusedItems.add(item);
+    }
+    pending = inserting.filter((position) => !refusedItems.has(position));
   }
   return { results, attempts, duplicateKeyRetries };
 }

@@ -107,6 +107,48 @@ export async function findUserById(
   return (await usersByIds(users, [value])).get(value) ?? null;
 }
 
+/** The emails and idempotency keys of some documents that stored users already hold. */
+export interface TakenValues {
+  emails: ReadonlySet<string>;
+  keys: ReadonlySet<string>;
+}
+
+const NOTHING_TAKEN: TakenValues = { emails: new Set(), keys: new Set() };
+
+/**
+ * Which emails and idempotency keys of `docs` stored users hold: one `find` (none when no document
+ * has either), at most one stored user per value.
+ */
+export async function takenValues(
+  users: UsersCollection,
+  docs: ReadonlyArray<Pick<UserDocument, 'email' | 'idempotencyKey'>>,
+  tally?: CommandTally,
+): Promise<TakenValues> {
+  const emails = [...new Set(docs.flatMap((doc) => (doc.email === undefined ? [] : [doc.email])))];
+  const keys = [
+    ...new Set(
+      docs.flatMap((doc) => (doc.idempotencyKey === undefined ? [] : [doc.idempotencyKey])),
+    ),
+  ];
+  if (emails.length + keys.length === 0) return NOTHING_TAKEN;
+  countCommand(tally);
+  const limit = emails.length + keys.length;
+  const stored = await users.collection
+    .find(
+      { $or: [{ email: { $in: emails } }, { idempotencyKey: { $in: keys } }] },
+      users.options({ projection: { _id: 0, email: 1, idempotencyKey: 1 } }),
+    )
+    .limit(limit)
+    .batchSize(limit)
+    .toArray();
+  return {
+    emails: new Set(stored.flatMap((doc) => (doc.email === undefined ? [] : [doc.email]))),
+    keys: new Set(
+      stored.flatMap((doc) => (doc.idempotencyKey === undefined ? [] : [doc.idempotencyKey])),
+    ),
+  };
+}
+
 /**
  * The ids below the largest stored one that no user holds (a failed insert, a crash between
  * taking an id and storing it, a BLOCK stopped without giving its ids back, a deletion), as runs

@@ -13,11 +13,18 @@
  *   and find none; in separate transactions it is refused by a committed one, as without groups.
  *   (A repeated email needs no such care: its refusal is final, whoever stored the email.)
  * - All or nothing, as for one member: a refused document rolls the whole group back, ids
- *   included, so a refused item consumes no id. Its member hears the refusal (and fails that item
- *   alone); the others go again at once, without newcomers, so a member waits for at most one
- *   transaction per other member of its group. A taken `_id` (the counter lagged behind stored
- *   ids) repairs the counter and runs the group again, at most the source's `maxRounds` times,
- *   then every member hears `contention` (ID_CONTENTION).
+ *   included, so a refused item consumes no id. The first refusal aborts a transaction, so it
+ *   names one document; one `find` then reads which emails and keys of the whole group are
+ *   stored, and every member holding such a value, or an email an earlier staying member holds,
+ *   hears all its refused documents at once (and fails those items alone). The others go again at
+ *   once, without newcomers, and again only after a value was stored since that `find` by another
+ *   writer: at most `TRANSACTION_GROUP_RERUNS` times, then they hear `contention`
+ *   (ID_CONTENTION). So 500 taken emails in one batch cost one rolled-back transaction and one
+ *   `find`, not 500 transactions. A taken `_id` (the counter lagged behind stored ids) repairs
+ *   the counter and runs the group again, at most the source's `maxRounds` times, then every
+ *   member hears `contention`.
+ * - Refusals are found only after a refusal: a group whose documents are all new (nearly all)
+ *   pays no `find`, its transaction's 3 commands as before.
  * - Deadlines: a member whose signal fired before its group starts fails with the signal's reason
  *   and nothing is written for it; one that fires during an attempt (checked before the insert and
  *   before the commit) rolls that attempt back, so no commit is sent after its deadline; it
@@ -27,21 +34,28 @@
 import { annotateActiveSpan } from '../telemetry/index';
 import { Long } from 'bson';
 import { beforeWrite } from '../database/index';
-import { USERS_PER_BATCH } from '../limits';
+import { TRANSACTION_GROUP_RERUNS, USERS_PER_BATCH } from '../limits';
 import type { CreationTally, TransactionalIdSource } from '../strategies/index';
 import { insertInSession, type InsertOptions, type UniqueField, type UnsavedUser } from './insert';
 import type { UserDocument, UsersCollection } from './model';
+import { takenValues, type TakenValues } from './reads';
 
 /** What one member's share of the group transactions came to. */
 export type MemberRound = { attempts: number; collisions: number } &
   /** committed: every document of the member is stored, in order */
   (
     | { outcome: 'committed'; docs: UserDocument[] }
-    /** the member's document at `position` was refused on `field`; nothing of it was stored */
-    | { outcome: 'refused'; position: number; field: 'email' | 'idempotencyKey' }
+    /** the member's documents at these positions were refused; nothing of it was stored */
+    | { outcome: 'refused'; refusals: Refusal[] }
     /** every `_id` the group took was taken, `maxRounds` times: nothing of it was stored */
     | { outcome: 'contention' }
   );
+
+/** A document of a member refused for a value a stored user (or an earlier member) holds. */
+export interface Refusal {
+  position: number;
+  field: 'email' | 'idempotencyKey';
+}
 
 interface Member {
   unsaved: UnsavedUser[];
@@ -123,15 +137,17 @@ export class TransactionGroups {
   }
 
   /**
-   * Transactions for `group` until every member is settled or failed: each refusal of an email or
-   * key settles its owner and runs the rest again; a taken `_id` repairs the counter and runs the
-   * whole group again, at most `maxRounds` times. So at most one transaction per member plus
-   * `maxRounds`.
+   * Transactions for `group` until every member is settled or failed: a refusal of an email or key
+   * settles every member with a taken value (`settleRefused`) and runs the rest again, at most
+   * `TRANSACTION_GROUP_RERUNS` times; a taken `_id` repairs the counter and runs the whole group
+   * again, at most `maxRounds` times. So at most 1 + TRANSACTION_GROUP_RERUNS + `maxRounds`
+   * transactions, each with the source's own bounded attempts.
    */
   private async run(initial: Member[]): Promise<void> {
     annotateActiveSpan({ 'sequential_ids.transaction_group_size': initial.length });
     let group = initial;
     let collisions = 0;
+    let reruns = 0;
     let repairFirst = false; // the last attempt's `_id` was taken
     while (group.length > 0) {
       let attempt: GroupAttempt;
@@ -166,15 +182,60 @@ export class TransactionGroups {
         repairFirst = true; // in the next attempt's turn, before its `$inc`
         continue;
       }
-      const owner = ownerOf(docs, refused.position);
-      group[owner.member].settle({
-        outcome: 'refused',
-        position: owner.position,
-        field: refused.field,
-        ...counts(group[owner.member], collisions),
-      });
-      group = group.filter((_, i) => i !== owner.member);
+      try {
+        group = await this.settleRefused(group, docs, refused.position, refused.field, collisions);
+      } catch (err) {
+        failAll(group, err);
+        return;
+      }
+      reruns += 1;
+      if (group.length > 0 && reruns > TRANSACTION_GROUP_RERUNS) {
+        for (const member of group) {
+          member.settle({ outcome: 'contention', ...counts(member, collisions) });
+        }
+        return;
+      }
     }
+  }
+
+  /**
+   * After the document at `position` of the group was refused on `field`: one `find` for the
+   * emails and keys of the whole group, then every member with a taken value hears all its
+   * refused documents; answers the members that stay, which share no value with a stored user or
+   * with each other.
+   */
+  private async settleRefused(
+    group: Member[],
+    docs: UserDocument[][],
+    position: number,
+    field: 'email' | 'idempotencyKey',
+    collisions: number,
+  ): Promise<Member[]> {
+    const taken = await takenValues(
+      this.users,
+      group.flatMap((member) => member.unsaved),
+      group[0].tally,
+    );
+    const owner = ownerOf(docs, position);
+    const staying: Member[] = [];
+    const stayingEmails = new Set<string>();
+    group.forEach((member, index) => {
+      const refusals = refusalsOf(member, taken, stayingEmails);
+      // The server's own refusal stands, whether or not the `find` still sees its value.
+      if (index === owner.member && !refusals.some((r) => r.position === owner.position)) {
+        refusals.push({ position: owner.position, field });
+        refusals.sort((a, b) => a.position - b.position);
+      }
+      if (refusals.length > 0) {
+        member.settle({ outcome: 'refused', refusals, ...counts(member, collisions) });
+        return;
+      }
+      staying.push(member);
+      for (const user of member.unsaved) {
+        if (user.email !== undefined) stayingEmails.add(user.email);
+      }
+    });
+    return staying;
   }
 
   /** One group transaction: commits when every document is stored, else rolls all back. */
@@ -205,6 +266,26 @@ export class TransactionGroups {
       repairFirst,
     );
   }
+}
+
+/**
+ * The documents of `member` whose key or email a stored user holds, or whose email a member
+ * staying in the group holds (the members before it). Its own documents repeat neither: its batch
+ * refused those before they came here (./creation.ts).
+ */
+function refusalsOf(member: Member, taken: TakenValues, stayingEmails: ReadonlySet<string>) {
+  const refusals: Refusal[] = [];
+  member.unsaved.forEach((user, position) => {
+    if (user.idempotencyKey !== undefined && taken.keys.has(user.idempotencyKey)) {
+      refusals.push({ position, field: 'idempotencyKey' });
+    } else if (
+      user.email !== undefined &&
+      (taken.emails.has(user.email) || stayingEmails.has(user.email))
+    ) {
+      refusals.push({ position, field: 'email' });
+    }
+  });
+  return refusals;
 }
 
 /** A member already settled ignores the failure (a promise settles once). */

@@ -56,7 +56,7 @@ test('the defaults type Long as unknown and mask fragments; the shipped preset t
   expect(defaults).toMatch(/\$fragmentRefs/);
   const shipped = await generated('shipped');
   expect(shipped).toMatch(
-    /export type NextQuery = \{ nextSequence: number \| null, user: \{ createdAt: string \} \| null \}/,
+    /export type NextQuery = \{ __typename: 'Query', nextSequence: number \| null, user: \{ __typename: 'User', createdAt: string \} \| null \}/,
   );
   expect(shipped).not.toMatch(/\$fragmentRefs/);
 }, 120_000);

@@ -370,7 +370,8 @@ test('a plain sequence lists no gaps: the service cannot see which of its values
 
 test('gaps pages count against the per-request listing bound, over aliases and batched operations', async () => {
   await define({ name: 'audited', gapless: true });
-  const aliased = `{ ${Array.from({ length: 11 }, (_, i) => `a${i}: sequence(name: "audited") { gaps(first: 100) { complete } }`).join(' ')} }`;
+  // Four calls: the most whose stored values one request may read (SCANNED_VALUES_PER_REQUEST).
+  const aliased = `{ ${Array.from({ length: 4 }, (_, i) => `a${i}: sequence(name: "audited") { gaps(first: 100) { complete } }`).join(' ')} }`;
   const post = (operations: number) =>
     fetch(`${service.url}/graphql`, {
       method: 'POST',
@@ -378,14 +379,21 @@ test('gaps pages count against the per-request listing bound, over aliases and b
       body: JSON.stringify(Array.from({ length: operations }, () => ({ query: aliased }))),
       signal: AbortSignal.timeout(30_000),
     }).then(async (response) => ({ status: response.status, body: await response.json() }));
-  const refused = await post(2);
+  const refused = await post(6);
   expect(refused.status).toBe(400);
   expect(refused.body.errors[0].extensions).toMatchObject({
     code: 'BAD_USER_INPUT',
     field: 'first',
   });
-  expect(refused.body.errors[0].message).toMatch(/at most 2000 items.*2200/);
+  expect(refused.body.errors[0].message).toMatch(/at most 2000 items.*2400/);
   const allowed = await post(1);
   expect(allowed.status).toBe(200);
   expect(allowed.body[0].errors).toBeUndefined();
+  // Two such operations (eight calls) are past the values gaps calls may read in one request.
+  const scanning = await post(2);
+  expect(scanning.status).toBe(400);
+  expect(scanning.body.errors[0].extensions).toMatchObject({
+    code: 'BAD_USER_INPUT',
+    field: 'gaps',
+  });
 });

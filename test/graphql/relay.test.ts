@@ -280,7 +280,8 @@ describe('the counter in the Sandbox', () => {
 });
 
 describe('viewer.limits and extensions.cost', () => {
-  const LIMITS = '{ viewer { limits { usersCreated sequenceAllocations listedItems pageSize } } }';
+  const LIMITS =
+    '{ viewer { limits { usersCreated sequenceAllocations listedItems scannedValues pageSize } } }';
 
   test('viewer.limits names the bounds of the caller', async () => {
     const open = await service.graphql(LIMITS);
@@ -288,6 +289,7 @@ describe('viewer.limits and extensions.cost', () => {
       usersCreated: 1000,
       sequenceAllocations: 10,
       listedItems: 2000,
+      scannedValues: 40_000,
       pageSize: 100,
     });
     const anonymous = await production.graphql(LIMITS);
@@ -299,7 +301,12 @@ describe('viewer.limits and extensions.cost', () => {
       '{ users(first: 30) { edges { node { id invitees(first: 2) { totalCount } } } } }',
     );
     expect(nested.body.extensions).toEqual({
-      cost: { usersCreated: 0, sequenceAllocations: 0, listedItems: 30 + 30 * 2 },
+      cost: {
+        usersCreated: 0,
+        sequenceAllocations: 0,
+        listedItems: 30 + 30 * 2,
+        scannedValues: 0,
+      },
     });
     const batch = await fetch(`${service.url}/graphql`, {
       method: 'POST',
@@ -312,8 +319,8 @@ describe('viewer.limits and extensions.cost', () => {
     });
     const answers = (await batch.json()) as Array<{ extensions: unknown }>;
     expect(answers.map((answer) => answer.extensions)).toEqual([
-      { cost: { usersCreated: 1, sequenceAllocations: 0, listedItems: 7 } },
-      { cost: { usersCreated: 1, sequenceAllocations: 0, listedItems: 7 } },
+      { cost: { usersCreated: 1, sequenceAllocations: 0, listedItems: 7, scannedValues: 0 } },
+      { cost: { usersCreated: 1, sequenceAllocations: 0, listedItems: 7, scannedValues: 0 } },
     ]);
   });
 });

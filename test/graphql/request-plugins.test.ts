@@ -56,7 +56,7 @@ describe('a field suggestion over HTTP', () => {
     );
     expect(status).toBe(200);
     expect((body as { extensions?: unknown }).extensions).toEqual({
-      cost: { usersCreated: 1, sequenceAllocations: 0, listedItems: 0 },
+      cost: { usersCreated: 1, sequenceAllocations: 0, listedItems: 0, scannedValues: 0 },
     });
   });
 });

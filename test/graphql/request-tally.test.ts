@@ -7,6 +7,7 @@
 import { buildSchema, Kind, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { tallyOperation } from '../../src/graphql/request-bounds';
 import { loadTypeDefs } from '../../src/graphql/schema';
+import { GAPLESS, GAPS } from '../../src/limits';
 
 const schema = buildSchema(loadTypeDefs());
 
@@ -23,7 +24,12 @@ describe('the tally of one document, request after request', () => {
       'mutation($input: CreateUserInput!) { createUser(input: $input) { user { id } } }',
     );
     const first = tallyOperation(schema, document, operation, { input: { name: 'a' } });
-    expect(first).toEqual({ usersCreated: 1, sequenceAllocations: 0, listedItems: 0 });
+    expect(first).toEqual({
+      usersCreated: 1,
+      sequenceAllocations: 0,
+      listedItems: 0,
+      scannedValues: 0,
+    });
     expect(Object.isFrozen(first)).toBe(true);
     // Another request's variables do not matter: the same tally, not walked again.
     expect(tallyOperation(schema, document, operation, { input: { name: 'b' } })).toBe(first);
@@ -52,5 +58,34 @@ describe('the tally of one document, request after request', () => {
       600,
     );
     expect(tallyOperation(schema, document, operation, { inputs: inputs(2) }).usersCreated).toBe(2);
+  });
+});
+
+describe('the values gaps calls may read', () => {
+  it('counts each gaps call as a full scan, multiplied through the lists above it', () => {
+    const ids = Array.from({ length: 100 }, () => 'userid');
+    const [nodes, nodesOperation] = firstOperation(
+      'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Sequence { gaps(first: 1) { scannedThrough } } } }',
+    );
+    expect(tallyOperation(schema, nodes, nodesOperation, { ids })).toMatchObject({
+      listedItems: 100 + 100 * 1,
+      scannedValues: 100 * GAPS.idsScanned,
+    });
+    const [paged, pagedOperation] = firstOperation(
+      '{ sequences(first: 3) { edges { node { a: gaps(first: 5) { complete } b: gaps { complete } } } } }',
+    );
+    expect(tallyOperation(schema, paged, pagedOperation, {})).toMatchObject({
+      scannedValues: 3 * 2 * GAPS.idsScanned,
+    });
+    const [fragment, fragmentOperation] = firstOperation(
+      '{ sequence(name: "userid") { ...G } } fragment G on Sequence { gaps { complete } }',
+    );
+    expect(tallyOperation(schema, fragment, fragmentOperation, {}).scannedValues).toBe(
+      GAPS.idsScanned,
+    );
+  });
+
+  it('counts no less than a gapless sequence may read', () => {
+    expect(GAPS.idsScanned).toBeGreaterThanOrEqual(GAPLESS.pendingValues);
   });
 });

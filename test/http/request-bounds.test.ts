@@ -3,6 +3,9 @@
  * (src/graphql/request-bounds.ts, on Apollo's document before anything runs), and the generic
  * refusal of strings that are not well-formed Unicode, naming the argument.
  */
+import type { CommandStartedEvent } from 'mongodb';
+import { GAPS } from '../../src/limits';
+import { commandsSentTo } from '../support/commands';
 import { startTestService, TEST_CLIENT, type TestService } from '../support/service';
 
 const CLIENT = { authorization: `Bearer ${TEST_CLIENT.token}` };
@@ -180,6 +183,85 @@ describe('items listed per request (finding 4: /health must not wait behind one 
       Array.from({ length: 4 }, (_, i) => ({ query: sequencesPage(5, i === 0 ? 101 : 100) })),
     );
     expect(overTheBound.status).toBe(400);
+  });
+});
+
+describe('values read by gaps calls per request', () => {
+  const USERS = 7_700;
+  const gapsOf = (aliases: number) =>
+    `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Sequence { ${Array.from({ length: aliases }, (_, i) => `g${i}: gaps(first: 1) { scannedThrough }`).join(' ')} } } }`;
+  // The scans of stored ids (reading a sequence's state also reads the largest id: a limit of 1).
+  const idScans = (commands: CommandStartedEvent[]) =>
+    commands.filter(
+      (c) => c.commandName === 'find' && c.command.find === 'users' && Number(c.command.limit) > 1,
+    );
+
+  beforeAll(async () => {
+    const before = await userCount();
+    for (let stored = 0; stored < USERS; stored += 1_000) {
+      const inputs = Array.from({ length: Math.min(1_000, USERS - stored) }, (_, i) => ({
+        name: `audited ${stored + i}`,
+      }));
+      const created = await post({
+        query:
+          'mutation($inputs: [CreateUserInput!]!) { createUsers(inputs: $inputs) { created } }',
+        variables: { inputs },
+      });
+      expect(created.body.data.createUsers.created).toBe(inputs.length);
+    }
+    expect(await userCount()).toBe(before + USERS);
+  }, 120_000);
+
+  test('nodes naming userid 100 times for its gaps is refused up front, nothing scanned, a createUser alongside answered', async () => {
+    const ids = Array.from({ length: 100 }, () => 'userid');
+    const body = { query: gapsOf(1), variables: { ids } };
+    expect(JSON.stringify(body).length).toBeLessThan(1_200);
+    const db = service.client.db(service.dbName);
+    let refused: Awaited<ReturnType<typeof post>> | undefined;
+    let created: Awaited<ReturnType<typeof post>> | undefined;
+    const commands = await commandsSentTo(service.client, db, async () => {
+      [refused, created] = await Promise.all([
+        post(body),
+        post(
+          {
+            query:
+              'mutation { createUser(input: { name: "Honest" }) { user { id } error { code } } }',
+          },
+          {},
+        ),
+      ]);
+    });
+    expect(refused?.status).toBe(400);
+    expect(refused?.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'gaps' });
+    expect(refused?.body.errors[0].message).toMatch(/at most 40000 stored values.*1000000/);
+    expect(created?.body.data.createUser).toMatchObject({
+      user: { id: expect.any(String) },
+      error: null,
+    });
+    expect(idScans(commands)).toEqual([]);
+  });
+
+  test('four gaps calls are allowed and read at most four batches of ids; five are refused', async () => {
+    const db = service.client.db(service.dbName);
+    let allowed: Awaited<ReturnType<typeof post>> | undefined;
+    const commands = await commandsSentTo(service.client, db, async () => {
+      allowed = await post({ query: gapsOf(4), variables: { ids: ['userid'] } });
+    });
+    expect(allowed?.status).toBe(200);
+    expect(allowed?.body.errors).toBeUndefined();
+    expect(allowed?.body.extensions.cost).toMatchObject({ scannedValues: 4 * GAPS.idsScanned });
+    const finds = idScans(commands);
+    expect(finds.length).toBeGreaterThan(0);
+    expect(finds.length).toBe(4);
+    for (const find of finds)
+      expect(Number(find.command.limit)).toBeLessThanOrEqual(GAPS.idsScanned);
+
+    const refused = await post({ query: gapsOf(5), variables: { ids: ['userid'] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'gaps' });
+    const twice = await post({ query: gapsOf(3), variables: { ids: ['userid', 'userid'] } });
+    expect(twice.status).toBe(400);
+    expect(twice.body.errors[0].message).toMatch(/this one may read 60000/);
   });
 });
 

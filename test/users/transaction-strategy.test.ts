@@ -9,7 +9,19 @@ import { Sequences } from '../../src/sequences';
 import { StrategyStats } from '../../src/stats';
 import { ID_STRATEGIES } from '../../src/strategies';
 import { Users } from '../../src/users';
+import { Long } from 'bson';
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
+import { boundedCollection } from '../../src/database';
+import { TRANSACTION_GROUP_RERUNS } from '../../src/limits';
+import {
+  idSources,
+  newCreationTally,
+  UserIdTurns,
+  type TransactionalIdSource,
+} from '../../src/strategies';
+import type { UnsavedUser } from '../../src/users/insert';
+import type { UserDocument } from '../../src/users/model';
+import { TransactionGroups } from '../../src/users/transaction-groups';
 import { sequencesOptions, usersSettings } from '../support/domain-options';
 import { uniqueDbName } from '../support/db';
 import { clearFailPoint, setFailPoint } from '../reliability/fail-points';
@@ -337,4 +349,94 @@ test('a counter repair that fails after a taken _id fails its group, never leave
     await clearFailPoint(bed.client, appName).catch(() => undefined);
     await failing.close();
   }
+});
+
+test('a batch of 500 new and 500 taken emails costs two transactions, not 501, and stays 1..N', async () => {
+  const { users, db, sequences, commandsSent } = await bed.fresh();
+  const email = (i: number) => `member${i}@example.com`;
+  const stored = await users.createUsers(
+    Array.from({ length: 500 }, (_, i) => ({ name: `stored ${i}`, email: email(2 * i) })),
+    STRATEGY,
+  );
+  expect(createdIds(stored)).toEqual(upTo(500));
+  // Taken and new alternate, so an insert stopping at the first refusal learns of one at a time.
+  const inputs = Array.from({ length: 1_000 }, (_, i) => ({ name: `batch ${i}`, email: email(i) }));
+
+  let results: Awaited<ReturnType<typeof users.createUsers>> = [];
+  const commands = await commandsSent(async () => {
+    results = await users.createUsers(inputs, STRATEGY);
+  });
+
+  results.forEach((result, i) => {
+    if (i % 2 === 0)
+      expect(result).toMatchObject({ error: { code: 'EMAIL_TAKEN', field: 'email' } });
+  });
+  expect(createdIds(results)).toEqual(upTo(1_000).slice(500));
+  expect(await storedIds(db)).toEqual(upTo(1_000));
+  expect(await sequences.peekNext({ name: 'userid' })).toBe(1_001);
+  const named = (name: string) => commands.filter((c) => c.commandName === name);
+  // The first transaction stops at item 0 and rolls back; one find takes out all 500 taken; the
+  // second commits.
+  // (Commits and aborts go to the admin database, so are not among this database's commands.)
+  expect(named('findAndModify')).toHaveLength(2);
+  expect(named('insert')).toHaveLength(2);
+  expect(named('find').filter((c) => c.command.find === 'users')).toHaveLength(1);
+});
+
+test('a group whose values another writer stores before every run answers ID_CONTENTION past the rerun bound', async () => {
+  const { db, sequences } = await bed.fresh();
+  const collection = boundedCollection(
+    db.collection<UserDocument>('users', { promoteLongs: false }),
+    usersSettings.maxTimeMS,
+  );
+  const unsaved = (name: string): UnsavedUser => ({
+    name,
+    createdWith: STRATEGY,
+    createdAt: new Date(),
+  });
+  const email = (i: number) => `raced${i}@example.com`;
+  // Another writer stores the next member's email right before every transaction of this process
+  // (its turn alone), so every run after a `find` meets a value stored since.
+  let stolen = 0;
+  let thiefId = Number.MAX_SAFE_INTEGER - 1_000;
+  class StealingTurns extends UserIdTurns {
+    override async alone<T>(round: () => Promise<T>): Promise<T> {
+      await collection.collection.insertOne({
+        ...unsaved('thief'),
+        _id: Long.fromNumber(thiefId++),
+        email: email(stolen++),
+      });
+      return super.alone(round);
+    }
+  }
+  const source = idSources({
+    sequences,
+    client: db.client,
+    turns: new StealingTurns(),
+    maxTimeMS: usersSettings.maxTimeMS,
+    blockSize: usersSettings.blockSize,
+    blockSizeMax: usersSettings.blockSize,
+    maxId: () => Promise.resolve(0),
+    optimisticMaxAttempts: usersSettings.optimisticMaxAttempts,
+  }).TRANSACTION as TransactionalIdSource;
+  const groups = new TransactionGroups(collection, source);
+  // The first round runs alone (its run steals member 0's email) while the members queue behind
+  // it: they make up the next group. Its first run meets 0 and 1 taken, then one more per run.
+  const first = groups.round([unsaved('first')], newCreationTally(), {});
+  const members = TRANSACTION_GROUP_RERUNS + 3;
+  const outcomes = await Promise.all(
+    Array.from({ length: members }, (_, i) =>
+      groups.round([{ ...unsaved(`member ${i}`), email: email(i) }], newCreationTally(), {}),
+    ),
+  );
+  expect(await first).toMatchObject({ outcome: 'committed' });
+  expect(outcomes.map((o) => o.outcome)).toEqual([
+    ...Array<string>(TRANSACTION_GROUP_RERUNS + 2).fill('refused'),
+    'contention',
+  ]);
+  // The group ran 1 + TRANSACTION_GROUP_RERUNS times, the first round once.
+  expect(stolen).toBe(1 + 1 + TRANSACTION_GROUP_RERUNS);
+  // Nothing of the group was stored, and no id was consumed by it.
+  expect(await db.collection('users').countDocuments({ name: /^member / })).toBe(0);
+  expect(await sequences.peekNext({ name: 'userid' })).toBe(2);
 });

@@ -291,6 +291,7 @@ export type RequestLimitsResolvers<ContextType = GraphQLContext, ParentType exte
   documentDepth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   listedItems?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   pageSize?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  scannedValues?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sequenceAllocations?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   usersCreated?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   valuesPerAllocation?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;

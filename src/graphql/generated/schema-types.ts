@@ -538,7 +538,7 @@ export type QueryUsersArgs = {
 
 /**
  * The bounds of one HTTP request (over all its aliases and batched operations). Every answer says
- * how much of the first three it used, in `extensions.cost`.
+ * how much of the first three and of `scannedValues` it used, in `extensions.cost`.
  */
 export type RequestLimits = {
   __typename?: 'RequestLimits';
@@ -557,6 +557,11 @@ export type RequestLimits = {
   listedItems: Scalars['Int']['output'];
   /** The largest page (`first` or `last`) of any list; 20 when neither is given. */
   pageSize: Scalars['Int']['output'];
+  /**
+   * Stored values one request's `Sequence.gaps` calls may read: each call counts as the 10,000 it may
+   * read, multiplied through the lists above it (`nodes(ids:)`, `sequences`).
+   */
+  scannedValues: Scalars['Int']['output'];
   /** `allocateSequence` calls one request may make. */
   sequenceAllocations: Scalars['Int']['output'];
   /** Users one request may create (1 without a token in production). */
@@ -603,7 +608,9 @@ export type Sequence = Node & {
   /**
    * The holes, lowest first, a page at a time, for an auditor: of a gapless sequence its values not
    * confirmed (yet), of `userid` the ids below the largest stored one that no user holds. Null for
-   * any other sequence: the service cannot see which of its values clients used.
+   * any other sequence: the service cannot see which of its values clients used. Each call reads up
+   * to 10,000 stored values and counts as that many against the request's `limits.scannedValues`
+   * (40,000: four calls per request).
    */
   gaps?: Maybe<SequenceGaps>;
   /** For a gapless sequence: how long an allocated value is held for its confirmation, in seconds. */
