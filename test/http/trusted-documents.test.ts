@@ -63,7 +63,10 @@ describe('in production, without a token', () => {
     const before = await userCount(production);
     const refused = await post(production, { query: UNKNOWN });
     expect(refused.status).toBe(403);
-    expect(refused.body.errors[0].extensions).toEqual({ code: 'UNTRUSTED_DOCUMENT' });
+    expect(refused.body.errors[0].extensions).toEqual({
+      code: 'UNTRUSTED_DOCUMENT',
+      requestId: expect.any(String),
+    });
     expect(await userCount(production)).toBe(before);
   });
 
