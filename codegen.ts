@@ -23,6 +23,7 @@ const config: CodegenConfig = {
           UserConnection: '../connections#UserConnectionSource',
           SequenceConnection: '../connections#SequenceConnectionSource',
           Viewer: '../../auth/index#Caller',
+          RequestLimits: '../request-limits#RequestLimitsSource',
           Sequence: '../../sequences/index#SequenceState',
         },
         scalars: { Long: 'number', DateTime: 'Date', ID: 'string' },

@@ -26,7 +26,7 @@ const LAYERS = [
   ['src/auth'],
   ['src/config.ts', 'src/logger.ts'],
   ['src/database'],
-  ['src/sequences', 'src/stats'],
+  ['src/sequences', 'src/stats', 'src/budgets'],
   ['src/strategies'],
   ['src/users'],
   ['src/components.ts'],
@@ -149,7 +149,7 @@ export default tseslint.config(
       // Exceptions, each with its reason: payloads, connections, edges and results are answers, not
       // entities (Relay's own spec gives them no id); PageInfo, MutationError, SequenceRange and
       // StrategyStats are values that belong to their parent; Viewer is the caller and RequestLimits
-      // its bounds, not stored objects.
+      // and CallerBudget its bounds, not stored objects.
       '@graphql-eslint/strict-id-in-types': [
         'error',
         {
@@ -165,6 +165,7 @@ export default tseslint.config(
               'StrategyStats',
               'Viewer',
               'RequestLimits',
+              'CallerBudget',
             ],
             suffixes: ['Payload', 'Connection', 'Edge', 'Result'],
           },

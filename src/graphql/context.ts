@@ -4,11 +4,12 @@
  * Invariants: the users and invitees DataLoaders are per request (never shared, so one request never
  * sees another's cached users) and made on first use, since most requests (a `createUser`) never
  * read a user; `caller` is who the request's bearer token proves (src/auth, decided once per
- * request by the HTTP layer); `budget` is the request's deadline (./budget.ts), passed to every
+ * request by the HTTP layer), `holder` whose budgets it draws on (src/budgets); `budget` is the request's deadline (./budget.ts), passed to every
  * domain write.
  */
 import type DataLoader from 'dataloader';
 import type { Caller } from '../auth/index';
+import type { BudgetHolder, Budgets } from '../budgets/index';
 import type { ServiceComponents } from '../components';
 import type { SequenceCatalog } from '../sequences/index';
 import type { StrategyStats } from '../stats/index';
@@ -21,6 +22,8 @@ export interface GraphQLContext extends ServiceComponents {
   userLoader: DataLoader<string, User | null>;
   inviteesLoader: DataLoader<InviteesRequest, UserPage>;
   caller: Caller;
+  /** Whose budgets the request draws on (src/budgets): the caller, or its address without a token. */
+  holder: BudgetHolder;
   budget: RequestBudget;
   /** What the request's operations ask for in all (./request-bounds.ts), shared by a batch. */
   bounds: RequestBounds;
@@ -30,7 +33,7 @@ export interface GraphQLContext extends ServiceComponents {
  * Who is calling, their deadline and the request's bounds: what the HTTP layer knows of a request
  * before GraphQL runs.
  */
-export type RequestIdentity = Pick<GraphQLContext, 'caller' | 'budget' | 'bounds'>;
+export type RequestIdentity = Pick<GraphQLContext, 'caller' | 'holder' | 'budget' | 'bounds'>;
 
 /**
  * One request's context. A class rather than an object literal: a literal that spreads the
@@ -41,6 +44,7 @@ class RequestContext implements GraphQLContext {
   readonly users: Users;
   readonly sequences: SequenceCatalog;
   readonly stats: StrategyStats<IdStrategy>;
+  readonly budgets: Budgets;
   /**
    * The loaders, made on first use. A holder object rather than fields of their own: Apollo runs
    * every operation on a shallow copy of the context, and the copies of one batched request must
@@ -51,12 +55,14 @@ class RequestContext implements GraphQLContext {
   constructor(
     components: ServiceComponents,
     readonly caller: Caller,
+    readonly holder: BudgetHolder,
     readonly budget: RequestBudget,
     readonly bounds: RequestBounds,
   ) {
     this.users = components.users;
     this.sequences = components.sequences;
     this.stats = components.stats;
+    this.budgets = components.budgets;
   }
 
   get userLoader(): GraphQLContext['userLoader'] {
@@ -69,6 +75,6 @@ class RequestContext implements GraphQLContext {
 }
 
 export function createContextFactory(components: ServiceComponents) {
-  return ({ caller, budget, bounds }: RequestIdentity): Promise<GraphQLContext> =>
-    Promise.resolve(new RequestContext(components, caller, budget, bounds));
+  return ({ caller, holder, budget, bounds }: RequestIdentity): Promise<GraphQLContext> =>
+    Promise.resolve(new RequestContext(components, caller, holder, budget, bounds));
 }

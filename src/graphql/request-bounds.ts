@@ -41,6 +41,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
+import type { RateLimitedError } from '../budgets/index';
 import { DomainError } from '../errors';
 import {
   ALLOCATIONS_PER_REQUEST,
@@ -73,6 +74,11 @@ export class RequestBoundsError extends DomainError {
 export interface CallerBounds {
   usersPerRequest: number;
   anonymous: boolean;
+  /**
+   * Charges the caller's budgets (src/budgets) with the request's total once it passed every
+   * bound, before anything runs; throws (or rejects with) RATE_LIMITED to refuse it whole.
+   */
+  charge?: (total: Readonly<RequestTally>) => void | Promise<void>;
 }
 
 function refusalOf(total: RequestTally, caller: CallerBounds): RequestBoundsError | null {
@@ -123,8 +129,10 @@ export class RequestBounds {
   };
   private unsettled: number;
   private decided = false;
-  /** Set once every operation is planned, when the total passes a bound. */
-  refusal: RequestBoundsError | null = null;
+  /** The total is known and being decided (a budget charge may still be on its way). */
+  private deciding = false;
+  /** Set once every operation is planned, when the total passes a bound or a budget. */
+  refusal: RequestBoundsError | RateLimitedError | null = null;
   private readonly waiting: Array<() => void> = [];
   /** Closed before every operation was planned: what still waits never runs. */
   private closed = false;
@@ -164,17 +172,30 @@ export class RequestBounds {
    * Apollo before every operation reached its plan) must never run.
    */
   close(): void {
-    if (this.decided) return;
+    if (this.decided || this.deciding) return;
     this.closed = true;
     this.decide();
   }
 
   private settleOne(): void {
     this.unsettled -= 1;
-    if (this.unsettled <= 0 && !this.decided) {
-      this.refusal ??= refusalOf(this.total, this.caller);
-      this.decide();
+    if (this.unsettled > 0 || this.deciding) return;
+    this.deciding = true;
+    this.refusal ??= refusalOf(this.total, this.caller);
+    let charged: void | Promise<void> = undefined;
+    try {
+      if (this.refusal === null && !this.closed) charged = this.caller.charge?.(this.total);
+    } catch (err) {
+      this.refusal = err as RateLimitedError;
     }
+    if (charged === undefined) return this.decide();
+    charged.then(
+      () => this.decide(),
+      (err: unknown) => {
+        this.refusal = err as RateLimitedError;
+        this.decide();
+      },
+    );
   }
 
   private decide(): void {

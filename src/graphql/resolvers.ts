@@ -18,6 +18,7 @@ import {
   sequenceAccess,
   usersPerRequest,
 } from '../auth/index';
+import type { BudgetStanding } from '../budgets/index';
 import type { FeedEvent } from '../database/change-feed';
 import type { SequenceKey, SequenceState } from '../sequences/index';
 import {
@@ -31,6 +32,7 @@ import type { GraphQLContext } from './context';
 import {
   ALLOCATIONS_PER_REQUEST,
   BATCHED_OPERATIONS,
+  BUDGET_UNITS,
   DOCUMENT,
   LISTED_ITEMS_PER_REQUEST,
   PAGE_SIZE,
@@ -133,6 +135,16 @@ async function settleReservation(
     ? { value: null, sequence: null, error: settled.error, query }
     : { ...settled.value, error: null, query };
 }
+
+/** A budget as `viewer { limits { budgets } }` shows it. */
+const callerBudget = (standing: BudgetStanding) => ({
+  name: standing.budget,
+  unit: BUDGET_UNITS[standing.budget],
+  limit: standing.limit,
+  windowSeconds: standing.windowSeconds,
+  remaining: standing.remaining,
+  resetsInSeconds: standing.resetsInSeconds,
+});
 
 export const resolvers: Resolvers = {
   Query: authorized('Query', {
@@ -292,6 +304,8 @@ export const resolvers: Resolvers = {
     },
 
     allocateSequence: async (_parent, { name, count, scope }, context, info) => {
+      // Refused whole (a top-level RATE_LIMITED) before anything is consumed.
+      await context.budgets.charge(context.holder, 'sequenceValues', count ?? 1);
       const allocated = await orMutationError(
         () =>
           context.sequences.allocate(
@@ -396,6 +410,12 @@ export const resolvers: Resolvers = {
     }),
   },
 
+  RequestLimits: {
+    // Each budget is one read of the budgets collection: only when selected.
+    budgets: async (_limits, _args, { budgets, holder }) =>
+      (await budgets.standing(holder)).map(callerBudget),
+  },
+
   CreateUserPayload: {
     ...authorized('CreateUserPayload', {
       inviter: (payload, _args, { userLoader }) =>
@@ -411,8 +431,10 @@ export const resolvers: Resolvers = {
   },
 
   Sequence: authorized('Sequence', {
-    gaps: (sequence, { after, first }, { sequences }) =>
-      sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default }),
+    gaps: async (sequence, { after, first }, { sequences, budgets, holder }) => {
+      await budgets.charge(holder, 'gapsScans', 1);
+      return sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default });
+    },
   } satisfies Resolvers['Sequence']),
 
   User: authorized('User', {

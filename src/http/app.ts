@@ -25,6 +25,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { MongoClient } from 'mongodb';
 import {
   authorize,
+  clientAddress,
   createAuthenticator,
   ENDPOINT_ACCESS,
   openAccessWarning,
@@ -61,6 +62,7 @@ export type AppConfig = Pick<
   | 'CLIENT_TOKENS'
   | 'BODY_LIMIT'
   | 'REQUEST_TIMEOUT_MS'
+  | 'TRUST_PROXY'
 >;
 
 export interface AppDeps {
@@ -113,9 +115,12 @@ function metricsHandler(components: ServiceComponents) {
       sendJson(res, unauthenticated ? 401 : 403, { error: (err as Error).message });
       return;
     }
-    const text = await components.stats.metrics();
+    const [strategies, budgets] = await Promise.all([
+      components.stats.metrics(),
+      components.budgets.metrics(),
+    ]);
     res.setHeader('content-type', components.stats.contentType);
-    res.end(text);
+    res.end(strategies + budgets);
   };
 }
 
@@ -187,7 +192,7 @@ function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Midd
       // GETs and non-JSON posts have no body; Apollo answers them (landing page, GET queries, the
       // CSRF refusal of simple requests).
       req.body ??= {};
-      if (refusedBatch(req, res) || refusedInput(req, res, search)) return;
+      if (refusedBatch(req, res) || refusedInput(req, res, search, components.budgets)) return;
       const headers = new HeaderMap();
       for (const [key, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
@@ -249,6 +254,7 @@ export function createApp(deps: AppDeps): RequestListener {
     const caller = authenticate(req.headers.authorization);
     if (caller === null) return refuseToken(req, res);
     req.caller = caller;
+    req.address = clientAddress(req, config.TRUST_PROXY);
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, search);
     if (read && path === '/metrics') return metrics(req, res);
     if (read && config.NODE_ENV !== 'production' && (await servedExplorer(path, res))) return;

@@ -56,6 +56,7 @@ export async function startHttpServer(
     validationRules: armor.validationRules,
     logger: deps.logger,
     bounds: deps.subscriptionBounds,
+    trustProxy: config.TRUST_PROXY,
   });
   server.on(
     'request',

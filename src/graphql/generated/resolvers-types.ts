@@ -2,6 +2,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { User as UserModel } from '../../users/index';
 import type { UserConnectionSource, SequenceConnectionSource } from '../connections';
 import type { Caller } from '../../auth/index';
+import type { RequestLimitsSource } from '../request-limits';
 import type { SequenceState } from '../../sequences/index';
 import type { GraphQLContext } from '../context';
 export type Maybe<T> = T | null;
@@ -41,6 +42,36 @@ export type AllocateSequencePayload = {
   reservation?: Maybe<SequenceReservation>;
   /** The sequence after the allocation, for client caches; null when `error` is set. */
   sequence?: Maybe<Sequence>;
+};
+
+/**
+ * One budget of the caller: `limit` units per window of `windowSeconds`, shared by every instance.
+ * A window opens at the first unit spent and ends `windowSeconds` later.
+ */
+export type CallerBudget = {
+  __typename?: 'CallerBudget';
+  /** Units per window; null when this caller's budget is unlimited. */
+  limit?: Maybe<Scalars['Long']['output']>;
+  /**
+   * The budget, as `extensions.budget` of a `RATE_LIMITED` error and the `budget` label of
+   * `sequential_ids_budget_refusals_total` name it: `usersCreated`, `sequenceValues`, `gaplessHeld`,
+   * `subscriptionConnections`, `subscriptions` or `gapsScans`.
+   */
+  name: Scalars['String']['output'];
+  /**
+   * Units left in the current window; null when unlimited. Units another instance took ahead and has
+   * not spent yet count as spent (at most a twentieth of the budget per instance).
+   */
+  remaining?: Maybe<Scalars['Long']['output']>;
+  /**
+   * Seconds until the current window ends and the budget is whole again; null when no window is
+   * open (nothing spent) or unlimited.
+   */
+  resetsInSeconds?: Maybe<Scalars['Int']['output']>;
+  /** What one unit is. */
+  unit: Scalars['String']['output'];
+  /** The window's length in seconds; null when unlimited. */
+  windowSeconds?: Maybe<Scalars['Int']['output']>;
 };
 
 /** A new sequence. */
@@ -555,6 +586,13 @@ export type RequestLimits = {
   /** Operations in one batched (array) request. */
   batchedOperations: Scalars['Int']['output'];
   /**
+   * The caller's budgets over time, shared by every instance of the service: one per budget, with
+   * what is left of it now. A caller without a token is counted by its address, a client by its
+   * token. Past one, the call is refused `RATE_LIMITED` with `retryAfter` seconds (a request that
+   * would create users past `usersCreated`: HTTP 429 with `Retry-After`).
+   */
+  budgets: Array<CallerBudget>;
+  /**
    * graphql-armor's cost of one document (it grows with depth: a page of users two inviters deep costs
    * about 11,600).
    */
@@ -928,7 +966,10 @@ export type Viewer = {
   __typename?: 'Viewer';
   /** The client's name (the `owner` of the sequences it creates); null for admin and anonymous. */
   client?: Maybe<Scalars['String']['output']>;
-  /** What one request of this caller may ask for; a request beyond any of them is refused whole. */
+  /**
+   * What one request of this caller may ask for (a request beyond any of them is refused whole), and
+   * its budgets over time (`budgets`).
+   */
   limits: RequestLimits;
   /** The caller's role. Outside production a request without a token is the client `anonymous`. */
   role: Role;
@@ -1017,6 +1058,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 export type ResolversTypes = ResolversObject<{
   AllocateSequencePayload: ResolverTypeWrapper<Omit<AllocateSequencePayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']> }>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CallerBudget: ResolverTypeWrapper<CallerBudget>;
   CreateSequenceInput: CreateSequenceInput;
   CreateSequencePayload: ResolverTypeWrapper<Omit<CreateSequencePayload, 'query' | 'sequence' | 'sequenceEdge'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']>, sequenceEdge?: Maybe<ResolversTypes['SequenceEdge']> }>;
   CreateUserInput: CreateUserInput;
@@ -1037,7 +1079,7 @@ export type ResolversTypes = ResolversObject<{
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
-  RequestLimits: ResolverTypeWrapper<RequestLimits>;
+  RequestLimits: ResolverTypeWrapper<RequestLimitsSource>;
   ReservationPayload: ResolverTypeWrapper<Omit<ReservationPayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Maybe<ResolversTypes['Sequence']> }>;
   Role: Role;
   Sequence: ResolverTypeWrapper<SequenceState>;
@@ -1067,6 +1109,7 @@ export type ResolversTypes = ResolversObject<{
 export type ResolversParentTypes = ResolversObject<{
   AllocateSequencePayload: Omit<AllocateSequencePayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']> };
   Boolean: Scalars['Boolean']['output'];
+  CallerBudget: CallerBudget;
   CreateSequenceInput: CreateSequenceInput;
   CreateSequencePayload: Omit<CreateSequencePayload, 'query' | 'sequence' | 'sequenceEdge'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']>, sequenceEdge?: Maybe<ResolversParentTypes['SequenceEdge']> };
   CreateUserInput: CreateUserInput;
@@ -1084,7 +1127,7 @@ export type ResolversParentTypes = ResolversObject<{
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
-  RequestLimits: RequestLimits;
+  RequestLimits: RequestLimitsSource;
   ReservationPayload: Omit<ReservationPayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Maybe<ResolversParentTypes['Sequence']> };
   Sequence: SequenceState;
   SequenceChange: Omit<SequenceChange, 'sequence'> & { sequence: ResolversParentTypes['Sequence'] };
@@ -1114,6 +1157,15 @@ export type AllocateSequencePayloadResolvers<ContextType = GraphQLContext, Paren
   range?: Resolver<Maybe<ResolversTypes['SequenceRange']>, ParentType, ContextType>;
   reservation?: Resolver<Maybe<ResolversTypes['SequenceReservation']>, ParentType, ContextType>;
   sequence?: Resolver<Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
+}>;
+
+export type CallerBudgetResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CallerBudget'] = ResolversParentTypes['CallerBudget']> = ResolversObject<{
+  limit?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  remaining?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  resetsInSeconds?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  unit?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  windowSeconds?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 }>;
 
 export type CreateSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateSequencePayload'] = ResolversParentTypes['CreateSequencePayload']> = ResolversObject<{
@@ -1214,6 +1266,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
 export type RequestLimitsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestLimits'] = ResolversParentTypes['RequestLimits']> = ResolversObject<{
   aliases?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   batchedOperations?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  budgets?: Resolver<Array<ResolversTypes['CallerBudget']>, ParentType, ContextType>;
   documentCost?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   documentDepth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   listedItems?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -1358,6 +1411,7 @@ export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends Res
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   AllocateSequencePayload?: AllocateSequencePayloadResolvers<ContextType>;
+  CallerBudget?: CallerBudgetResolvers<ContextType>;
   CreateSequencePayload?: CreateSequencePayloadResolvers<ContextType>;
   CreateUserPayload?: CreateUserPayloadResolvers<ContextType>;
   CreateUsersPayload?: CreateUsersPayloadResolvers<ContextType>;
