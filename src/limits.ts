@@ -316,6 +316,4 @@ export const BUDGETS: Readonly<Record<BudgetName, Readonly<Record<BudgetRole, Bu
 export const BUDGET_LEASES = {
   fraction: 20,
   callersKept: 10_000,
-  /** A charge waits at most this long for the database, then the in-process fallback decides. */
-  storeWaitMs: 1_000,
 } as const;

@@ -16,20 +16,18 @@
  * Invariants: a charge is all or nothing (a request of 1,000 users is refused whole when 999 are
  * left, and the units stay for smaller requests); concurrent charges of one caller share one
  * lease request (at most one in flight per caller and budget in a process); a lease belongs to the
- * window it was taken in and is dropped when that window ends. When the database does not answer
- * within `BUDGET_LEASES.storeWaitMs` or fails, the limiter's insurance decides, an in-process
- * limiter with the same budget per instance (rate-limiter-flexible's `insuranceLimiter`): bounded,
- * though N instances then allow N budgets. Leases are kept for `BUDGET_LEASES.callersKept` callers.
+ * window it was taken in and is dropped when that window ends. When the database cannot be reached
+ * (every command is bounded: ./store.ts, and the client's timeouts), the limiter's insurance
+ * decides, an in-process limiter with the same budget per instance (rate-limiter-flexible's
+ * `insuranceLimiter`): bounded, though N instances then allow N budgets. A slow database is waited
+ * for, not bypassed: a fallback on slowness would let every instance spend a budget of its own
+ * exactly when the machine is busiest. Leases are kept for `BUDGET_LEASES.callersKept` callers.
  */
 import { LRUCache } from 'lru-cache';
-import {
-  RateLimiterMemory,
-  RateLimiterMongo,
-  RateLimiterRes,
-  RLWrapperTimeouts,
-} from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes } from 'rate-limiter-flexible';
 import { BUDGET_LEASES, type BudgetName } from '../limits';
 import { RateLimitedError, secondsUntil } from './errors';
+import { BUDGETS_COLLECTION } from './store';
 
 /** What a process holds of one caller's budget in the current window. */
 interface Lease {
@@ -55,7 +53,7 @@ export interface BudgetStanding {
 }
 
 export class LeasedBudget {
-  private readonly limiter: RLWrapperTimeouts;
+  private readonly limiter: RateLimiterMongo;
   private readonly leases = new LRUCache<string, Lease>({ max: BUDGET_LEASES.callersKept });
   private readonly taking = new Map<string, Promise<void>>();
   private readonly leaseSize: number;
@@ -71,17 +69,12 @@ export class LeasedBudget {
     const keyPrefix = `${budget}:${kind}`;
     const options = { keyPrefix, points: window.points, duration: window.seconds };
     const insuranceLimiter = new RateLimiterMemory(options);
-    const store = new RateLimiterMongo({
+    this.limiter = new RateLimiterMongo({
       ...options,
       storeClient,
-      tableName: 'budgets',
+      tableName: BUDGETS_COLLECTION,
       disableIndexesCreation: true,
       insuranceLimiter,
-    });
-    this.limiter = new RLWrapperTimeouts({
-      limiter: store,
-      insuranceLimiter,
-      timeoutMs: BUDGET_LEASES.storeWaitMs,
     });
     this.leaseSize = Math.max(1, Math.ceil(window.points / BUDGET_LEASES.fraction));
   }

@@ -136,6 +136,18 @@ async function settleReservation(
     : { ...settled.value, error: null, query };
 }
 
+/** Charges a held gapless value to the caller's `gaplessHeld`; past it, releases the value. */
+async function chargeHeldValue(reservationId: string, context: GraphQLContext): Promise<void> {
+  try {
+    await context.budgets.charge(context.holder, 'gaplessHeld', 1);
+  } catch (refusal) {
+    await context.sequences.releaseReservation(reservationId, sequenceAccess(context.caller), {
+      signal: context.budget.signal,
+    });
+    throw refusal;
+  }
+}
+
 /** A budget as `viewer { limits { budgets } }` shows it. */
 const callerBudget = (standing: BudgetStanding) => ({
   name: standing.budget,
@@ -316,9 +328,14 @@ export const resolvers: Resolvers = {
           ),
         info.schema,
       );
-      return allocated.error !== undefined
-        ? { range: null, sequence: null, reservation: null, error: allocated.error, query }
-        : { ...allocated.value, error: null, query };
+      if (allocated.error !== undefined) {
+        return { range: null, sequence: null, reservation: null, error: allocated.error, query };
+      }
+      const { reservation } = allocated.value;
+      // Whether the sequence is gapless is known once it answered: a held value past the budget
+      // is released at once (the next allocation hands it out), and the field refused.
+      if (reservation !== null) await chargeHeldValue(reservation.id, context);
+      return { ...allocated.value, error: null, query };
     },
 
     confirmReservation: (_parent, { id }, context, info) =>
