@@ -6,14 +6,18 @@
  * Two stages, each with its own places:
  * - a connection that is open but has not said who it is (no `connection_init` yet) holds a place
  *   of `awaitingInit`, at most `awaitingInitPerAddress` of them per client address. These are not
- *   counted against `connections`: sockets that never say who they are fill only their own
- *   places, and a caller that does say (a client with a token) still finds room;
+ *   counted against `connections`, so sockets that never say who they are never take the room of
+ *   callers that do. When its address's places (or all of them) are taken, a new connection
+ *   takes the place of the one that has waited longest, which is closed: an honest client says
+ *   who it is in its first round trip, so it is never the oldest for long, while silent sockets
+ *   only push each other out (refusing the newest instead would let a flood that holds every place
+ *   shut out every honest socket behind it, from its own address and from all others);
  * - once it says who it is, it moves to one of the `connections` places, at most
  *   `connectionsPerCaller` of them per caller (a client by its token, a caller without one by its
- *   address), so one client holding its maximum leaves room for others.
- * A refused connection changes no count. Every ticket is released exactly once, whatever stage it
- * reached (released twice, the second is ignored). Counts are per process: N instances admit N
- * times as many in all, each bounded.
+ *   address), so one client holding its maximum leaves room for others. Past either, it is
+ *   refused and changes no count.
+ * Every ticket is released exactly once, whatever stage it reached (released twice, the second is
+ * ignored). Counts are per process: N instances admit N times as many in all, each bounded.
  */
 
 export interface AdmissionBounds {
@@ -30,8 +34,17 @@ export interface AdmissionTicket {
   released: boolean;
 }
 
-/** Why a connection was refused, written to be shown (a WebSocket close reason: short). */
+/** Why a connection was refused or pushed out, written to be shown (a WebSocket close reason). */
 export type AdmissionRefusal = string;
+
+export const PUSHED_OUT: AdmissionRefusal =
+  'Too many connections awaiting connection_init; send it at once after opening';
+
+interface Awaiting {
+  ticket: AdmissionTicket;
+  /** Closes the connection when a newer one takes its place. */
+  pushOut: () => void;
+}
 
 function add(counts: Map<string, number>, key: string, by: number): void {
   const next = (counts.get(key) ?? 0) + by;
@@ -40,24 +53,31 @@ function add(counts: Map<string, number>, key: string, by: number): void {
 }
 
 export class ConnectionAdmission {
-  private awaiting = 0;
-  private readonly awaitingByAddress = new Map<string, number>();
+  /** Awaiting connections, oldest first (a Map keeps insertion order), in all and by address. */
+  private readonly awaiting = new Map<AdmissionTicket, Awaiting>();
+  private readonly awaitingByAddress = new Map<string, Map<AdmissionTicket, Awaiting>>();
   private admitted = 0;
   private readonly admittedByCaller = new Map<string, number>();
 
   constructor(private readonly bounds: AdmissionBounds) {}
 
-  /** A connection opened from `address`: its ticket, or why it is refused. */
-  open(address: string): AdmissionTicket | AdmissionRefusal {
-    if ((this.awaitingByAddress.get(address) ?? 0) >= this.bounds.awaitingInitPerAddress) {
-      return 'Too many connections awaiting connection_init from this address; try again later';
+  /**
+   * A connection opened from `address`: its ticket. When the places are taken, the connection
+   * that waited longest (of this address, else of all) is released and `pushOut` called for it.
+   */
+  open(address: string, pushOut: () => void): AdmissionTicket {
+    const ticket: AdmissionTicket = { address, caller: null, released: false };
+    let mine = this.awaitingByAddress.get(address);
+    if (mine === undefined) {
+      mine = new Map();
+      this.awaitingByAddress.set(address, mine);
     }
-    if (this.awaiting >= this.bounds.awaitingInit) {
-      return 'Too many connections awaiting connection_init; try again later';
-    }
-    this.awaiting += 1;
-    add(this.awaitingByAddress, address, 1);
-    return { address, caller: null, released: false };
+    if (mine.size >= this.bounds.awaitingInitPerAddress) this.pushOutOldest(mine);
+    if (this.awaiting.size >= this.bounds.awaitingInit) this.pushOutOldest(this.awaiting);
+    const entry = { ticket, pushOut };
+    this.awaiting.set(ticket, entry);
+    mine.set(ticket, entry);
+    return ticket;
   }
 
   /**
@@ -65,7 +85,8 @@ export class ConnectionAdmission {
    * when it is admitted, else why not (its awaiting place is given back either way).
    */
   admit(ticket: AdmissionTicket, caller: string): true | AdmissionRefusal {
-    if (ticket.released || ticket.caller !== null) return 'The connection was admitted already';
+    if (ticket.released) return PUSHED_OUT;
+    if (ticket.caller !== null) return 'The connection was admitted already';
     this.leaveAwaiting(ticket);
     if ((this.admittedByCaller.get(caller) ?? 0) >= this.bounds.connectionsPerCaller) {
       ticket.released = true;
@@ -95,11 +116,20 @@ export class ConnectionAdmission {
 
   /** Places held now, for tests and diagnostics. */
   get counts(): { awaiting: number; admitted: number } {
-    return { awaiting: this.awaiting, admitted: this.admitted };
+    return { awaiting: this.awaiting.size, admitted: this.admitted };
+  }
+
+  private pushOutOldest(queue: Map<AdmissionTicket, Awaiting>): void {
+    const oldest = queue.values().next().value;
+    if (oldest === undefined) return;
+    this.release(oldest.ticket);
+    oldest.pushOut();
   }
 
   private leaveAwaiting(ticket: AdmissionTicket): void {
-    this.awaiting -= 1;
-    add(this.awaitingByAddress, ticket.address, -1);
+    this.awaiting.delete(ticket);
+    const mine = this.awaitingByAddress.get(ticket.address);
+    mine?.delete(ticket);
+    if (mine?.size === 0) this.awaitingByAddress.delete(ticket.address);
   }
 }

@@ -8,6 +8,7 @@ export { RateLimitedError } from './errors';
 export type { BudgetStanding } from './leases';
 export {
   ConnectionAdmission,
+  PUSHED_OUT,
   type AdmissionBounds,
   type AdmissionRefusal,
   type AdmissionTicket,

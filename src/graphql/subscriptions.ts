@@ -17,8 +17,9 @@
  * - How many (src/limits.ts `SUBSCRIPTIONS`): which connections are admitted is
  *   src/budgets/admission.ts (`ConnectionAdmission`, hooked in here at the socket's open and at its
  *   `connection_init`): sockets awaiting `connection_init` have their own places per process and
- *   per address and `initWaitMs` to send it (then graphql-ws closes them, 4408), so they never
- *   take the room of callers that say who they are; connections per process and per caller. The
+ *   per address (the one that waited longest is closed, 1013, to make room for a new one) and
+ *   `initWaitMs` to send it (then graphql-ws closes them, 4408), so they never take the room of
+ *   callers that say who they are; connections per process and per caller. The
  *   caller's budgets (src/budgets) are charged a connection at its `connection_init` and a
  *   subscription at its `subscribe`. Subscriptions are bounded per connection and per client (over
  *   all its connections in this process). Beyond a bound the new connection is closed (1013, try
@@ -60,6 +61,7 @@ import { type Caller, clientAddress, requiredRole, FIELD_ACCESS } from '../auth/
 import {
   budgetHolder,
   ConnectionAdmission,
+  PUSHED_OUT,
   RateLimitedError,
   type AdmissionTicket,
   type BudgetHolder,
@@ -235,11 +237,9 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
   const admission = new ConnectionAdmission(bounds);
   const tickets = new WeakMap<WebSocket, AdmissionTicket>();
   wss.on('connection', (socket, req) => {
-    const ticket = admission.open(clientAddress(req, deps.trustProxy));
-    if (typeof ticket === 'string') {
-      socket.close(CLOSE_TRY_AGAIN_LATER, ticket);
-      return;
-    }
+    const ticket = admission.open(clientAddress(req, deps.trustProxy), () =>
+      socket.close(CLOSE_TRY_AGAIN_LATER, PUSHED_OUT),
+    );
     tickets.set(socket, ticket);
     socket.once('close', () => admission.release(ticket));
   });
@@ -271,7 +271,7 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
         const holder = budgetHolder(caller, clientAddress(request, deps.trustProxy));
         const admitted = admission.admit(ticket, `${holder.role}:${holder.id}`);
         if (admitted !== true) {
-          socket.close(CLOSE_TRY_AGAIN_LATER, admitted);
+          if (socket.readyState === socket.OPEN) socket.close(CLOSE_TRY_AGAIN_LATER, admitted);
           return false;
         }
         try {
