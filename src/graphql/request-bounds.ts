@@ -41,7 +41,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import type { RateLimitedError } from '../budgets/index';
+import { RateLimitedError } from '../budgets/index';
 import { DomainError } from '../errors';
 import {
   ALLOCATIONS_PER_REQUEST,
@@ -61,13 +61,30 @@ export interface RequestTally {
 /** Why a whole request is refused: answered by the HTTP layer as one error, nothing run. */
 export class RequestBoundsError extends DomainError {
   constructor(
-    readonly code: 'BAD_USER_INPUT' | 'UNAUTHENTICATED',
+    readonly code: 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'SERVICE_UNAVAILABLE',
     message: string,
     readonly status: number,
     field?: string,
   ) {
-    super(message, field === undefined ? {} : { field });
+    super(message, {
+      ...(field === undefined ? {} : { field }),
+      ...(code === 'SERVICE_UNAVAILABLE' ? { retryable: true } : {}),
+    });
   }
+}
+
+/**
+ * A charge that failed other than by refusing (the budgets' store and their in-process fallback
+ * both failed): the request is not run unbudgeted, it is refused as the database being away is.
+ */
+function chargeFailure(err: unknown): RateLimitedError | RequestBoundsError {
+  return err instanceof RateLimitedError
+    ? err
+    : new RequestBoundsError(
+        'SERVICE_UNAVAILABLE',
+        "The caller's budgets could not be charged; retry the request",
+        503,
+      );
 }
 
 /** Who may create how many users; the rest of the bounds are the same for everyone. */
@@ -179,20 +196,20 @@ export class RequestBounds {
 
   private settleOne(): void {
     this.unsettled -= 1;
-    if (this.unsettled > 0 || this.deciding) return;
+    if (this.unsettled > 0 || this.deciding || this.decided) return;
     this.deciding = true;
     this.refusal ??= refusalOf(this.total, this.caller);
     let charged: void | Promise<void> = undefined;
     try {
       if (this.refusal === null && !this.closed) charged = this.caller.charge?.(this.total);
     } catch (err) {
-      this.refusal = err as RateLimitedError;
+      this.refusal = chargeFailure(err);
     }
     if (charged === undefined) return this.decide();
     charged.then(
       () => this.decide(),
       (err: unknown) => {
-        this.refusal = err as RateLimitedError;
+        this.refusal = chargeFailure(err);
         this.decide();
       },
     );

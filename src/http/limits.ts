@@ -188,6 +188,7 @@ export function sentRefusal(req: ServiceRequest, res: ServerResponse): boolean {
   }
   sendError(res, refusal.status, refusal.code, refusal.message, {
     ...(refusal.field === undefined ? {} : { field: refusal.field }),
+    ...(refusal.retryable === undefined ? {} : { retryable: refusal.retryable }),
   });
   return true;
 }
