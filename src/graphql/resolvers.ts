@@ -316,8 +316,12 @@ export const resolvers: Resolvers = {
     },
 
     allocateSequence: async (_parent, { name, count, scope }, context, info) => {
-      // Refused whole (a top-level RATE_LIMITED) before anything is consumed.
-      await context.budgets.charge(context.holder, 'sequenceValues', count ?? 1);
+      // Refused whole (a top-level RATE_LIMITED) before anything is consumed. A count the catalog
+      // refuses (BAD_USER_INPUT) consumes nothing and is not charged.
+      const values = count ?? 1;
+      if (values >= 1 && values <= VALUES_PER_ALLOCATION) {
+        await context.budgets.charge(context.holder, 'sequenceValues', values);
+      }
       const allocated = await orMutationError(
         () =>
           context.sequences.allocate(
