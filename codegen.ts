@@ -39,6 +39,7 @@ const config: CodegenConfig = {
           UserConnection: '../connections#UserConnectionSource',
           SequenceConnection: '../connections#SequenceConnectionSource',
           Viewer: '../../auth/index#Caller',
+          RequestLimits: '../request-limits#RequestLimitsSource',
           Sequence: '../../sequences/index#SequenceState',
         },
       },

@@ -156,7 +156,7 @@ export default tseslint.config(
       // Exceptions, each with its reason: payloads, connections, edges and results are answers, not
       // entities (Relay's own spec gives them no id); PageInfo, MutationError, SequenceRange and
       // StrategyStats are values that belong to their parent; Viewer is the caller and RequestLimits
-      // its bounds, not stored objects.
+      // and CallerBudget its bounds, not stored objects.
       '@graphql-eslint/strict-id-in-types': [
         'error',
         {
@@ -172,6 +172,7 @@ export default tseslint.config(
               'StrategyStats',
               'Viewer',
               'RequestLimits',
+              'CallerBudget',
             ],
             suffixes: ['Payload', 'Connection', 'Edge', 'Result'],
           },

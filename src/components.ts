@@ -1,11 +1,12 @@
 /**
  * The composition root: the service's components over one database, wired as ARCHITECTURE.md
  * describes: one Sequences engine, one StrategyStats (labelled by the strategies of
- * src/strategies) and one Users (with one id source per strategy) per service process, and the SequenceCatalog over the engine, through which callers reach sequences
+ * src/strategies), one Budgets and one Users (with one id source per strategy) per service process, and the SequenceCatalog over the engine, through which callers reach sequences
  * (ownership, and `userid` reserved to Users). Several processes (or service instances in one test)
  * on one database each build their own.
  */
 import type { Db } from 'mongodb';
+import { Budgets } from './budgets/index';
 import type { Config } from './config';
 import { writeConcernOf } from './database/index';
 import { SequenceCatalog, Sequences } from './sequences/index';
@@ -20,6 +21,7 @@ export type ComponentsConfig = Pick<
   | 'ID_BLOCK_SIZE'
   | 'ID_BLOCK_SIZE_MAX'
   | 'OPTIMISTIC_MAX_ATTEMPTS'
+  | 'BUDGETS'
 >;
 
 /** The service's components, one set per service process. */
@@ -29,6 +31,8 @@ export interface ServiceComponents {
   stats: StrategyStats<IdStrategy>;
   /** GraphQL requests' durations and errors, on the same registry as `stats`. */
   requests: RequestStats;
+  /** What each caller may do over time, shared with every instance on the database. */
+  budgets: Budgets;
 }
 
 export function createComponents(db: Db, config: ComponentsConfig): ServiceComponents {
@@ -50,5 +54,6 @@ export function createComponents(db: Db, config: ComponentsConfig): ServiceCompo
     optimisticMaxAttempts: config.OPTIMISTIC_MAX_ATTEMPTS,
   });
   const sequences = new SequenceCatalog(counters, [users.idSequence]);
-  return { users, sequences, stats, requests: new RequestStats(stats.registry) };
+  const budgets = new Budgets(db, { table: config.BUDGETS, maxTimeMS: config.DB_TIMEOUT_MS });
+  return { users, sequences, stats, requests: new RequestStats(stats.registry), budgets };
 }

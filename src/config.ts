@@ -7,7 +7,13 @@
  */
 import { z } from 'zod';
 import { parseClientTokens, tokenProblem } from './auth/index';
-import { DEFAULT_BODY_LIMIT } from './limits';
+import {
+  BUDGETS,
+  DEFAULT_BODY_LIMIT,
+  type BudgetName,
+  type BudgetRole,
+  type BudgetWindow,
+} from './limits';
 
 const positiveInt = (name: string, fallback: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce
@@ -16,6 +22,43 @@ const positiveInt = (name: string, fallback: number, max = Number.MAX_SAFE_INTEG
     .min(1, `${name} must be at least 1`)
     .max(max, `${name} must be at most ${max}`)
     .default(fallback);
+
+/** Every caller budget (src/limits.ts `BUDGETS`) as configured, or null when budgets are off. */
+export type BudgetTable = Readonly<Record<BudgetName, Readonly<Record<BudgetRole, BudgetWindow>>>>;
+
+const BUDGET_OVERRIDE =
+  /^([A-Za-z]+)\.(anonymous|client|admin)=(?:(\d{1,12})\/(\d{1,7})|(unlimited))$/;
+
+/**
+ * `BUDGETS`: `off`, or a comma-separated list of `budget.role=points/seconds` or
+ * `budget.role=unlimited` over the defaults, e.g. `usersCreated.anonymous=10/600`.
+ */
+function parseBudgets(text: string): { table: BudgetTable | null; problems: string[] } {
+  const trimmed = text.trim();
+  if (trimmed === 'off') return { table: null, problems: [] };
+  const table = Object.fromEntries(
+    Object.entries(BUDGETS).map(([name, roles]) => [name, { ...roles }]),
+  ) as Record<BudgetName, Record<BudgetRole, BudgetWindow>>;
+  const problems: string[] = [];
+  for (const item of trimmed === '' ? [] : trimmed.split(',')) {
+    const match = BUDGET_OVERRIDE.exec(item.trim());
+    const name = match?.[1] as BudgetName | undefined;
+    if (match === null || name === undefined || !Object.hasOwn(BUDGETS, name)) {
+      problems.push(
+        `"${item.trim().slice(0, 60)}" is not budget.role=points/seconds or budget.role=unlimited (budgets: ${Object.keys(BUDGETS).join(', ')}; roles: anonymous, client, admin)`,
+      );
+      continue;
+    }
+    const role = match[2] as BudgetRole;
+    const seconds = Number(match[4]);
+    if (match[5] === undefined && seconds < 1) {
+      problems.push(`${name}.${role}: the window must be at least 1 second`);
+      continue;
+    }
+    table[name][role] = match[5] === undefined ? { points: Number(match[3]), seconds } : null;
+  }
+  return { table, problems };
+}
 
 const optionalText = z
   .string()
@@ -100,6 +143,22 @@ const environmentSchema = z.object({
     .min(0, 'SHUTDOWN_GRACE_MS must be at least 0')
     .max(600_000, 'SHUTDOWN_GRACE_MS must be at most 600000')
     .optional(),
+  TRUST_PROXY: z.coerce
+    .number({ error: 'TRUST_PROXY must be a whole number of proxies (0 to 10)' })
+    .int('TRUST_PROXY must be a whole number of proxies (0 to 10)')
+    .min(0, 'TRUST_PROXY must be 0 to 10')
+    .max(10, 'TRUST_PROXY must be 0 to 10')
+    .default(0),
+  BUDGETS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const { table, problems } = parseBudgets(text);
+      for (const problem of problems) {
+        ctx.addIssue({ code: 'custom', message: `BUDGETS: ${problem}` });
+      }
+      return table;
+    }),
   BODY_LIMIT: z
     .string()
     .regex(/^\d+(b|kb|mb)?$/i, 'BODY_LIMIT must be a size like 100kb or 1mb')

@@ -119,6 +119,27 @@ export const SUBSCRIPTIONS = {
   perClient: 200,
   keepAliveMs: 12_000,
   messageBytes: 64 * 1024,
+  /**
+   * Connections one caller may hold open in one process (a client by its token, a caller without
+   * one by its address): a dashboard fleet's worth, a tenth of `connections`, so one client holding
+   * its maximum leaves room for nine others.
+   */
+  connectionsPerCaller: 100,
+  /**
+   * Sockets awaiting `connection_init`, in one process and from one address. They are not callers
+   * yet (the token comes with `connection_init`), so they never count against `connections`: a
+   * flood of sockets that never say who they are fills only these, and a client with a token still
+   * connects. A browser sends `connection_init` as soon as the socket opens, so a page needs one
+   * or two at a time; 8 per address leaves room for a small office behind one address.
+   */
+  awaitingInit: 200,
+  awaitingInitPerAddress: 8,
+  /**
+   * How long a socket may wait before its `connection_init` (graphql-ws's default is 3 s): the
+   * client sends it in its first round trip, and every second of waiting is a second of a place of
+   * `awaitingInit` held by a socket that may never speak.
+   */
+  initWaitMs: 2_000,
 } as const;
 
 /** Ids one `nodes(ids:)` may name: a page's worth, as every list is bounded. */
@@ -227,3 +248,100 @@ export const FIELD_LIMITS: Readonly<Record<string, Readonly<Record<string, Field
     gaps: { lists: 'page', scans: GAPS.idsScanned },
   },
 };
+
+/** The caller budgets of src/budgets: what one caller may do over time, shared by every instance. */
+export type BudgetName =
+  | 'usersCreated'
+  | 'sequenceValues'
+  | 'gaplessHeld'
+  | 'subscriptionConnections'
+  | 'subscriptions'
+  | 'gapsScans';
+
+/** How a budget is counted: what one unit is, shown in docs and `viewer { limits { budgets } }`. */
+export const BUDGET_UNITS: Readonly<Record<BudgetName, string>> = {
+  usersCreated: 'users a request asks to create (`createUser` 1, `createUsers` its inputs)',
+  sequenceValues: 'values `allocateSequence` consumes (its `count`)',
+  gaplessHeld: 'values `allocateSequence` holds on a gapless sequence (its `count`)',
+  subscriptionConnections: 'WebSocket connections accepted (`connection_init`)',
+  subscriptions: 'subscriptions started',
+  gapsScans: '`Sequence.gaps` reads (each scans up to GAPS.idsScanned stored ids)',
+};
+
+/** One budget of one kind of caller: `points` units per window of `seconds`; null: unlimited. */
+export type BudgetWindow = { points: number; seconds: number } | null;
+
+/** Who a budget is counted for: a caller without a token by address, a client by its token. */
+export type BudgetRole = 'anonymous' | 'client' | 'admin';
+
+/**
+ * What one caller may do over time (src/budgets), counted in the service's own database so every
+ * instance draws on the same budget; overridable with `BUDGETS` (src/config.ts). A caller without
+ * a token is counted by its address (`TRUST_PROXY` says which), a client by its token, the admin
+ * is unlimited (an operator's own token; `BUDGETS` may limit it).
+ *
+ * Reasons, by caller:
+ * - anonymous, `usersCreated` 30 per 10 minutes: a sign-up page creates one user per person, and a
+ *   household, an office or a carrier's shared address (CGNAT) signs up a handful of people at a
+ *   time; 30 lets one through every 20 s sustained and stops a script after 30 ids. Only
+ *   `createUser` is open to anonymous callers in production, so it is their only budget that
+ *   bites; the others are 0 (those fields refuse them by role first).
+ * - client, `usersCreated` 1,000,000 per hour: a back end importing or signing up at scale (a full
+ *   `createUsers` batch every 4 s, sustained); the budget stops a leaked token or a runaway loop
+ *   from burning ids without end, not honest work.
+ * - client, `sequenceValues` 10,000,000 per hour: a thousand full allocations (VALUES_PER_ALLOCATION)
+ *   an hour; a counter's values are cheap, a loop that burns them is not.
+ * - client, `gaplessHeld` 100,000 per hour: each held value waits in its counter document
+ *   (GAPLESS.pendingValues at a time); 100,000 an hour is 28 a second, held for a minute each,
+ *   which GAPLESS already caps per sequence.
+ * - client, `subscriptionConnections` 600 per 10 minutes and `subscriptions` 6,000 per 10
+ *   minutes: a fleet reconnecting after a deploy opens its connections again; a loop opening them
+ *   without end holds change streams and sockets.
+ * - client, `gapsScans` 600 per 10 minutes: one scan reads up to GAPS.idsScanned stored ids; an
+ *   audit pages through a large table a page a second, a loop of full scans starves writers.
+ */
+export const BUDGETS: Readonly<Record<BudgetName, Readonly<Record<BudgetRole, BudgetWindow>>>> = {
+  usersCreated: {
+    anonymous: { points: 30, seconds: 600 },
+    client: { points: 1_000_000, seconds: 3_600 },
+    admin: null,
+  },
+  sequenceValues: {
+    anonymous: { points: 0, seconds: 600 },
+    client: { points: 10_000_000, seconds: 3_600 },
+    admin: null,
+  },
+  gaplessHeld: {
+    anonymous: { points: 0, seconds: 600 },
+    client: { points: 100_000, seconds: 3_600 },
+    admin: null,
+  },
+  subscriptionConnections: {
+    anonymous: { points: 0, seconds: 600 },
+    client: { points: 600, seconds: 600 },
+    admin: null,
+  },
+  subscriptions: {
+    anonymous: { points: 0, seconds: 600 },
+    client: { points: 6_000, seconds: 600 },
+    admin: null,
+  },
+  gapsScans: {
+    anonymous: { points: 0, seconds: 600 },
+    client: { points: 600, seconds: 600 },
+    admin: null,
+  },
+};
+
+/**
+ * How a process draws on a shared budget (src/budgets/leases.ts): it takes a lease of units from
+ * the database at once and spends it locally, so most charges cost no database round trip. A lease
+ * is a twentieth of the budget (at least one unit): what other instances cannot spend while one
+ * holds it, at most a twentieth per instance. Leases and the in-process fallback are kept for at
+ * most `callersKept` callers (the least recently charged are forgotten first; a forgotten lease is
+ * spent, never given back twice).
+ */
+export const BUDGET_LEASES = {
+  fraction: 20,
+  callersKept: 10_000,
+} as const;

@@ -1,4 +1,8 @@
-/** Authorization: who a request is (callers.ts), what it may call (policy.ts), valid tokens (tokens.ts). */
+/**
+ * Authorization: who a request is (callers.ts), where it comes from (address.ts), what it may call
+ * (policy.ts), valid tokens (tokens.ts).
+ */
+export { clientAddress, type AddressSource } from './address';
 export {
   createAuthenticator,
   openAccessWarning,

@@ -4,12 +4,14 @@
  * Invariants: the users and invitees DataLoaders are per request (never shared, so one request never
  * sees another's cached users) and made on first use, since most requests (a `createUser`) never
  * read a user; `caller` is who the request's bearer token proves (src/auth, decided once per
- * request by the HTTP layer); `budget` is the request's deadline (./budget.ts), passed to every
- * domain write; `ids` are the request's id and trace id (src/telemetry), and `logger` a child of
- * the service's logger carrying them, made on first use (most requests log nothing).
+ * request by the HTTP layer), `holder` whose budgets it draws on (src/budgets); `budget` is the
+ * request's deadline (src/request-deadline.ts), passed to every domain write; `ids` are the
+ * request's id and trace id (src/telemetry), and `logger` a child of the service's logger carrying
+ * them, made on first use (most requests log nothing).
  */
 import type DataLoader from 'dataloader';
 import type { Caller } from '../auth/index';
+import type { BudgetHolder, Budgets } from '../budgets/index';
 import type { ServiceComponents } from '../components';
 import type { SequenceCatalog } from '../sequences/index';
 import type { ObservedRequest, RequestStats, StrategyStats } from '../stats/index';
@@ -24,6 +26,8 @@ export interface GraphQLContext extends ServiceComponents {
   userLoader: DataLoader<string, User | null>;
   inviteesLoader: DataLoader<InviteesRequest, UserPage>;
   caller: Caller;
+  /** Whose budgets the request draws on (src/budgets): the caller, or its address without a token. */
+  holder: BudgetHolder;
   budget: RequestBudget;
   /** What the request's operations ask for in all (./request-bounds.ts), shared by a batch. */
   bounds: RequestBounds;
@@ -40,7 +44,7 @@ export interface GraphQLContext extends ServiceComponents {
  */
 export type RequestIdentity = Pick<
   GraphQLContext,
-  'caller' | 'budget' | 'bounds' | 'ids' | 'observed'
+  'caller' | 'holder' | 'budget' | 'bounds' | 'ids' | 'observed'
 >;
 
 /**
@@ -53,6 +57,7 @@ class RequestContext implements GraphQLContext {
   readonly sequences: SequenceCatalog;
   readonly stats: StrategyStats<IdStrategy>;
   readonly requests: RequestStats;
+  readonly budgets: Budgets;
   /**
    * The loaders and the logger, made on first use. A holder object rather than fields of their
    * own: Apollo runs every operation on a shallow copy of the context, and the copies of one
@@ -65,6 +70,7 @@ class RequestContext implements GraphQLContext {
   constructor(
     components: ServiceComponents,
     readonly caller: Caller,
+    readonly holder: BudgetHolder,
     readonly budget: RequestBudget,
     readonly bounds: RequestBounds,
     readonly ids: RequestIds,
@@ -75,6 +81,7 @@ class RequestContext implements GraphQLContext {
     this.sequences = components.sequences;
     this.stats = components.stats;
     this.requests = components.requests;
+    this.budgets = components.budgets;
   }
 
   get userLoader(): GraphQLContext['userLoader'] {
@@ -91,6 +98,15 @@ class RequestContext implements GraphQLContext {
 }
 
 export function createContextFactory(components: ServiceComponents, logger: Logger) {
-  return ({ caller, budget, bounds, ids, observed }: RequestIdentity): Promise<GraphQLContext> =>
-    Promise.resolve(new RequestContext(components, caller, budget, bounds, ids, logger, observed));
+  return ({
+    caller,
+    holder,
+    budget,
+    bounds,
+    ids,
+    observed,
+  }: RequestIdentity): Promise<GraphQLContext> =>
+    Promise.resolve(
+      new RequestContext(components, caller, holder, budget, bounds, ids, logger, observed),
+    );
 }

@@ -28,6 +28,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { ApolloServerErrorCode } from '@apollo/server/errors';
+import { RateLimitedError } from '../budgets/index';
 import { isTransientDatabaseError } from '../database/index';
 import { DomainError } from '../errors';
 import { ERRORS } from '../limits';
@@ -153,6 +154,9 @@ function createUnboundedFormatter(serviceLogger: Logger) {
           code: cause.code,
           ...(cause.field === undefined ? {} : { field: cause.field }),
           ...(cause.retryable === undefined ? {} : { retryable: cause.retryable }),
+          ...(cause instanceof RateLimitedError
+            ? { retryAfter: cause.retryAfter, budget: cause.budget }
+            : {}),
         });
       }
       if (isTransientDatabaseError(cause)) {

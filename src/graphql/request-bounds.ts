@@ -46,6 +46,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
+import { RateLimitedError } from '../budgets/index';
 import { DomainError } from '../errors';
 import {
   ALLOCATIONS_PER_REQUEST,
@@ -85,19 +86,41 @@ function addTally(total: RequestTally, part: Readonly<RequestTally>): void {
 /** Why a whole request is refused: answered by the HTTP layer as one error, nothing run. */
 export class RequestBoundsError extends DomainError {
   constructor(
-    readonly code: 'BAD_USER_INPUT' | 'UNAUTHENTICATED',
+    readonly code: 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'SERVICE_UNAVAILABLE',
     message: string,
     readonly status: number,
     field?: string,
   ) {
-    super(message, field === undefined ? {} : { field });
+    super(message, {
+      ...(field === undefined ? {} : { field }),
+      ...(code === 'SERVICE_UNAVAILABLE' ? { retryable: true } : {}),
+    });
   }
+}
+
+/**
+ * A charge that failed other than by refusing (the budgets' store and their in-process fallback
+ * both failed): the request is not run unbudgeted, it is refused as the database being away is.
+ */
+function chargeFailure(err: unknown): RateLimitedError | RequestBoundsError {
+  return err instanceof RateLimitedError
+    ? err
+    : new RequestBoundsError(
+        'SERVICE_UNAVAILABLE',
+        "The caller's budgets could not be charged; retry the request",
+        503,
+      );
 }
 
 /** Who may create how many users; the rest of the bounds are the same for everyone. */
 export interface CallerBounds {
   usersPerRequest: number;
   anonymous: boolean;
+  /**
+   * Charges the caller's budgets (src/budgets) with the request's total once it passed every
+   * bound, before anything runs; throws (or rejects with) RATE_LIMITED to refuse it whole.
+   */
+  charge?: (total: Readonly<RequestTally>) => void | Promise<void>;
 }
 
 function refusalOf(total: RequestTally, caller: CallerBounds): RequestBoundsError | null {
@@ -152,8 +175,10 @@ export class RequestBounds {
   private readonly total: RequestTally = emptyTally();
   private unsettled: number;
   private decided = false;
-  /** Set once every operation is planned, when the total passes a bound. */
-  refusal: RequestBoundsError | null = null;
+  /** The total is known and being decided (a budget charge may still be on its way). */
+  private deciding = false;
+  /** Set once every operation is planned, when the total passes a bound or a budget. */
+  refusal: RequestBoundsError | RateLimitedError | null = null;
   private readonly waiting: Array<() => void> = [];
   /** Closed before every operation was planned: what still waits never runs. */
   private closed = false;
@@ -191,17 +216,30 @@ export class RequestBounds {
    * Apollo before every operation reached its plan) must never run.
    */
   close(): void {
-    if (this.decided) return;
+    if (this.decided || this.deciding) return;
     this.closed = true;
     this.decide();
   }
 
   private settleOne(): void {
     this.unsettled -= 1;
-    if (this.unsettled <= 0 && !this.decided) {
-      this.refusal ??= refusalOf(this.total, this.caller);
-      this.decide();
+    if (this.unsettled > 0 || this.deciding || this.decided) return;
+    this.deciding = true;
+    this.refusal ??= refusalOf(this.total, this.caller);
+    let charged: void | Promise<void> = undefined;
+    try {
+      if (this.refusal === null && !this.closed) charged = this.caller.charge?.(this.total);
+    } catch (err) {
+      this.refusal = chargeFailure(err);
     }
+    if (charged === undefined) return this.decide();
+    charged.then(
+      () => this.decide(),
+      (err: unknown) => {
+        this.refusal = chargeFailure(err);
+        this.decide();
+      },
+    );
   }
 
   private decide(): void {

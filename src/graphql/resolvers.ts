@@ -18,6 +18,7 @@ import {
   sequenceAccess,
   usersPerRequest,
 } from '../auth/index';
+import type { BudgetStanding } from '../budgets/index';
 import type { FeedEvent } from '../database/index';
 import type { SequenceKey, SequenceState } from '../sequences/index';
 import {
@@ -31,6 +32,7 @@ import type { GraphQLContext } from './context';
 import {
   ALLOCATIONS_PER_REQUEST,
   BATCHED_OPERATIONS,
+  BUDGET_UNITS,
   DOCUMENT,
   LISTED_ITEMS_PER_REQUEST,
   PAGE_SIZE,
@@ -135,6 +137,28 @@ async function settleReservation(
     ? { value: null, sequence: null, error: settled.error, query }
     : { ...settled.value, error: null, query };
 }
+
+/** Charges a held gapless value to the caller's `gaplessHeld`; past it, releases the value. */
+async function chargeHeldValue(reservationId: string, context: GraphQLContext): Promise<void> {
+  try {
+    await context.budgets.charge(context.holder, 'gaplessHeld', 1);
+  } catch (refusal) {
+    await context.sequences.releaseReservation(reservationId, sequenceAccess(context.caller), {
+      signal: context.budget.signal,
+    });
+    throw refusal;
+  }
+}
+
+/** A budget as `viewer { limits { budgets } }` shows it. */
+const callerBudget = (standing: BudgetStanding) => ({
+  name: standing.budget,
+  unit: BUDGET_UNITS[standing.budget],
+  limit: standing.limit,
+  windowSeconds: standing.windowSeconds,
+  remaining: standing.remaining,
+  resetsInSeconds: standing.resetsInSeconds,
+});
 
 export const resolvers: Resolvers = {
   Query: authorized('Query', {
@@ -294,6 +318,12 @@ export const resolvers: Resolvers = {
     },
 
     allocateSequence: async (_parent, { name, count, scope }, context, info) => {
+      // Refused whole (a top-level RATE_LIMITED) before anything is consumed. A count the catalog
+      // refuses (BAD_USER_INPUT) consumes nothing and is not charged.
+      const values = count ?? 1;
+      if (values >= 1 && values <= VALUES_PER_ALLOCATION) {
+        await context.budgets.charge(context.holder, 'sequenceValues', values);
+      }
       const allocated = await orMutationError(
         () =>
           context.sequences.allocate(
@@ -304,9 +334,14 @@ export const resolvers: Resolvers = {
           ),
         info.schema,
       );
-      return allocated.error !== undefined
-        ? { range: null, sequence: null, reservation: null, error: allocated.error, query }
-        : { ...allocated.value, error: null, query };
+      if (allocated.error !== undefined) {
+        return { range: null, sequence: null, reservation: null, error: allocated.error, query };
+      }
+      const { reservation } = allocated.value;
+      // Whether the sequence is gapless is known once it answered: a held value past the budget
+      // is released at once (the next allocation hands it out), and the field refused.
+      if (reservation !== null) await chargeHeldValue(reservation.id, context);
+      return { ...allocated.value, error: null, query };
     },
 
     confirmReservation: (_parent, { id }, context, info) =>
@@ -399,6 +434,12 @@ export const resolvers: Resolvers = {
     }),
   },
 
+  RequestLimits: {
+    // Each budget is one read of the budgets collection: only when selected.
+    budgets: async (_limits, _args, { budgets, holder }) =>
+      (await budgets.standing(holder)).map(callerBudget),
+  },
+
   CreateUserPayload: {
     ...authorized('CreateUserPayload', {
       inviter: (payload, _args, { userLoader }) =>
@@ -414,8 +455,10 @@ export const resolvers: Resolvers = {
   },
 
   Sequence: authorized('Sequence', {
-    gaps: (sequence, { after, first }, { sequences }) =>
-      sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default }),
+    gaps: async (sequence, { after, first }, { sequences, budgets, holder }) => {
+      await budgets.charge(holder, 'gapsScans', 1);
+      return sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default });
+    },
   } satisfies Resolvers['Sequence']),
 
   User: authorized('User', {

@@ -14,10 +14,18 @@
  * - What: only subscriptions; queries and mutations go over HTTP, where the per-request bounds and
  *   the deadline hold. A document is parsed with the HTTP layer's token limit and validated with
  *   graphql-armor's depth, cost, alias and directive rules, as over HTTP.
- * - How many (src/limits.ts `SUBSCRIPTIONS`): connections per process, subscriptions per
- *   connection and per client (over all its connections in this process); beyond them the new
- *   connection is closed (1013, try again later) or the subscription answered an error with code
- *   TOO_MANY_SUBSCRIPTIONS (retryable: once another ends), and nothing else changes. A
+ * - How many (src/limits.ts `SUBSCRIPTIONS`): which connections are admitted is
+ *   src/budgets/admission.ts (`ConnectionAdmission`, hooked in here at the socket's open and at its
+ *   `connection_init`): sockets awaiting `connection_init` have their own places per process and
+ *   per address (the one that waited longest is closed, 1013, to make room for a new one) and
+ *   `initWaitMs` to send it (then graphql-ws closes them, 4408), so they never take the room of
+ *   callers that say who they are; connections per process and per caller. The
+ *   caller's budgets (src/budgets) are charged a connection at its `connection_init` and a
+ *   subscription at its `subscribe`. Subscriptions are bounded per connection and per client (over
+ *   all its connections in this process). Beyond a bound the new connection is closed (1013, try
+ *   again later), beyond a budget closed 4429 with the seconds to wait in its reason, or the
+ *   subscription answered an error with code TOO_MANY_SUBSCRIPTIONS (retryable: once another ends)
+ *   or RATE_LIMITED (with `retryAfter`), and nothing else changes. A
  *   subscription counts from its `subscribe` message until it completes, fails or its connection
  *   closes. Heartbeats: the server pings every `keepAliveMs` and terminates a connection that did
  *   not answer within `keepAliveMs` (graphql-ws's keep-alive over ws ping/pong), so a dead peer's
@@ -50,8 +58,16 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
-import { type Caller, requiredRole, FIELD_ACCESS } from '../auth/index';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { type Caller, clientAddress, requiredRole, FIELD_ACCESS } from '../auth/index';
+import {
+  budgetHolder,
+  ConnectionAdmission,
+  PUSHED_OUT,
+  RateLimitedError,
+  type AdmissionTicket,
+  type BudgetHolder,
+} from '../budgets/index';
 import { DOCUMENT, SUBSCRIPTIONS } from '../limits';
 import type { Logger } from '../logger';
 import type { ServiceComponents } from '../components';
@@ -73,6 +89,8 @@ export interface SubscriptionServerDeps {
   logger: Logger;
   /** `SUBSCRIPTIONS` (src/limits.ts) unless a test narrows them. */
   bounds?: SubscriptionBounds;
+  /** `TRUST_PROXY`: proxies in front of the service whose `X-Forwarded-For` is believed. */
+  trustProxy: number;
 }
 
 export type SubscriptionBounds = { readonly [bound in keyof typeof SUBSCRIPTIONS]: number };
@@ -92,6 +110,7 @@ export const SERVICE_RESTART = 1012;
 /** What one connection carries: its caller, its live subscriptions, its operations' ids, its end. */
 interface Connection {
   caller?: Caller;
+  holder?: BudgetHolder;
   subscriptions: Set<string>;
   /** By operation id, from its `subscribe` message until it ends. */
   operations: Map<string, RequestIds>;
@@ -187,6 +206,23 @@ const refusal = (message: string) => [
   new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } }),
 ];
 
+/** A caller budget refused this subscription (src/budgets): retryable, after `retryAfter` s. */
+const rateLimited = (refusal: RateLimitedError) => [
+  new GraphQLError(refusal.message, {
+    extensions: {
+      code: refusal.code,
+      retryable: true,
+      retryAfter: refusal.retryAfter,
+      budget: refusal.budget,
+    },
+  }),
+];
+
+/** The close code of a connection refused by a caller budget: HTTP's 429 in the private range. */
+export const CLOSE_RATE_LIMITED = 4429;
+/** The close code of a connection refused for want of room: WebSocket's "try again later". */
+export const CLOSE_TRY_AGAIN_LATER = 1013;
+
 /** A bound of `SUBSCRIPTIONS` refused this subscription; it may succeed once another ends. */
 const overBound = (message: string) => [
   new GraphQLError(message, { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', retryable: true } }),
@@ -208,10 +244,16 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
   const least = leastSubscriptionRole();
   const rules = [...specifiedRules, ...deps.validationRules];
 
-  wss.on('connection', (socket) => {
-    if (wss.clients.size > bounds.connections) {
-      socket.close(1013, 'Too many subscription connections; try again later');
-    }
+  // Admission (src/budgets/admission.ts): an opened socket awaits its connection_init in a place
+  // of its own, then becomes one of its caller's connections in onConnect.
+  const admission = new ConnectionAdmission(bounds);
+  const tickets = new WeakMap<WebSocket, AdmissionTicket>();
+  wss.on('connection', (socket, req) => {
+    const ticket = admission.open(clientAddress(req, deps.trustProxy), () =>
+      socket.close(CLOSE_TRY_AGAIN_LATER, PUSHED_OUT),
+    );
+    tickets.set(socket, ticket);
+    socket.once('close', () => admission.release(ticket));
   });
 
   const release = (connection: Connection, id: string) => {
@@ -239,25 +281,45 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
   const disposable = useServer<Record<string, unknown> | undefined, { connection: Connection }>(
     {
       schema: deps.schema,
+      connectionInitWaitTimeout: bounds.initWaitMs,
       subscribe: subscribeSharing,
-      onConnect: (ctx) => {
+      onConnect: async (ctx) => {
         const connection: Connection = {
           subscriptions: new Set(),
           operations: new Map(),
           ended: new AbortController(),
         };
         connections.set(ctx.extra, connection);
+        const { socket, request } = ctx.extra;
+        const ticket = tickets.get(socket);
+        if (ticket === undefined) return false;
         const authorization = ctx.connectionParams?.authorization;
         const caller = deps.authenticate(
           typeof authorization === 'string' ? authorization : undefined,
         );
         if (caller === null || RANK[caller.role] < RANK[least]) return false;
+        const holder = budgetHolder(caller, clientAddress(request, deps.trustProxy));
+        const admitted = admission.admit(ticket, `${holder.role}:${holder.id}`);
+        if (admitted !== true) {
+          if (socket.readyState === socket.OPEN) socket.close(CLOSE_TRY_AGAIN_LATER, admitted);
+          return false;
+        }
+        try {
+          await deps.components.budgets.charge(holder, 'subscriptionConnections', 1);
+        } catch (err) {
+          if (!(err instanceof RateLimitedError)) throw err;
+          socket.close(CLOSE_RATE_LIMITED, `Rate limited; retry after ${err.retryAfter} s`);
+          return false;
+        }
         connection.caller = caller;
+        connection.holder = holder;
         return true;
       },
       onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
         const connection = connections.get(ctx.extra);
-        if (connection?.caller === undefined) return refusal('The connection was not initialised');
+        if (connection?.caller === undefined || connection.holder === undefined) {
+          return refusal('The connection was not initialised');
+        }
         // A WebSocket operation has no headers of its own: its id is its own.
         const ids = requestIdsOf({});
         connection.operations.set(id, ids);
@@ -275,8 +337,15 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps): Subscript
             'Only subscriptions go over WebSocket; send queries and mutations to POST /graphql',
           );
         }
+        try {
+          await deps.components.budgets.charge(connection.holder, 'subscriptions', 1);
+        } catch (err) {
+          if (err instanceof RateLimitedError) return rateLimited(err);
+          throw err;
+        }
         const contextValue = await contextOf({
           caller: connection.caller,
+          holder: connection.holder,
           budget: { signal: connection.ended.signal },
           // A subscription creates and allocates nothing; its pages are bounded by the document
           // rules (depth, cost) as it cannot be batched.

@@ -17,10 +17,14 @@
  *   body costs one scan of its bytes, not a parse;
  * - what the whole request asks for, over every alias and batched operation (users created,
  *   allocations, listed items): planned by src/graphql/request-bounds.ts on Apollo's document
- *   before anything runs (`startBounds`), and answered here as one error (`sendRefusal`).
+ *   before anything runs (`startBounds`), and answered here as one error (`sendRefusal`);
+ * - the caller's budgets over time (src/budgets): the users a request would create are charged
+ *   once its plan passed every bound, before anything runs; past the budget it is refused whole,
+ *   429 RATE_LIMITED with `Retry-After` (and `retryAfter` in the error's extensions).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { usersPerRequest, type Caller } from '../auth/index';
+import { budgetHolder, RateLimitedError, type BudgetHolder, type Budgets } from '../budgets/index';
 import { malformedLiteral, RequestBounds } from '../graphql/index';
 import type { ObservedRequest } from '../stats/index';
 import type { RequestIds } from '../telemetry/index';
@@ -39,6 +43,10 @@ export interface ServiceRequest extends IncomingMessage {
   /** What its metrics record (src/stats), for a request to `/graphql`. */
   observed?: ObservedRequest;
   caller: Caller;
+  /** The client address (src/auth/address.ts, `TRUST_PROXY`). */
+  address: string;
+  /** Whose budgets the request draws on: the caller, or its address without a token. */
+  holder: BudgetHolder;
   budget: RequestBudget;
   body?: unknown;
   bounds: RequestBounds;
@@ -135,7 +143,12 @@ function operationsOf(req: ServiceRequest, search: string): ReceivedOperation[] 
  * bound or hold a lone surrogate, or a document's literal does; else starts the request's bounds
  * (`req.bounds`), which its operations share in GraphQL.
  */
-export function refusedInput(req: ServiceRequest, res: ServerResponse, search: string): boolean {
+export function refusedInput(
+  req: ServiceRequest,
+  res: ServerResponse,
+  search: string,
+  budgets: Budgets,
+): boolean {
   const operations = operationsOf(req, search);
   for (const operation of operations) {
     const problem = inputProblem(operation.variables);
@@ -160,9 +173,15 @@ export function refusedInput(req: ServiceRequest, res: ServerResponse, search: s
     }
   }
   const caller = req.caller;
+  const holder = budgetHolder(caller, req.address);
+  req.holder = holder;
   req.bounds = new RequestBounds(Math.max(operations.length, 1), {
     usersPerRequest: usersPerRequest(caller),
     anonymous: caller.role === 'anonymous',
+    charge: (total) =>
+      total.usersCreated === 0
+        ? undefined
+        : budgets.charge(holder, 'usersCreated', total.usersCreated),
   });
   return false;
 }
@@ -174,10 +193,28 @@ export function refusedInput(req: ServiceRequest, res: ServerResponse, search: s
 export function sentRefusal(req: ServiceRequest, res: ServerResponse): boolean {
   const { refusal } = req.bounds;
   if (refusal === null) return false;
+  if (refusal instanceof RateLimitedError) {
+    res.setHeader('retry-after', String(refusal.retryAfter));
+    sendError(
+      req,
+      res,
+      refusal.status,
+      refusal.code,
+      refusal.message,
+      rateLimitedExtensions(refusal),
+    );
+    return true;
+  }
   sendError(req, res, refusal.status, refusal.code, refusal.message, {
     ...(refusal.field === undefined ? {} : { field: refusal.field }),
+    ...(refusal.retryable === undefined ? {} : { retryable: refusal.retryable }),
   });
   return true;
+}
+
+/** What a RATE_LIMITED answer says besides its code: when to retry, and which budget. */
+export function rateLimitedExtensions(refusal: RateLimitedError) {
+  return { retryable: true, retryAfter: refusal.retryAfter, budget: refusal.budget };
 }
 
 /** The `type` body-parser hands on for a refusal of `verifyInputBounds`. */

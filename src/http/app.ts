@@ -28,6 +28,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { MongoClient } from 'mongodb';
 import {
   authorize,
+  clientAddress,
   createAuthenticator,
   ENDPOINT_ACCESS,
   openAccessWarning,
@@ -69,6 +70,7 @@ export type AppConfig = Pick<
   | 'REQUEST_TIMEOUT_MS'
   | 'TRUSTED_DOCUMENTS'
   | 'TRUSTED_DOCUMENTS_FOR'
+  | 'TRUST_PROXY'
 >;
 
 /** What the process tells the HTTP layer of its own life. */
@@ -128,9 +130,12 @@ function metricsHandler(components: ServiceComponents) {
       sendJson(res, unauthenticated ? 401 : 403, { error: (err as Error).message });
       return;
     }
-    const text = await components.stats.metrics();
+    const [strategies, budgets] = await Promise.all([
+      components.stats.metrics(),
+      components.budgets.metrics(),
+    ]);
     res.setHeader('content-type', components.stats.contentType);
-    res.end(text);
+    res.end(strategies + budgets);
   };
 }
 
@@ -216,7 +221,7 @@ function graphqlHandler(
       const document = refusedDocument(trusted, req, res, search);
       if (document.refused) return;
       search = document.search;
-      if (refusedInput(req, res, search)) return;
+      if (refusedInput(req, res, search, components.budgets)) return;
       const headers = new HeaderMap();
       for (const [key, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
@@ -296,6 +301,7 @@ export function createApp(deps: AppDeps): RequestListener {
       try {
         if (caller === null) return await refuseToken(req, res);
         req.caller = caller;
+        req.address = clientAddress(req, config.TRUST_PROXY);
         return await graphql(req, res, search);
       } catch (err) {
         return answerFailure(logger, req, res, err);

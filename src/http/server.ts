@@ -66,6 +66,7 @@ export async function startHttpServer(
     validationRules: armor.validationRules,
     logger: deps.logger,
     bounds: deps.subscriptionBounds,
+    trustProxy: config.TRUST_PROXY,
   });
   server.on(
     'request',

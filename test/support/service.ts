@@ -100,6 +100,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const components = createComponents(client.db(dbName), config);
   if (options.ensureIndexes ?? true) {
     await components.users.ensureIndexes();
+    await components.budgets.ensureIndexes();
     // As src/main.ts does at start.
     await components.sequences.moveOwnedCounters();
   }

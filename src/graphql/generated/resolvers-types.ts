@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { User as UserModel } from '../../users/index';
 import type { UserConnectionSource, SequenceConnectionSource } from '../connections';
 import type { Caller } from '../../auth/index';
+import type { RequestLimitsSource } from '../request-limits';
 import type { SequenceState } from '../../sequences/index';
 import type { GraphQLContext } from '../context';
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
@@ -90,6 +91,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 export type ResolversTypes = ResolversObject<{
   AllocateSequencePayload: ResolverTypeWrapper<Omit<Types.AllocateSequencePayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Types.Maybe<ResolversTypes['Sequence']> }>;
   Boolean: ResolverTypeWrapper<Types.Scalars['Boolean']['output']>;
+  CallerBudget: ResolverTypeWrapper<Types.CallerBudget>;
   CreateSequenceInput: Types.CreateSequenceInput;
   CreateSequencePayload: ResolverTypeWrapper<Omit<Types.CreateSequencePayload, 'query' | 'sequence' | 'sequenceEdge'> & { query: ResolversTypes['Query'], sequence?: Types.Maybe<ResolversTypes['Sequence']>, sequenceEdge?: Types.Maybe<ResolversTypes['SequenceEdge']> }>;
   CreateUserInput: Types.CreateUserInput;
@@ -110,7 +112,7 @@ export type ResolversTypes = ResolversObject<{
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   PageInfo: ResolverTypeWrapper<Types.PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
-  RequestLimits: ResolverTypeWrapper<Types.RequestLimits>;
+  RequestLimits: ResolverTypeWrapper<RequestLimitsSource>;
   ReservationPayload: ResolverTypeWrapper<Omit<Types.ReservationPayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Types.Maybe<ResolversTypes['Sequence']> }>;
   Role: Types.Role;
   Sequence: ResolverTypeWrapper<SequenceState>;
@@ -140,6 +142,7 @@ export type ResolversTypes = ResolversObject<{
 export type ResolversParentTypes = ResolversObject<{
   AllocateSequencePayload: Omit<Types.AllocateSequencePayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Types.Maybe<ResolversParentTypes['Sequence']> };
   Boolean: Types.Scalars['Boolean']['output'];
+  CallerBudget: Types.CallerBudget;
   CreateSequenceInput: Types.CreateSequenceInput;
   CreateSequencePayload: Omit<Types.CreateSequencePayload, 'query' | 'sequence' | 'sequenceEdge'> & { query: ResolversParentTypes['Query'], sequence?: Types.Maybe<ResolversParentTypes['Sequence']>, sequenceEdge?: Types.Maybe<ResolversParentTypes['SequenceEdge']> };
   CreateUserInput: Types.CreateUserInput;
@@ -157,7 +160,7 @@ export type ResolversParentTypes = ResolversObject<{
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   PageInfo: Types.PageInfo;
   Query: Record<PropertyKey, never>;
-  RequestLimits: Types.RequestLimits;
+  RequestLimits: RequestLimitsSource;
   ReservationPayload: Omit<Types.ReservationPayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Types.Maybe<ResolversParentTypes['Sequence']> };
   Sequence: SequenceState;
   SequenceChange: Omit<Types.SequenceChange, 'sequence'> & { sequence: ResolversParentTypes['Sequence'] };
@@ -187,6 +190,15 @@ export type AllocateSequencePayloadResolvers<ContextType = GraphQLContext, Paren
   range?: Resolver<Types.Maybe<ResolversTypes['SequenceRange']>, ParentType, ContextType>;
   reservation?: Resolver<Types.Maybe<ResolversTypes['SequenceReservation']>, ParentType, ContextType>;
   sequence?: Resolver<Types.Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
+}>;
+
+export type CallerBudgetResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CallerBudget'] = ResolversParentTypes['CallerBudget']> = ResolversObject<{
+  limit?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  remaining?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  resetsInSeconds?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  unit?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  windowSeconds?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 }>;
 
 export type CreateSequencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateSequencePayload'] = ResolversParentTypes['CreateSequencePayload']> = ResolversObject<{
@@ -287,6 +299,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
 export type RequestLimitsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestLimits'] = ResolversParentTypes['RequestLimits']> = ResolversObject<{
   aliases?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   batchedOperations?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  budgets?: Resolver<Array<ResolversTypes['CallerBudget']>, ParentType, ContextType>;
   documentCost?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   documentDepth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   listedItems?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -432,6 +445,7 @@ export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends Res
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   AllocateSequencePayload?: AllocateSequencePayloadResolvers<ContextType>;
+  CallerBudget?: CallerBudgetResolvers<ContextType>;
   CreateSequencePayload?: CreateSequencePayloadResolvers<ContextType>;
   CreateUserPayload?: CreateUserPayloadResolvers<ContextType>;
   CreateUsersPayload?: CreateUsersPayloadResolvers<ContextType>;

@@ -35,6 +35,36 @@ export type AllocateSequencePayload = {
   sequence?: Maybe<Sequence>;
 };
 
+/**
+ * One budget of the caller: `limit` units per window of `windowSeconds`, shared by every instance.
+ * A window opens at the first unit spent and ends `windowSeconds` later.
+ */
+export type CallerBudget = {
+  __typename?: 'CallerBudget';
+  /** Units per window; null when this caller's budget is unlimited. */
+  limit?: Maybe<Scalars['Long']['output']>;
+  /**
+   * The budget, as `extensions.budget` of a `RATE_LIMITED` error and the `budget` label of
+   * `sequential_ids_budget_refusals_total` name it: `usersCreated`, `sequenceValues`, `gaplessHeld`,
+   * `subscriptionConnections`, `subscriptions` or `gapsScans`.
+   */
+  name: Scalars['String']['output'];
+  /**
+   * Units left in the current window; null when unlimited. Units another instance took ahead and has
+   * not spent yet count as spent (at most a twentieth of the budget per instance).
+   */
+  remaining?: Maybe<Scalars['Long']['output']>;
+  /**
+   * Seconds until the current window ends and the budget is whole again; null when no window is
+   * open (nothing spent) or unlimited.
+   */
+  resetsInSeconds?: Maybe<Scalars['Int']['output']>;
+  /** What one unit is. */
+  unit: Scalars['String']['output'];
+  /** The window's length in seconds; null when unlimited. */
+  windowSeconds?: Maybe<Scalars['Int']['output']>;
+};
+
 /** A new sequence. */
 export type CreateSequenceInput = {
   /**
@@ -547,6 +577,13 @@ export type RequestLimits = {
   /** Operations in one batched (array) request. */
   batchedOperations: Scalars['Int']['output'];
   /**
+   * The caller's budgets over time, shared by every instance of the service: one per budget, with
+   * what is left of it now. A caller without a token is counted by its address, a client by its
+   * token. Past one, the call is refused `RATE_LIMITED` with `retryAfter` seconds (a request that
+   * would create users past `usersCreated`: HTTP 429 with `Retry-After`).
+   */
+  budgets: Array<CallerBudget>;
+  /**
    * graphql-armor's cost of one document (it grows with depth: a page of users two inviters deep costs
    * about 11,600).
    */
@@ -927,7 +964,10 @@ export type Viewer = {
   __typename?: 'Viewer';
   /** The client's name (the `owner` of the sequences it creates); null for admin and anonymous. */
   client?: Maybe<Scalars['String']['output']>;
-  /** What one request of this caller may ask for; a request beyond any of them is refused whole. */
+  /**
+   * What one request of this caller may ask for (a request beyond any of them is refused whole), and
+   * its budgets over time (`budgets`).
+   */
   limits: RequestLimits;
   /** The caller's role. Outside production a request without a token is the client `anonymous`. */
   role: Role;
