@@ -14,7 +14,10 @@ import type { Config } from '../config';
 import type { ServiceComponents } from '../components';
 import { createAuthenticator } from '../auth/index';
 import { createApolloServer, createSchema, documentProtection } from '../graphql/server';
-import { startSubscriptionServer, type SubscriptionBounds } from '../graphql/subscriptions';
+import type { SubscriptionBounds } from '../graphql/subscription-holdings';
+import { SubscriptionRules } from '../graphql/subscription-rules';
+import { startSubscriptionServer } from '../graphql/subscriptions';
+import { SUBSCRIPTIONS } from '../limits';
 import type { Logger } from '../logger';
 import { createApp } from './app';
 import { upgradeOriginCheck } from './cors';
@@ -47,15 +50,18 @@ export async function startHttpServer(
   const armor = documentProtection(config);
   const apollo = createApolloServer(config, server, deps.logger, schema, armor);
   await apollo.start();
-  const subscriptions = startSubscriptionServer({
-    server,
+  const subscriptionRules = new SubscriptionRules({
     schema,
-    acceptsOrigin: upgradeOriginCheck(config),
     authenticate: createAuthenticator(config),
     components: deps.components,
     validationRules: armor.validationRules,
     logger: deps.logger,
-    bounds: deps.subscriptionBounds,
+    bounds: deps.subscriptionBounds ?? SUBSCRIPTIONS,
+  });
+  const subscriptions = startSubscriptionServer({
+    server,
+    acceptsOrigin: upgradeOriginCheck(config),
+    rules: subscriptionRules,
   });
   server.on(
     'request',
