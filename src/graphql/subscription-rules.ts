@@ -21,6 +21,7 @@
  * - Events are executed once per signature (./subscription-execution.ts): document, operation
  *   name, variables and caller, all a resolver may depend on.
  */
+import { ApolloServerErrorCode } from '@apollo/server/errors';
 import {
   type DocumentNode,
   type ExecutionArgs,
@@ -94,6 +95,18 @@ export const refusal = (message: string): readonly GraphQLError[] => [
   new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } }),
 ];
 
+/** `error` with the code Apollo Server gives it over HTTP. */
+function withCode(error: GraphQLError, code: string): GraphQLError {
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, code },
+  });
+}
+
 /**
  * The document of a subscription request, parsed and validated as over HTTP (graphql-js's rules
  * and `rules`), or the errors that refuse it (`transport` names the transport in the refusal of a
@@ -109,10 +122,16 @@ export function checkSubscriptionDocument(
   try {
     document = parse(request.query, { maxTokens: DOCUMENT.tokens });
   } catch (err) {
-    return [err instanceof GraphQLError ? err : new GraphQLError(String(err))];
+    return [
+      withCode(
+        err instanceof GraphQLError ? err : new GraphQLError(String(err)),
+        ApolloServerErrorCode.GRAPHQL_PARSE_FAILED,
+      ),
+    ];
   }
   const errors = validate(schema, document, [...specifiedRules, ...rules]);
-  if (errors.length > 0) return errors;
+  if (errors.length > 0)
+    return errors.map((error) => withCode(error, ApolloServerErrorCode.GRAPHQL_VALIDATION_FAILED));
   const operation = getOperationAST(document, request.operationName);
   if (operation?.operation !== 'subscription') {
     return refusal(

@@ -88,6 +88,15 @@ test.each([
   expect((answer as GraphQLError[])[0].message).toMatch(refusal);
 });
 
+test('parse and validation refusals carry the codes Apollo Server gives them over HTTP', () => {
+  const codeOf = (query: string) =>
+    (
+      checkSubscriptionDocument(schema, armor.validationRules, { query }, 'SSE') as GraphQLError[]
+    )[0].extensions.code;
+  expect(codeOf('subscription {')).toBe('GRAPHQL_PARSE_FAILED');
+  expect(codeOf('subscription { nothing }')).toBe('GRAPHQL_VALIDATION_FAILED');
+});
+
 test('start counts against the bounds; end and disconnect give back; the context ends with its connection', async () => {
   const narrow = rules({ ...SUBSCRIPTIONS, perConnection: 1, perClient: 2, connections: 3 });
   const first = connected(narrow);
