@@ -87,7 +87,8 @@ export const GAPS = {
  * connection (one browser tab's needs), per client over all its connections in one process, and
  * connections per process. The keep-alive ping every 12 s (graphql-ws's default) drops a peer that
  * did not answer the previous one, so a vanished client frees its places within about 24 s. A
- * client message (a `subscribe` with its document) is at most 64 kB.
+ * client message (a `subscribe` with its document, an SSE request's body) is at most 64 kB. An SSE
+ * request is one connection holding one subscription, counted with the WebSocket ones.
  */
 export const SUBSCRIPTIONS = {
   connections: 1_000,

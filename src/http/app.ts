@@ -1,6 +1,6 @@
 /**
  * The HTTP face of the service, on Node's own `http` module: `POST /graphql` (and Apollo's GET),
- * `GET /health`, `GET /ready`, `GET /metrics`, CORS, and the limits of ./limits.ts.
+ * subscriptions as Server-Sent Events at `/graphql/stream`, `GET /health`, `GET /ready`, `GET /metrics`, CORS, and the limits of ./limits.ts.
  *
  * Why no framework: five routes and one middleware chain do not need a router, and express's
  * per-request work (prototype swaps, layered routing, an ETag hash of every response) was measured
@@ -34,6 +34,8 @@ import type { Config } from '../config';
 import { pingDatabase } from '../database/index';
 import type { ServiceComponents } from '../components';
 import { createContextFactory, type GraphQLContext } from '../graphql/context';
+import { SSE_PATH, type SseTransport } from '../graphql/subscriptions-sse';
+import { SUBSCRIPTIONS } from '../limits';
 import type { Logger } from '../logger';
 import { corsOptions } from './cors';
 import { servedExplorer } from './explorer';
@@ -69,6 +71,8 @@ export interface AppDeps {
   client: MongoClient;
   components: ServiceComponents;
   logger: Logger;
+  /** Subscriptions over Server-Sent Events, at SSE_PATH. */
+  streams: SseTransport;
 }
 
 /** Runs a connect-style middleware: true when it passed the request on, false when it answered. */
@@ -211,6 +215,25 @@ function graphqlHandler({ config, apollo, components }: AppDeps, allowCors: Midd
   };
 }
 
+/**
+ * `/graphql/stream`: CORS, then a subscription's body (at most a graphql-ws message's size, the
+ * same input bounds as over HTTP), then the SSE transport. No request deadline: a stream lasts.
+ */
+function streamHandler({ streams }: AppDeps, allowCors: Middleware) {
+  const readJson = jsonBodyReader({
+    limit: String(SUBSCRIPTIONS.messageBytes),
+    verify: verifyInputBounds,
+  });
+  return async (req: ServiceRequest, res: ServerResponse, search: string) => {
+    if (req.method === 'OPTIONS') {
+      if (!(await passes(allowCors, req, res))) return;
+    } else await through(allowCors, req, res);
+    await through(readJson, req, res);
+    if (refusedInput(req, res, search)) return;
+    await streams.handle(req, res, req.body);
+  };
+}
+
 /** The answer to an error no handler answered: a body-parser refusal, else a 500 (logged). */
 function answerFailure(logger: Logger, res: ServerResponse, err: unknown): void {
   const answer = bodyErrorAnswer(err);
@@ -236,6 +259,7 @@ export function createApp(deps: AppDeps): RequestListener {
   const authenticate = createAuthenticator(config);
   const allowCors = cors(corsOptions(config)) as Middleware;
   const graphql = graphqlHandler(deps, allowCors);
+  const stream = streamHandler(deps, allowCors);
   const refuseToken = tokenRefusal(allowCors);
   const metrics = metricsHandler(components);
   const ready = readinessHandler(client, components);
@@ -249,6 +273,7 @@ export function createApp(deps: AppDeps): RequestListener {
     const caller = authenticate(req.headers.authorization);
     if (caller === null) return refuseToken(req, res);
     req.caller = caller;
+    if (path === SSE_PATH) return stream(req, res, search);
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, search);
     if (read && path === '/metrics') return metrics(req, res);
     if (read && config.NODE_ENV !== 'production' && (await servedExplorer(path, res))) return;

@@ -1,8 +1,10 @@
 /**
  * Starting and stopping the service's HTTP server.
  *
- * Subscriptions (graphql-ws) share the port and `/graphql` (src/graphql/subscriptions.ts).
- * `close()` closes subscription connections (1001, their change streams with them), then stops
+ * Subscriptions share the port: graphql-ws on `/graphql` (src/graphql/subscriptions.ts), Server-Sent
+ * Events on `/graphql/stream` (src/graphql/subscriptions-sse.ts), under one set of rules.
+ * `close()` closes subscription connections (1001, SSE streams ended, their change streams with
+ * them), then stops
  * accepting connections, lets in-flight requests finish (Apollo's drain plugin),
  * then resolves; it does not close the MongoClient, which belongs to the caller, as do the components
  * (the caller ensures indexes before starting, so the first request has the unique indexes it needs).
@@ -17,6 +19,7 @@ import { createApolloServer, createSchema, documentProtection } from '../graphql
 import type { SubscriptionBounds } from '../graphql/subscription-holdings';
 import { SubscriptionRules } from '../graphql/subscription-rules';
 import { startSubscriptionServer } from '../graphql/subscriptions';
+import { createSseTransport } from '../graphql/subscriptions-sse';
 import { SUBSCRIPTIONS } from '../limits';
 import type { Logger } from '../logger';
 import { createApp } from './app';
@@ -63,6 +66,7 @@ export async function startHttpServer(
     acceptsOrigin: upgradeOriginCheck(config),
     rules: subscriptionRules,
   });
+  const streams = createSseTransport(subscriptionRules);
   server.on(
     'request',
     createApp({
@@ -71,6 +75,7 @@ export async function startHttpServer(
       client: deps.client,
       components: deps.components,
       logger: deps.logger,
+      streams,
     }),
   );
 
@@ -90,7 +95,7 @@ export async function startHttpServer(
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     server,
     close: async () => {
-      await subscriptions.close();
+      await Promise.all([subscriptions.close(), streams.close()]);
       await apollo.stop();
     },
   };
