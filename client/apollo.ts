@@ -36,7 +36,15 @@ import type {
 import type { FieldNode } from 'graphql';
 import type { ApolloCache } from '@apollo/client';
 import { relayStylePagination } from '@apollo/client/utilities';
+import possibleTypesResult from './generated/possible-types';
 import { placeInWindow, sequenceId, typenameOfId } from './ids';
+
+/**
+ * The schema's interfaces and their types (generated from schema.graphql): hand them to the cache
+ * with the policies, `new InMemoryCache({ typePolicies, possibleTypes })`, so fragments on `Node`
+ * match by the schema.
+ */
+export const possibleTypes = possibleTypesResult.possibleTypes;
 
 type Args = Record<string, unknown> | null;
 type Edge = StoreObject & { cursor?: string; node?: Reference | null };

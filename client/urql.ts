@@ -4,6 +4,8 @@
  * mutation -> view check against the real server).
  *
  * What it does, and why:
+ * - `possibleTypes` (generated from schema.graphql, ./generated/possible-types.ts): fragments on
+ *   `Node` match by the schema, with no "Heuristic Fragment Matching" warning.
  * - `keys`: the types without an id (payloads, connections, edges, values) are embedded in their
  *   parent, as graphcache asks to be told; `User` and `Sequence` are keyed by `id` by default.
  * - Lists (`users`, `sequences`, `User.invitees`) come in two shapes, chosen per query: by default
@@ -21,8 +23,10 @@
  *   so `user(id:)` asks the server again (and learns it is gone) and every list that held it is
  *   read afresh. Objects a payload returns (`user`, `sequence`) update in place.
  */
+import { type Exchange, makeOperation, mapExchange } from '@urql/core';
 import type { Cache, CacheExchangeOpts, Data, FieldArgs } from '@urql/exchange-graphcache';
 import { relayPagination } from '@urql/exchange-graphcache/extras';
+import possibleTypesResult from './generated/possible-types';
 import { sequenceId, typenameOfId } from './ids';
 
 /** Types without an id: embedded in whatever holds them. */
@@ -126,6 +130,8 @@ function sequenceMoved(cache: Cache, args: Args): void {
 }
 
 export const graphcacheOptions: CacheExchangeOpts = {
+  // The schema's interfaces (generated from schema.graphql): fragments on `Node` match by them.
+  possibleTypes: possibleTypesResult.possibleTypes,
   keys: Object.fromEntries(EMBEDDED.map((typename) => [typename, () => null])),
   resolvers: {
     Query: {
@@ -208,3 +214,23 @@ export const graphcacheOptions: CacheExchangeOpts = {
     },
   },
 };
+
+/**
+ * Adds the header the service's CSRF prevention accepts (`apollo-require-preflight`) to every
+ * operation, so urql's default, queries as `GET` within the URL limit, is accepted: put it before
+ * `fetchExchange`. Without it a `GET` query is refused (400) and the client must send POSTs.
+ */
+export const preflightExchange: Exchange = mapExchange({
+  onOperation: (operation) => {
+    const given = operation.context.fetchOptions;
+    return makeOperation(operation.kind, operation, {
+      ...operation.context,
+      fetchOptions: () => {
+        const options = (typeof given === 'function' ? given() : given) ?? {};
+        const headers: Record<string, string> = {};
+        new Headers(options.headers).forEach((value, name) => (headers[name] = value));
+        return { ...options, headers: { ...headers, 'apollo-require-preflight': 'true' } };
+      },
+    });
+  },
+});
