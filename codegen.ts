@@ -48,6 +48,13 @@ const config: CodegenConfig = {
     // (client/codegen.ts): a schema change that breaks the page's operations breaks
     // `npm run typecheck`.
     'e2e/page/gql/': clientPreset(['e2e/page/operations/**/*.graphql']),
+    // The schema's interfaces and their types (`Node`: `User`, `Sequence`), which the shipped
+    // cache configurations hand to Apollo Client and graphcache (`possibleTypes`), so fragments on
+    // `Node` match by the schema, never heuristically.
+    'client/generated/possible-types.ts': {
+      plugins: ['fragment-matcher'],
+      config: { apolloClientVersion: 3, useExplicitTyping: true },
+    },
   },
 };
 

@@ -67,6 +67,7 @@ export default tseslint.config(
       'test-output/',
       'src/graphql/generated/',
       'e2e/page/gql/',
+      'client/generated/',
       'e2e/page/dist/',
     ],
   },

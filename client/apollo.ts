@@ -1,24 +1,30 @@
 /**
  * Apollo Client 4 cache configuration for this API: `new InMemoryCache({ typePolicies })` and no
- * other cache code keeps every view right after every mutation (test/client/caches.test.ts runs
- * each mutation -> view check against the real server).
+ * other cache code keeps every view right after every mutation and every `userCreated` event
+ * (test/client/caches.test.ts and test/client/lists.test.ts run them against the real server).
  *
  * What it does, and why:
- * - Lists (`users`, `sequences`, `User.invitees`) use `relayStylePagination`, keyed by what changes
- *   their content (order, filter, scope), so pages of one list merge and `fetchMore` works both
- *   ways. Its read drops edges whose node is gone, so `cache.evict` + `cache.gc` never makes a page
- *   read as null (an edge's `node` is non-null).
+ * - Lists (`users`, `sequences`, `User.invitees`) come in two shapes, chosen per query. By default
+ *   a list is a paged view: each page (its `first`/`after`/`last`/`before`) is kept as the server
+ *   answered it, so page 2 shows page 2 and `first: 5` after `first: 2` asks for 5. A query that
+ *   marks the field `@connection(key: "infinite")` gets an infinite list instead: its pages merge
+ *   (`relayStylePagination`), so `fetchMore` grows it both ways. Both are keyed by what changes
+ *   their content (order, filter, scope); reading drops edges whose node is gone, so `cache.evict`
+ *   + `cache.gc` never makes a page read as null (an edge's `node` is non-null).
  * - Lookups read the normalized object: `user(id:)`, `node(id:)`, `sequence(name:, scope:)` find
  *   what any query or mutation already wrote (the id scheme of ./ids.ts), and `nextSequence` is the
  *   cached `Sequence.next`, which `allocateSequence`, `setSequence` and `createSequence` update.
- * - Mutations update what they changed, from their payload and arguments (Apollo runs a
- *   `Mutation` field's `merge` when it writes the result): a created user's edge goes into every
- *   cached `users` list whose filter it matches and into its inviter's `invitees`, where the loaded
- *   window holds its place (ids order a list; a place beyond a page not loaded is left to that
- *   page), and `totalCount` grows; a deleted user leaves every list and the cache; a created
- *   sequence joins the cached `sequences` lists; a create of a user marks the `userid` counter
- *   stale. When a payload carries too little to place an item (no user selected), the affected
- *   lists are evicted instead and refetched on their next read.
+ * - Mutations and `userCreated` events update what they changed, from their payload, event and
+ *   arguments (Apollo runs a `Mutation` or `Subscription` field's `merge` when it writes the
+ *   result): a created user's edge goes into every cached `users` list whose filter it matches and
+ *   into its inviter's `invitees`, where the loaded window holds its place (ids order a list; a
+ *   place beyond the pages loaded is left to them; a full page passes its last item on), and every
+ *   such list's `totalCount` grows by one, once, whether the payload or the event comes first; a
+ *   deleted user leaves every list and the cache, and every list whose filter it matched counts it
+ *   out, held or not; a created sequence joins the cached `sequences` lists; a create of a user
+ *   marks the `userid` counter stale. When a payload or event carries too little to place or count
+ *   an item (no user, no `createdWith` or `invitedById` for a filtered list), or a page loses an
+ *   item whose successor it cannot know, the affected lists are evicted and refetched when next read.
  */
 import type {
   FieldFunctionOptions,
@@ -27,9 +33,18 @@ import type {
   StoreObject,
   TypePolicies,
 } from '@apollo/client';
+import type { FieldNode } from 'graphql';
 import type { ApolloCache } from '@apollo/client';
 import { relayStylePagination } from '@apollo/client/utilities';
+import possibleTypesResult from './generated/possible-types';
 import { placeInWindow, sequenceId, typenameOfId } from './ids';
+
+/**
+ * The schema's interfaces and their types (generated from schema.graphql): hand them to the cache
+ * with the policies, `new InMemoryCache({ typePolicies, possibleTypes })`, so fragments on `Node`
+ * match by the schema.
+ */
+export const possibleTypes = possibleTypesResult.possibleTypes;
 
 type Args = Record<string, unknown> | null;
 type Edge = StoreObject & { cursor?: string; node?: Reference | null };
@@ -45,19 +60,94 @@ interface StoredConnection {
   [extra: string]: unknown;
 }
 
-/** A list's key: the arguments that change which items it holds, with their defaults. */
-const usersKey = (args: Args) =>
-  JSON.stringify({
-    order: args?.order ?? 'ID_ASC',
-    createdWith: (args?.filter as Args)?.createdWith ?? null,
-    invitedById: (args?.filter as Args)?.invitedById ?? null,
-  });
-const inviteesKey = (args: Args) => JSON.stringify({ order: args?.order ?? 'ID_ASC' });
-const sequencesKey = (args: Args) => JSON.stringify({ scope: args?.scope ?? null });
+/** A list's content key: the arguments that change which items it holds, with their defaults. */
+const usersKey = (args: Args) => ({
+  order: args?.order ?? 'ID_ASC',
+  createdWith: (args?.filter as Args)?.createdWith ?? null,
+  invitedById: (args?.filter as Args)?.invitedById ?? null,
+});
+const inviteesKey = (args: Args) => ({ order: args?.order ?? 'ID_ASC' });
+const sequencesKey = (args: Args) => ({ scope: args?.scope ?? null });
 
-/** The key arguments back from a store field name (`users:{"order":"ID_ASC",...}`). */
-const keyOf = (storeFieldName: string, fieldName: string): Record<string, unknown> =>
-  JSON.parse(storeFieldName.slice(fieldName.length + 1)) as Record<string, unknown>;
+/** Which page of a list a paged view holds: its paging arguments. */
+interface PageArgs {
+  first: number | null;
+  after: string | null;
+  last: number | null;
+  before: string | null;
+}
+
+/** The size of a page asked for without `first` or `last` (the API's `PAGE_SIZE.default`). */
+const DEFAULT_PAGE_SIZE = 20;
+
+/** The `@connection(key:)` that makes a query's list infinite (pages merged). */
+export const INFINITE_LIST = 'infinite';
+
+/** Whether a query marked this field `@connection(key: "infinite")`. */
+function markedInfinite(field: FieldNode | null | undefined): boolean {
+  return (
+    field?.directives?.some(
+      (directive) =>
+        directive.name.value === 'connection' &&
+        directive.arguments?.some(
+          (argument) =>
+            argument.name.value === 'key' &&
+            argument.value.kind === 'StringValue' &&
+            argument.value.value === INFINITE_LIST,
+        ),
+    ) ?? false
+  );
+}
+
+/**
+ * A list field's policy: a paged view unless the query marks it infinite (the header). A paged
+ * view's key adds its page (`page`), an infinite list's key is its content key alone.
+ */
+function listPolicy(contentKey: (args: Args) => Record<string, unknown>): FieldPolicy {
+  // Its keyArgs are this policy's: only its read and merge are used.
+  const infinite = relayStylePagination();
+  return {
+    keyArgs: (args, { field }) =>
+      JSON.stringify(
+        markedInfinite(field)
+          ? contentKey(args)
+          : {
+              ...contentKey(args),
+              page: {
+                first: args?.first ?? null,
+                after: args?.after ?? null,
+                last: args?.last ?? null,
+                before: args?.before ?? null,
+              },
+            },
+      ),
+    read(existing: StoredConnection | undefined, options) {
+      if (markedInfinite(options.field)) return infinite.read?.(existing as never, options);
+      if (existing === undefined) return undefined;
+      const edges = existing.edges.filter(
+        (edge) => edge.node === null || edge.node === undefined || options.canRead(edge.node),
+      );
+      return edges.length === existing.edges.length ? existing : { ...existing, edges };
+    },
+    merge(existing, incoming, options) {
+      if (markedInfinite(options.field)) {
+        return typeof infinite.merge === 'function'
+          ? infinite.merge(existing as never, incoming as never, options)
+          : incoming;
+      }
+      return incoming;
+    },
+  };
+}
+
+/** The content key arguments back from a store field name (`users:{"order":"ID_ASC",...}`), and its page. */
+const keyOf = (
+  storeFieldName: string,
+  fieldName: string,
+): Record<string, unknown> & { page?: PageArgs } =>
+  JSON.parse(storeFieldName.slice(fieldName.length + 1)) as Record<string, unknown> & {
+    page?: PageArgs;
+  };
 
 /** The object of `typename` and `id` as the cache holds it, if it does. */
 function redirect(typename: string | null, id: string | null, options: FieldFunctionOptions) {
@@ -87,9 +177,21 @@ const sequenceOf = (args: Args): [string, string] => [
 /** The cache's id of a user. */
 const userRef = (cache: ApolloCache, id: string) => cache.identify({ __typename: 'User', id });
 
+/** Whether a stored list holds more items before (`previous`) or after its loaded window. */
+function beyondWindow(connection: StoredConnection, page: PageArgs | undefined) {
+  // All of the list is loaded when its count says so, whatever pageInfo says (a query that selects
+  // no pageInfo leaves relayStylePagination's default, "more follow").
+  const whole = connection.totalCount === connection.edges.length;
+  return {
+    previous: !whole && (connection.pageInfo?.hasPreviousPage ?? page?.after != null),
+    next: !whole && (connection.pageInfo?.hasNextPage ?? page?.before != null),
+  };
+}
+
 /**
- * Puts `edge` into a stored connection at its place, when the loaded window holds that place;
- * answers the connection unchanged when it does not (or already holds it).
+ * Puts `edge` into a stored connection at its place, when the loaded window holds that place, and
+ * counts it into `totalCount`; answers the connection unchanged when it already holds it. A paged
+ * view (`page`) keeps its size: a full page passes the item at its far end on to the next page.
  */
 function withEdge(
   stored: unknown,
@@ -97,83 +199,137 @@ function withEdge(
   id: string,
   idOf: (edge: Edge) => string,
   ascending: boolean,
+  page?: PageArgs,
 ): unknown {
   const connection = stored as StoredConnection;
-  const ids = connection.edges.map(idOf);
-  // All of the list is loaded when its count says so, whatever pageInfo says (a query that selects
-  // no pageInfo leaves relayStylePagination's default, "more follow").
-  const whole = connection.totalCount === connection.edges.length;
-  const place = placeInWindow(ids, id, {
+  if (!Array.isArray(connection?.edges)) return stored;
+  const beyond = beyondWindow(connection, page);
+  const place = placeInWindow(connection.edges.map(idOf), id, {
     ascending,
-    hasPreviousPage: !whole && (connection.pageInfo?.hasPreviousPage ?? false),
-    hasNextPage: !whole && (connection.pageInfo?.hasNextPage ?? false),
+    hasPreviousPage: beyond.previous,
+    hasNextPage: beyond.next,
   });
+  if (place === -1) return connection;
   const counted =
-    place === -1 || typeof connection.totalCount !== 'number'
-      ? {}
-      : { totalCount: connection.totalCount + 1 };
-  if (place === null || place === -1) return { ...connection, ...counted };
-  const edges = [...connection.edges.slice(0, place), edge, ...connection.edges.slice(place)];
+    typeof connection.totalCount !== 'number' ? {} : { totalCount: connection.totalCount + 1 };
+  if (place === null) return { ...connection, ...counted };
+  let edges = [...connection.edges.slice(0, place), edge, ...connection.edges.slice(place)];
+  const pageInfo = { ...connection.pageInfo };
+  if (!beyond.previous && !beyond.next && page === undefined) {
+    Object.assign(pageInfo, { hasPreviousPage: false, hasNextPage: false });
+  }
+  const size = page?.first ?? page?.last ?? DEFAULT_PAGE_SIZE;
+  if (page !== undefined && edges.length > size) {
+    // From the end a page counts back (`last`): its first item moves to the page before.
+    const fromEnd = page.first === null && page.last !== null;
+    edges = fromEnd ? edges.slice(1) : edges.slice(0, size);
+    Object.assign(pageInfo, fromEnd ? { hasPreviousPage: true } : { hasNextPage: true });
+  }
   return {
     ...connection,
     ...counted,
     edges,
     pageInfo: {
-      ...connection.pageInfo,
-      ...(whole ? { hasPreviousPage: false, hasNextPage: false } : {}),
+      ...pageInfo,
       startCursor: edges[0].cursor,
       endCursor: edges[edges.length - 1].cursor,
     },
   };
 }
 
-/** Removes the edges whose node is `ref` (a `__ref` id), and counts them out of `totalCount`. */
-function withoutNode(stored: unknown, ref: string): unknown {
+/**
+ * Removes the edges whose node is `ref` (a `__ref` id) and counts them out of `totalCount`; a list
+ * that did not hold it but `counts` it (its filter matches) is counted down all the same. A paged
+ * view that loses an item while more follow is `DELETE`d: the item that moves into it is unknown.
+ */
+function withoutNode(
+  stored: unknown,
+  ref: string,
+  counts: boolean,
+  page: PageArgs | undefined,
+  DELETE: unknown,
+): unknown {
   const connection = stored as StoredConnection;
+  if (!Array.isArray(connection?.edges)) return stored;
   const edges = connection.edges.filter((edge) => edge.node?.__ref !== ref);
-  if (edges.length === connection.edges.length) return connection;
   const removed = connection.edges.length - edges.length;
+  if (removed > 0 && page !== undefined) {
+    const beyond = beyondWindow(connection, page);
+    if (page.last !== null && page.first === null ? beyond.previous : beyond.next) return DELETE;
+  }
+  const less = removed > 0 ? removed : counts ? 1 : 0;
+  if (less === 0) return connection;
   return {
     ...connection,
     edges,
     ...(typeof connection.totalCount === 'number'
-      ? { totalCount: connection.totalCount - removed }
+      ? { totalCount: connection.totalCount - less }
       : {}),
   };
 }
 
-/** A created user, from a create payload (or one `createUsers` result) and its input. */
+/**
+ * The users each cache has counted into its lists (from a payload or an event, whichever came
+ * first), so the other does not count them again.
+ */
+const countedUsers = new WeakMap<object, Set<string>>();
+
+function counted(cache: ApolloCache): Set<string> {
+  let ids = countedUsers.get(cache);
+  if (ids === undefined) {
+    ids = new Set();
+    countedUsers.set(cache, ids);
+  }
+  return ids;
+}
+
+/** What is known of a created user: its node, and its strategy and inviter when they are known. */
+interface CreatedUser {
+  node: Reference;
+  id: string;
+  /** undefined: not known (not selected and not in the arguments). */
+  createdWith: string | undefined;
+  invitedById: string | null | undefined;
+}
+
+/** Whether a list with content key `key` holds `user`: true, false, or undefined (not known). */
+function listHolds(
+  key: Record<string, unknown>,
+  user: Pick<CreatedUser, 'createdWith' | 'invitedById'>,
+): boolean | undefined {
+  const strategy =
+    key.createdWith === null || user.createdWith === undefined
+      ? key.createdWith === null || undefined
+      : key.createdWith === user.createdWith;
+  const inviter =
+    key.invitedById === null || user.invitedById === undefined
+      ? key.invitedById === null || undefined
+      : key.invitedById === user.invitedById;
+  if (strategy === false || inviter === false) return false;
+  return strategy === true && inviter === true ? true : undefined;
+}
+
+/** A created user joins the cached lists it belongs to, counted once per cache. */
 function afterUserCreated(
   cache: ApolloCache,
-  created: StoreObject | undefined,
-  input: Args,
-  strategy: unknown,
+  user: CreatedUser,
   options: FieldFunctionOptions,
 ): void {
-  if (created === undefined || created === null) return;
-  const edgeOf = options.readField<Edge>('userEdge', created);
-  const node = (edgeOf?.node ?? options.readField<Reference>('user', created)) as
-    Reference | undefined;
-  const id = node === undefined ? undefined : options.readField<string>('id', node);
-  if (options.readField('error', created)) return;
-  if (node === undefined || id === undefined) {
-    // Too little selected to place it: the lists are read afresh next time.
-    cache.evict({ id: 'ROOT_QUERY', fieldName: 'users' });
-    return;
-  }
-  const edge: Edge = { __typename: 'UserEdge', cursor: id, node };
-  const inviterId = (input?.invitedById as string | null | undefined) ?? null;
-  const createdWith = options.readField<string>('createdWith', node) ?? strategy ?? 'COUNTER';
+  const seen = counted(cache);
+  if (seen.has(user.id)) return;
+  seen.add(user.id);
+  const edge: Edge = { __typename: 'UserEdge', cursor: user.id, node: user.node };
   const idOf = (e: Edge) => String(options.readField('id', e.node as Reference));
   cache.modify<Record<string, unknown>>({
     id: 'ROOT_QUERY',
     fields: {
-      users(value, { storeFieldName }) {
+      users(value, { storeFieldName, DELETE }) {
         const key = keyOf(storeFieldName, 'users');
-        const matches =
-          (key.createdWith === null || key.createdWith === createdWith) &&
-          (key.invitedById === null || key.invitedById === inviterId);
-        return matches ? withEdge(value, edge, id, idOf, key.order !== 'ID_DESC') : value;
+        const holds = listHolds(key, user);
+        if (holds === undefined) return DELETE; // too little known: read afresh
+        return holds
+          ? withEdge(value, edge, user.id, idOf, key.order !== 'ID_DESC', key.page)
+          : value;
       },
       // The userid counter moved (by one or by a block): read afresh.
       nextSequence: (value, { storeFieldName, DELETE }) =>
@@ -182,15 +338,70 @@ function afterUserCreated(
   });
   cache.evict({ id: 'Sequence:userid', fieldName: 'next' });
   cache.evict({ id: 'Sequence:userid', fieldName: 'value' });
-  if (inviterId !== null) {
+  if (typeof user.invitedById === 'string') {
     cache.modify<Record<string, unknown>>({
-      id: userRef(cache, inviterId),
+      id: userRef(cache, user.invitedById),
       fields: {
-        invitees: (value, { storeFieldName }) =>
-          withEdge(value, edge, id, idOf, keyOf(storeFieldName, 'invitees').order !== 'ID_DESC'),
+        invitees: (value, { storeFieldName }) => {
+          const key = keyOf(storeFieldName, 'invitees');
+          return withEdge(value, edge, user.id, idOf, key.order !== 'ID_DESC', key.page);
+        },
       },
     });
   }
+}
+
+/** A created user from a create payload (or one `createUsers` result) and its input. */
+function createdFromPayload(
+  cache: ApolloCache,
+  created: StoreObject | undefined,
+  input: Args,
+  strategy: unknown,
+  options: FieldFunctionOptions,
+): void {
+  if (created === undefined || created === null) return;
+  if (options.readField('error', created)) return;
+  const edgeOf = options.readField<Edge>('userEdge', created);
+  const node = (edgeOf?.node ?? options.readField<Reference>('user', created)) as
+    Reference | undefined;
+  const id = node === undefined ? undefined : options.readField<string>('id', node);
+  if (node === undefined || id === undefined) {
+    // Too little selected to place it: the lists are read afresh next time.
+    cache.evict({ id: 'ROOT_QUERY', fieldName: 'users' });
+    return;
+  }
+  afterUserCreated(
+    cache,
+    {
+      node,
+      id,
+      createdWith:
+        options.readField<string>('createdWith', node) ?? ((strategy as string) || 'COUNTER'),
+      invitedById: (input?.invitedById as string | null | undefined) ?? null,
+    },
+    options,
+  );
+}
+
+/** A created user from a `userCreated` event: what the event selected of it. */
+function createdFromEvent(
+  cache: ApolloCache,
+  event: StoreObject,
+  options: FieldFunctionOptions,
+): void {
+  const node = options.readField<Reference>('user', event);
+  const id = node === undefined ? undefined : options.readField<string>('id', node);
+  if (node === undefined || id === undefined) return;
+  afterUserCreated(
+    cache,
+    {
+      node,
+      id,
+      createdWith: options.readField<string>('createdWith', node),
+      invitedById: options.readField<string | null>('invitedById', node),
+    },
+    options,
+  );
 }
 
 /** A `Mutation` field policy that runs `effect` each time the field's result is written. */
@@ -210,8 +421,8 @@ function onWrite(
 export const typePolicies: TypePolicies = {
   Query: {
     fields: {
-      users: relayStylePagination(usersKey),
-      sequences: relayStylePagination(sequencesKey),
+      users: listPolicy(usersKey),
+      sequences: listPolicy(sequencesKey),
       user: lookup((args) => ['User', (args?.id as string) ?? null]),
       node: lookup((args) => [
         typenameOfId(String(args?.id)),
@@ -242,13 +453,13 @@ export const typePolicies: TypePolicies = {
   },
   User: {
     fields: {
-      invitees: relayStylePagination(inviteesKey),
+      invitees: listPolicy(inviteesKey),
     },
   },
   Mutation: {
     fields: {
       createUser: onWrite((cache, payload, options) =>
-        afterUserCreated(
+        createdFromPayload(
           cache,
           payload,
           options.args?.input as Args,
@@ -261,7 +472,7 @@ export const typePolicies: TypePolicies = {
         const inputs = (options.args?.inputs as Args[]) ?? [];
         results.forEach((result, position) => {
           const index = options.readField<number>('index', result) ?? position;
-          afterUserCreated(cache, result, inputs[index] ?? null, options.args?.strategy, options);
+          createdFromPayload(cache, result, inputs[index] ?? null, options.args?.strategy, options);
         });
       }),
       deleteUser: onWrite((cache, payload, options) => {
@@ -269,19 +480,47 @@ export const typePolicies: TypePolicies = {
         if (id === null || id === undefined) return;
         const ref = userRef(cache, id);
         if (ref === undefined) return;
-        const drop = (value: unknown) => withoutNode(value, ref);
-        cache.modify<Record<string, unknown>>({ id: 'ROOT_QUERY', fields: { users: drop } });
+        // What the cache or the payload knows of the deleted user, to tell which lists held it.
+        const known = { __ref: ref };
+        const deleted = options.readField<Reference>('user', payload);
+        const fieldOf = <T>(field: string) =>
+          options.readField<T>(field, known) ??
+          (deleted === undefined ? undefined : options.readField<T>(field, deleted));
+        const user = {
+          createdWith: fieldOf<string>('createdWith'),
+          invitedById: fieldOf<string | null>('invitedById'),
+        };
+        cache.modify<Record<string, unknown>>({
+          id: 'ROOT_QUERY',
+          fields: {
+            users(value, { storeFieldName, DELETE }) {
+              const key = keyOf(storeFieldName, 'users');
+              const holds = listHolds(key, user);
+              // A list that may hold it without its edge loaded: count unknown, read afresh.
+              const held = (value as StoredConnection)?.edges?.some(
+                (edge) => edge.node?.__ref === ref,
+              );
+              if (holds === undefined && !held) return DELETE;
+              return withoutNode(value, ref, holds !== false, key.page, DELETE);
+            },
+          },
+        });
         // Whichever cached user listed it as an invitee (its inviter, if that is cached).
         const inviterId =
-          options.readField<string>('invitedById', { __ref: ref }) ??
+          user.invitedById ??
           options.readField<string>('id', options.readField<Reference>('inviter', payload));
         if (inviterId !== undefined && inviterId !== null) {
           cache.modify<Record<string, unknown>>({
             id: userRef(cache, inviterId),
-            fields: { invitees: drop },
+            fields: {
+              invitees: (value, { storeFieldName, DELETE }) =>
+                withoutNode(value, ref, true, keyOf(storeFieldName, 'invitees').page, DELETE),
+            },
           });
         }
         cache.evict({ id: ref });
+        // Its id may be issued again (strategies that reissue the newest): count that one anew.
+        counted(cache).delete(id);
       }),
       createSequence: onWrite((cache, payload, options) => {
         if (options.readField('error', payload)) return;
@@ -299,13 +538,19 @@ export const typePolicies: TypePolicies = {
           id: 'ROOT_QUERY',
           fields: {
             sequences(value, { storeFieldName }) {
-              const { scope } = keyOf(storeFieldName, 'sequences');
+              const { scope, page } = keyOf(storeFieldName, 'sequences');
               if (scope !== null && scope !== (input?.scope ?? null)) return value;
-              return withEdge(value, edge, id, (e) => String(e.cursor), true);
+              return withEdge(value, edge, id, (e) => String(e.cursor), true, page);
             },
           },
         });
       }),
+    },
+  },
+  // A `userCreated` event is written like a query's answer: its user joins the lists it belongs to.
+  Subscription: {
+    fields: {
+      userCreated: onWrite(createdFromEvent),
     },
   },
 };

@@ -4,20 +4,29 @@
  * mutation -> view check against the real server).
  *
  * What it does, and why:
+ * - `possibleTypes` (generated from schema.graphql, ./generated/possible-types.ts): fragments on
+ *   `Node` match by the schema, with no "Heuristic Fragment Matching" warning.
  * - `keys`: the types without an id (payloads, connections, edges, values) are embedded in their
  *   parent, as graphcache asks to be told; `User` and `Sequence` are keyed by `id` by default.
- * - `resolvers`: lists merge their pages (`relayPagination`); `user(id:)`, `node(id:)` and
+ * - Lists (`users`, `sequences`, `User.invitees`) come in two shapes, chosen per query: by default
+ *   a paged view, each page (its `first`/`after`/`last`/`before`) kept as the server answered it
+ *   (graphcache's own behaviour: page 2 shows page 2); a field marked `@_infinite` (a local
+ *   directive, never sent) is an infinite list whose pages merge (`relayPagination`).
+ * - `resolvers`: `user(id:)`, `node(id:)` and
  *   `sequence(name:, scope:)` read the normalized object any other answer wrote (the id scheme of
  *   ./ids.ts); `nextSequence` is the cached `Sequence.next`, which allocations update.
  * - `updates`: graphcache cannot place a keyless edge into a cached page without that page's
  *   document, so a mutation invalidates exactly the lists it changed (the `users` lists whose
  *   filter the new user matches, its inviter's `invitees`, the `sequences` lists of its scope) and
- *   graphcache refetches them when they are next read; a deleted user is removed from the cache,
+ *   graphcache refetches them when they are next read (so their totals are the server's); a
+ *   `userCreated` event does the same for the lists its user joins; a deleted user is removed from the cache,
  *   so `user(id:)` asks the server again (and learns it is gone) and every list that held it is
  *   read afresh. Objects a payload returns (`user`, `sequence`) update in place.
  */
+import { type Exchange, makeOperation, mapExchange } from '@urql/core';
 import type { Cache, CacheExchangeOpts, Data, FieldArgs } from '@urql/exchange-graphcache';
 import { relayPagination } from '@urql/exchange-graphcache/extras';
+import possibleTypesResult from './generated/possible-types';
 import { sequenceId, typenameOfId } from './ids';
 
 /** Types without an id: embedded in whatever holds them. */
@@ -85,17 +94,25 @@ function invalidateFields(
 
 const userKey = (cache: Cache, id: string) => cache.keyOfEntity({ __typename: 'User', id });
 
-/** A user was created with `input` and `strategy`: the lists it joins are read afresh. */
-function userCreated(cache: Cache, input: Args | undefined, strategy: unknown): void {
-  const inviterId = (input?.invitedById as string | null | undefined) ?? null;
+/**
+ * A user was created with `strategy` by `inviterId`: the lists it joins are read afresh. Either
+ * undefined is not known (an event that did not select it): every list it may join is.
+ */
+function userCreated(
+  cache: Cache,
+  inviterId: string | null | undefined,
+  strategy: string | undefined,
+): void {
   invalidateFields(cache, 'Query', 'users', (args) => {
     const filter = (args.filter ?? {}) as Args;
     return (
-      (filter.createdWith == null || filter.createdWith === (strategy ?? 'COUNTER')) &&
-      (filter.invitedById == null || filter.invitedById === inviterId)
+      (filter.createdWith == null || strategy === undefined || filter.createdWith === strategy) &&
+      (filter.invitedById == null || inviterId === undefined || filter.invitedById === inviterId)
     );
   });
-  if (inviterId !== null) invalidateFields(cache, userKey(cache, inviterId), 'invitees');
+  if (typeof inviterId === 'string') {
+    invalidateFields(cache, userKey(cache, inviterId), 'invitees');
+  }
   // The userid counter moved.
   invalidateFields(cache, 'Query', 'nextSequence', (args) => args.name === 'userid' && !args.scope);
   cache.invalidate({ __typename: 'Sequence', id: 'userid' }, 'next');
@@ -113,11 +130,11 @@ function sequenceMoved(cache: Cache, args: Args): void {
 }
 
 export const graphcacheOptions: CacheExchangeOpts = {
+  // The schema's interfaces (generated from schema.graphql): fragments on `Node` match by them.
+  possibleTypes: possibleTypesResult.possibleTypes,
   keys: Object.fromEntries(EMBEDDED.map((typename) => [typename, () => null])),
   resolvers: {
     Query: {
-      users: relayPagination(),
-      sequences: relayPagination(),
       user: lookup((args) => ['User', String(args.id)]),
       node: lookup((args) => [typenameOfId(String(args.id)), String(args.id)]),
       sequence: lookup(sequenceOf),
@@ -126,20 +143,42 @@ export const graphcacheOptions: CacheExchangeOpts = {
         return typeof next === 'number' ? next : cache.resolve('Query', 'nextSequence', args);
       },
     },
-    User: {
-      invitees: relayPagination(),
-    },
+  },
+  directives: {
+    infinite: () => relayPagination(),
   },
   updates: {
+    Subscription: {
+      userCreated(result, _args, cache) {
+        // The event's user, as far as it was selected.
+        const user = (result.userCreated as { user?: Args } | null)?.user;
+        if (user === undefined) return;
+        userCreated(
+          cache,
+          user.invitedById as string | null | undefined,
+          user.createdWith as string | undefined,
+        );
+      },
+    },
     Mutation: {
       createUser(result, args, cache) {
         if (failed(result.createUser)) return;
-        userCreated(cache, args.input as Args, args.strategy);
+        userCreated(
+          cache,
+          ((args.input as Args).invitedById as string | null | undefined) ?? null,
+          (args.strategy as string | undefined) ?? 'COUNTER',
+        );
       },
       createUsers(result, args, cache) {
         const payload = result.createUsers as { created?: number } | null;
         if (payload === null || !payload.created) return;
-        for (const input of (args.inputs as Args[]) ?? []) userCreated(cache, input, args.strategy);
+        for (const input of (args.inputs as Args[]) ?? []) {
+          userCreated(
+            cache,
+            (input.invitedById as string | null | undefined) ?? null,
+            (args.strategy as string | undefined) ?? 'COUNTER',
+          );
+        }
       },
       updateUser(result, _args, cache) {
         // The user updates in place; an email lookup may now find someone else, or no one.
@@ -175,3 +214,23 @@ export const graphcacheOptions: CacheExchangeOpts = {
     },
   },
 };
+
+/**
+ * Adds the header the service's CSRF prevention accepts (`apollo-require-preflight`) to every
+ * operation, so urql's default, queries as `GET` within the URL limit, is accepted: put it before
+ * `fetchExchange`. Without it a `GET` query is refused (400) and the client must send POSTs.
+ */
+export const preflightExchange: Exchange = mapExchange({
+  onOperation: (operation) => {
+    const given = operation.context.fetchOptions;
+    return makeOperation(operation.kind, operation, {
+      ...operation.context,
+      fetchOptions: () => {
+        const options = (typeof given === 'function' ? given() : given) ?? {};
+        const headers: Record<string, string> = {};
+        new Headers(options.headers).forEach((value, name) => (headers[name] = value));
+        return { ...options, headers: { ...headers, 'apollo-require-preflight': 'true' } };
+      },
+    });
+  },
+});

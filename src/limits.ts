@@ -106,12 +106,14 @@ export const GAPS = {
 export const SCANNED_VALUES_PER_REQUEST = 4 * GAPS.idsScanned;
 
 /**
- * GraphQL subscriptions over WebSocket (src/graphql/subscriptions.ts). Each subscription holds a
+ * GraphQL subscriptions, over WebSocket and Server-Sent Events (counted by
+ * src/graphql/subscription-holdings.ts; sockets admitted by src/budgets/admission.ts). Each subscription holds a
  * change stream (a server cursor and a getMore waiting at a time), so they are counted: per
  * connection (one browser tab's needs), per client over all its connections in one process, and
  * connections per process. The keep-alive ping every 12 s (graphql-ws's default) drops a peer that
  * did not answer the previous one, so a vanished client frees its places within about 24 s. A
- * client message (a `subscribe` with its document) is at most 64 kB.
+ * client message (a `subscribe` with its document, an SSE request's body) is at most 64 kB. An SSE
+ * request is one connection holding one subscription, counted with the WebSocket ones.
  */
 export const SUBSCRIPTIONS = {
   connections: 1_000,
@@ -141,6 +143,20 @@ export const SUBSCRIPTIONS = {
    */
   initWaitMs: 2_000,
 } as const;
+
+/**
+ * The longest subscription cursor (`after:`) accepted before it is decoded: mongod's resume tokens
+ * are about 100 bytes as a cursor, the stand-in's fewer; a longer one is no cursor of this API.
+ */
+export const MAX_CURSOR_LENGTH = 1_000;
+
+/**
+ * Events one subscriber of a shared change stream may have waiting (src/database/change-feed.ts):
+ * 10 s of a busy `userCreated` (100 users a second), a few hundred kilobytes of references to events
+ * all subscribers share. Past it the slow subscriber's feed ends with SUBSCRIBER_BEHIND and the
+ * others go on.
+ */
+export const MAX_QUEUED = 1_000;
 
 /** Ids one `nodes(ids:)` may name: a page's worth, as every list is bounded. */
 export const NODES_PER_LIST = PAGE_SIZE.max;

@@ -22,7 +22,7 @@
  *   Resuming after it (`resumeAfter`) replays every matching change since that event, none twice;
  *   a cursor older than the server's history fails with the server's own error.
  * - A shared stream is read as fast as changes come; a subscriber reading slower is bounded: past
- *   `MAX_QUEUED` undelivered events its feed fails with SUBSCRIBER_BEHIND (retryable: subscribe
+ *   `MAX_QUEUED` (src/limits.ts) undelivered events its feed fails with SUBSCRIBER_BEHIND (retryable: subscribe
  *   again `after` the last cursor it received, and miss nothing), and the others go on. A resumed
  *   subscriber's own stream is read only as fast as it reads (it may have much to replay).
  * - `return()` (a subscriber that leaves) ends its feed at once; the last one to leave closes the
@@ -40,6 +40,7 @@ import type {
   ResumeToken,
 } from 'mongodb';
 import { BadUserInputError, DomainError } from '../errors';
+import { MAX_CURSOR_LENGTH, MAX_QUEUED } from '../limits';
 
 /** One event of a feed: what it maps to, and the cursor to resume after it. */
 export interface FeedEvent<T> {
@@ -53,15 +54,6 @@ export interface ChangeFeed<T> extends AsyncIterableIterator<FeedEvent<T>> {
   /** Leaves the feed (closing its stream when it was the last reader). */
   return(): Promise<IteratorResult<FeedEvent<T>>>;
 }
-
-/** The longest cursor accepted: mongod's tokens are about 100 bytes, the stand-in's fewer. */
-const MAX_CURSOR_LENGTH = 1_000;
-
-/**
- * Events one subscriber of a shared stream may have waiting: 10 s of a busy `userCreated` (issue
- * 22's 100 users a second), a few hundred kilobytes of references to events all subscribers share.
- */
-export const MAX_QUEUED = 1_000;
 
 /** A subscriber fell `MAX_QUEUED` events behind its stream; it resumes with its last cursor. */
 export class SubscriberBehindError extends DomainError {

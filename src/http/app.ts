@@ -1,6 +1,6 @@
 /**
  * The HTTP face of the service, on Node's own `http` module: `POST /graphql` (and Apollo's GET),
- * `GET /health`, `GET /ready`, `GET /metrics`, CORS, and the limits of ./limits.ts.
+ * subscriptions as Server-Sent Events at `/graphql/stream`, `GET /health`, `GET /ready`, `GET /metrics`, CORS, and the limits of ./limits.ts.
  *
  * Why no framework: five routes and one middleware chain do not need a router, and express's
  * per-request work (prototype swaps, layered routing, an ETag hash of every response) was measured
@@ -37,7 +37,13 @@ import {
 import type { Config } from '../config';
 import { pingDatabase } from '../database/index';
 import type { ServiceComponents } from '../components';
-import { createContextFactory, type GraphQLContext } from '../graphql/index';
+import {
+  createContextFactory,
+  SSE_PATH,
+  type GraphQLContext,
+  type SseTransport,
+} from '../graphql/index';
+import { SUBSCRIPTIONS } from '../limits';
 import type { Logger } from '../logger';
 import { REQUEST_ID_HEADER, requestIdsOf } from '../telemetry/index';
 import { corsOptions } from './cors';
@@ -86,6 +92,8 @@ export interface AppDeps {
   client: MongoClient;
   components: ServiceComponents;
   logger: Logger;
+  /** Subscriptions over Server-Sent Events, at SSE_PATH. */
+  streams: SseTransport;
 }
 
 /** Runs a connect-style middleware: true when it passed the request on, false when it answered. */
@@ -245,6 +253,28 @@ function graphqlHandler(
   };
 }
 
+/**
+ * `/graphql/stream`: CORS, then a subscription's body (at most a graphql-ws message's size, the
+ * same input bounds as over HTTP), then the SSE transport. No request deadline: a stream lasts.
+ */
+function streamHandler({ streams, components }: AppDeps, allowCors: Middleware) {
+  const readJson = jsonBodyReader({
+    limit: String(SUBSCRIPTIONS.messageBytes),
+    verify: verifyInputBounds,
+  });
+  return async (req: ServiceRequest, res: ServerResponse, search: string) => {
+    if (req.method === 'OPTIONS') {
+      if (!(await passes(allowCors, req, res))) return;
+    } else await through(allowCors, req, res);
+    await through(readJson, req, res);
+    if (refusedInput(req, res, search, components.budgets)) return;
+    await streams.handle(req, res, req.body, {
+      address: req.address,
+      requestId: req.ids.requestId,
+    });
+  };
+}
+
 /** The answer to an error no handler answered: a body-parser refusal, else a 500 (logged). */
 function answerFailure(logger: Logger, req: ServiceRequest, res: ServerResponse, err: unknown) {
   const answer = bodyErrorAnswer(err);
@@ -283,6 +313,7 @@ export function createApp(deps: AppDeps): RequestListener {
   const authenticate = createAuthenticator(config);
   const allowCors = cors(corsOptions(config)) as Middleware;
   const graphql = graphqlHandler(deps, allowCors, trustedDocuments(config, logger));
+  const stream = streamHandler(deps, allowCors);
   const refuseToken = tokenRefusal(allowCors);
   const metrics = metricsHandler(components);
   const ready = readinessHandler(client, components, lifecycle);
@@ -302,6 +333,7 @@ export function createApp(deps: AppDeps): RequestListener {
         if (caller === null) return await refuseToken(req, res);
         req.caller = caller;
         req.address = clientAddress(req, config.TRUST_PROXY);
+        if (path === SSE_PATH) return await stream(req, res, search);
         return await graphql(req, res, search);
       } catch (err) {
         return answerFailure(logger, req, res, err);

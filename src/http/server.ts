@@ -1,12 +1,14 @@
 /**
  * Starting and stopping the service's HTTP server.
  *
- * Subscriptions (graphql-ws) share the port and `/graphql` (src/graphql/subscriptions.ts).
+ * Subscriptions share the port: graphql-ws on `/graphql` (src/graphql/subscriptions.ts), Server-Sent
+ * Events on `/graphql/stream` (src/graphql/subscriptions-sse.ts), under one set of rules.
  * Stopping takes two steps, in the order Kubernetes documents: `failReadiness()` makes `/ready`
  * answer 503 while everything else keeps serving (the caller waits out its grace, so the load
- * balancer notices); `close()` then closes subscription connections (1012 Service Restart, which
- * clients retry, elsewhere; their change streams with them), stops accepting connections, lets
- * in-flight requests finish (Apollo's drain plugin), then resolves; it does not close the MongoClient, which belongs to the caller, as do the components
+ * balancer notices); `close()` then closes subscription connections (WebSocket: 1012 Service
+ * Restart, which clients retry, elsewhere; SSE streams ended; their change streams with them),
+ * stops accepting connections, lets in-flight requests finish (Apollo's drain plugin), then
+ * resolves; it does not close the MongoClient, which belongs to the caller, as do the components
  * (the caller ensures indexes before starting, so the first request has the unique indexes it needs).
  */
 import { createServer, type Server } from 'node:http';
@@ -20,8 +22,11 @@ import {
   createSchema,
   documentProtection,
   startSubscriptionServer,
+  createSseTransport,
+  SubscriptionRules,
   type SubscriptionBounds,
 } from '../graphql/index';
+import { SUBSCRIPTIONS } from '../limits';
 import type { Logger } from '../logger';
 import { createApp } from './app';
 import { upgradeOriginCheck } from './cors';
@@ -57,17 +62,21 @@ export async function startHttpServer(
   const apollo = createApolloServer(config, server, deps.logger, schema, armor);
   const lifecycle = { stopping: false };
   await apollo.start();
-  const subscriptions = startSubscriptionServer({
-    server,
+  const subscriptionRules = new SubscriptionRules({
     schema,
-    acceptsOrigin: upgradeOriginCheck(config),
     authenticate: createAuthenticator(config),
     components: deps.components,
     validationRules: armor.validationRules,
     logger: deps.logger,
-    bounds: deps.subscriptionBounds,
+    bounds: deps.subscriptionBounds ?? SUBSCRIPTIONS,
+  });
+  const subscriptions = startSubscriptionServer({
+    server,
+    acceptsOrigin: upgradeOriginCheck(config),
+    rules: subscriptionRules,
     trustProxy: config.TRUST_PROXY,
   });
+  const streams = createSseTransport(subscriptionRules);
   server.on(
     'request',
     createApp({
@@ -77,6 +86,7 @@ export async function startHttpServer(
       client: deps.client,
       components: deps.components,
       logger: deps.logger,
+      streams,
     }),
   );
 
@@ -100,7 +110,7 @@ export async function startHttpServer(
     },
     close: async () => {
       lifecycle.stopping = true;
-      await subscriptions.close();
+      await Promise.all([subscriptions.close(), streams.close()]);
       await apollo.stop();
     },
   };

@@ -16,6 +16,7 @@ import { cacheExchange } from '@urql/exchange-graphcache';
 import { parse, type DocumentNode } from 'graphql';
 import { typePolicies } from '../../client/apollo';
 import { graphcacheOptions } from '../../client/urql';
+import { urqlViews } from './views';
 import { ADMIN_HEADERS, startTestService, type TestService } from '../support/service';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read freely (ARCHITECTURE.md)
@@ -63,14 +64,8 @@ function urql(url: string, shipped: boolean): Driver {
     // POST, not GET: the server's CSRF prevention refuses a GET without a preflight header.
     preferGetMethod: false,
   });
-  const answer = (result: { data?: Data; error?: Error }) => {
-    if (result.error !== undefined) throw result.error;
-    return result.data;
-  };
   return {
-    view: async (query, variables = {}) => answer(await client.query(query, variables).toPromise()),
-    mutate: async (mutation, variables = {}) =>
-      answer(await client.mutation(mutation, variables).toPromise()),
+    ...urqlViews(client),
     requests: () => counter.n,
   };
 }

@@ -5,8 +5,8 @@
  * while the other goes on; resuming after its cursor replays what it missed, none twice.
  */
 import type { Collection, MongoClient } from 'mongodb';
+import { MAX_QUEUED } from '../../src/limits';
 import {
-  MAX_QUEUED,
   openChangeFeed,
   SubscriberBehindError,
   type ChangeFeed,

@@ -15,7 +15,7 @@ import { clientOptions } from '../../src/database';
 import type { ServiceComponents } from '../../src/components';
 import { createComponents } from '../../src/components';
 import { startHttpServer } from '../../src/http';
-import type { SubscriptionBounds } from '../../src/graphql/subscriptions';
+import type { SubscriptionBounds } from '../../src/graphql/subscription-holdings';
 import { createLogger } from '../../src/logger';
 import { testMongoUri, uniqueDbName } from './db';
 

@@ -16,18 +16,24 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 type Documents = {
     "mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      ...ListedUser\n    }\n    userEdge {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    strategy\n    attempts\n    error {\n      ...ShownError\n    }\n  }\n}": typeof types.CreateUserDocument,
     "mutation CreateUserPair($first: CreateUserInput!, $second: CreateUserInput!) {\n  first: createUser(input: $first) {\n    ...PairOutcome\n  }\n  second: createUser(input: $second) {\n    ...PairOutcome\n  }\n}\n\nfragment PairOutcome on CreateUserPayload {\n  userEdge {\n    cursor\n    node {\n      ...ListedUser\n    }\n  }\n  error {\n    ...ShownError\n  }\n}": typeof types.CreateUserPairDocument,
+    "query LatestSignUps {\n  users(first: 5, order: ID_DESC) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    totalCount\n  }\n}": typeof types.LatestSignUpsDocument,
     "fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}": typeof types.ListedUserFragmentDoc,
     "fragment ShownError on MutationError {\n  code\n  message\n  field\n  retryable\n}": typeof types.ShownErrorFragmentDoc,
+    "subscription SignedUp {\n  userCreated {\n    cursor\n    user {\n      ...ListedUser\n      invitedById\n    }\n  }\n}": typeof types.SignedUpDocument,
     "subscription UserIdCounter {\n  sequenceChanged(name: \"userid\") {\n    cursor\n    sequence {\n      id\n      value\n    }\n  }\n}": typeof types.UserIdCounterDocument,
     "query Users($first: Int, $after: String, $order: UserOrder) {\n  users(first: $first, after: $after, order: $order) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.UsersDocument,
+    "query UsersTable($after: String) {\n  users(first: 5, after: $after) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    totalCount\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.UsersTableDocument,
 };
 const documents: Documents = {
     "mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      ...ListedUser\n    }\n    userEdge {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    strategy\n    attempts\n    error {\n      ...ShownError\n    }\n  }\n}": types.CreateUserDocument,
     "mutation CreateUserPair($first: CreateUserInput!, $second: CreateUserInput!) {\n  first: createUser(input: $first) {\n    ...PairOutcome\n  }\n  second: createUser(input: $second) {\n    ...PairOutcome\n  }\n}\n\nfragment PairOutcome on CreateUserPayload {\n  userEdge {\n    cursor\n    node {\n      ...ListedUser\n    }\n  }\n  error {\n    ...ShownError\n  }\n}": types.CreateUserPairDocument,
+    "query LatestSignUps {\n  users(first: 5, order: ID_DESC) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    totalCount\n  }\n}": types.LatestSignUpsDocument,
     "fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}": types.ListedUserFragmentDoc,
     "fragment ShownError on MutationError {\n  code\n  message\n  field\n  retryable\n}": types.ShownErrorFragmentDoc,
+    "subscription SignedUp {\n  userCreated {\n    cursor\n    user {\n      ...ListedUser\n      invitedById\n    }\n  }\n}": types.SignedUpDocument,
     "subscription UserIdCounter {\n  sequenceChanged(name: \"userid\") {\n    cursor\n    sequence {\n      id\n      value\n    }\n  }\n}": types.UserIdCounterDocument,
     "query Users($first: Int, $after: String, $order: UserOrder) {\n  users(first: $first, after: $after, order: $order) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.UsersDocument,
+    "query UsersTable($after: String) {\n  users(first: 5, after: $after) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    totalCount\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.UsersTableDocument,
 };
 
 /**
@@ -55,6 +61,10 @@ export function graphql(source: "mutation CreateUserPair($first: CreateUserInput
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "query LatestSignUps {\n  users(first: 5, order: ID_DESC) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    totalCount\n  }\n}"): (typeof documents)["query LatestSignUps {\n  users(first: 5, order: ID_DESC) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    totalCount\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}"): (typeof documents)["fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -63,11 +73,19 @@ export function graphql(source: "fragment ShownError on MutationError {\n  code\
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "subscription SignedUp {\n  userCreated {\n    cursor\n    user {\n      ...ListedUser\n      invitedById\n    }\n  }\n}"): (typeof documents)["subscription SignedUp {\n  userCreated {\n    cursor\n    user {\n      ...ListedUser\n      invitedById\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "subscription UserIdCounter {\n  sequenceChanged(name: \"userid\") {\n    cursor\n    sequence {\n      id\n      value\n    }\n  }\n}"): (typeof documents)["subscription UserIdCounter {\n  sequenceChanged(name: \"userid\") {\n    cursor\n    sequence {\n      id\n      value\n    }\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "query Users($first: Int, $after: String, $order: UserOrder) {\n  users(first: $first, after: $after, order: $order) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"): (typeof documents)["query Users($first: Int, $after: String, $order: UserOrder) {\n  users(first: $first, after: $after, order: $order) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query UsersTable($after: String) {\n  users(first: 5, after: $after) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    totalCount\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"): (typeof documents)["query UsersTable($after: String) {\n  users(first: 5, after: $after) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    totalCount\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

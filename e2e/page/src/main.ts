@@ -12,6 +12,9 @@
  * `#userid-counter` shows the `userid` counter live, from a `sequenceChanged` subscription over
  * graphql-ws on the API's own URL (no polling, no refetch): `data-value` is the last value issued,
  * `data-live="true"` once the first event came, `data-live="error"` with the message if it failed.
+ * `#latest` (the latest sign-ups, `data-ready="true"` once shown) and `#users-table` (a page of
+ * users, "Next page" / "First page") render only from Apollo's cache; `userCreated` events over
+ * Server-Sent Events keep the first current with no refetch, where WebSockets are blocked too.
  * Operations are the typed documents codegen builds from `../operations/*.graphql`, so a schema change
  * that breaks this page breaks `npm run typecheck`.
  */
@@ -32,7 +35,17 @@ import {
   type CreateUserInput,
   type IdStrategy,
 } from '../gql/graphql';
-import { createApollo, createOne, createPair, watchNewest, type UserEdge } from './apollo';
+import {
+  createApollo,
+  createOne,
+  createPair,
+  listenForSignUps,
+  watchLatest,
+  watchNewest,
+  watchTablePage,
+  type TablePage,
+  type UserEdge,
+} from './apollo';
 
 /** An error as the page shows it: the `extensions` a frontend codes against. */
 interface ShownError {
@@ -190,10 +203,10 @@ const shownError = (error: { code: string; message: string; field?: string | nul
   field: error.field ?? undefined,
 });
 
-function showUsers(list: HTMLOListElement, edges: UserEdge[]): void {
+function showUsers(list: HTMLElement, edges: UserEdge[], tag = 'li'): void {
   list.replaceChildren(
     ...edges.map(({ node }) => {
-      const item = document.createElement('li');
+      const item = document.createElement(tag);
       item.dataset.id = node.id;
       item.dataset.strategy = node.createdWith;
       item.textContent = `#${node.id} ${node.name}${node.email ? ` <${node.email}>` : ''} (${node.createdWith})`;
@@ -307,6 +320,61 @@ function watchUserIdCounter(api: string): void {
   );
 }
 
+/**
+ * The live "latest sign-ups" list (`#latest`, its total in `#latest-total`): rendered only from
+ * the Apollo cache, which `userCreated` events (over SSE) and the page's own creates update.
+ */
+function showLatest(apollo: ApolloClient): void {
+  const latest = element<HTMLOListElement>('#latest');
+  const total = element<HTMLOutputElement>('#latest-total');
+  watchLatest(apollo, (users) => {
+    showUsers(latest, users.edges);
+    total.textContent = String(users.totalCount);
+    total.dataset.value = String(users.totalCount);
+    latest.dataset.ready = 'true';
+  });
+  listenForSignUps(apollo, (message) => {
+    latest.dataset.live = 'error';
+    total.textContent = message;
+  });
+}
+
+/**
+ * The users table, one page at a time (`#users-table`): "Next page" shows the page after the
+ * shown one's end cursor, "First page" the first; `#table-page` says which (1-based).
+ */
+function showTable(apollo: ApolloClient): void {
+  const rows = element<HTMLOListElement>('#users-table');
+  const next = element<HTMLButtonElement>('#next-page');
+  const first = element<HTMLButtonElement>('#first-page');
+  const pageNumber = element<HTMLOutputElement>('#table-page');
+  const cursors: Array<string | null> = [null];
+  let shown: TablePage | null = null;
+  let stop = () => {};
+  const open = (index: number) => {
+    stop();
+    pageNumber.textContent = String(index + 1);
+    rows.dataset.ready = 'false';
+    stop = watchTablePage(apollo, cursors[index], (page) => {
+      shown = page;
+      showUsers(rows, page.edges);
+      next.disabled = !page.pageInfo.hasNextPage;
+      rows.dataset.total = String(page.totalCount);
+      rows.dataset.ready = 'true';
+    });
+  };
+  next.addEventListener('click', () => {
+    if (shown?.pageInfo.endCursor == null) return;
+    cursors.push(shown.pageInfo.endCursor);
+    open(cursors.length - 1);
+  });
+  first.addEventListener('click', () => {
+    cursors.splice(1);
+    open(0);
+  });
+  open(0);
+}
+
 async function start(): Promise<void> {
   const api = new URLSearchParams(location.search).get('api');
   if (api === null) {
@@ -334,6 +402,8 @@ async function start(): Promise<void> {
     apolloList.dataset.ready = 'true';
   });
   watchUserIdCounter(api);
+  showLatest(apollo);
+  showTable(apollo);
   await refreshUsers(transports.fetch);
   document.body.dataset.ready = 'true';
 }

@@ -201,7 +201,8 @@ export type DeleteUserPayload = {
   __typename?: 'DeleteUserPayload';
   /**
    * The id of the deleted user: remove the edges whose `node` has it from cached lists (Relay's
-   * `@deleteEdge`, `@deleteRecord`); null when `error` is set.
+   * `@deleteEdge(connections:)`; `@deleteRecord` alone leaves a null edge in a `@connection`); null
+   * when `error` is set.
    */
   deletedUserId?: Maybe<Scalars['ID']['output']>;
   /** Why nothing was deleted (`USER_NOT_FOUND`), or null. */

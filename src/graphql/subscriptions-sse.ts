@@ -1,0 +1,176 @@
+/**
+ * GraphQL subscriptions over Server-Sent Events: the `graphql-sse` protocol's "distinct connections
+ * mode" (one HTTP request, `Accept: text/event-stream`, per subscription), served on the HTTP
+ * server's own port at `/graphql/stream`, for clients whose proxies or CDNs break WebSockets. The
+ * rules (who, what, how many) are ./subscription-rules.ts's, shared with graphql-ws; this module
+ * only maps the protocol onto them. The HTTP layer routes the request here after CORS, the token
+ * check and the body read (a body of at most `SUBSCRIPTIONS.messageBytes`).
+ *
+ * Contract:
+ * - One request is one connection of the rules holding one subscription: it counts against the
+ *   connections bound and its client's bound from its start until its response closes (the
+ *   subscription completed, failed, or the client went away: its change stream closes then).
+ * - Before the stream opens, a refusal is an HTTP answer in GraphQL's error shape: 503 with
+ *   `Retry-After` past the connections bound (WebSocket: 1013), 403 FORBIDDEN for a caller who may
+ *   call no subscription field (WebSocket: 4403). Once it is open, what the subscription itself is
+ *   refused for (a document, a bound, its resolver) is its one `next` event's `errors`, then
+ *   `complete`, as graphql-ws sends an `error` message.
+ * - Only `text/event-stream` requests: single-connection mode (reserved streams) is not offered,
+ *   so a request without that `Accept` is 406.
+ * - The stream carries a comment every 12 s (graphql-sse's ping) so proxies keep it open.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ExecutionResult, GraphQLError } from 'graphql';
+import { createHandler, type OperationArgs } from 'graphql-sse';
+import { subscribeSharing } from './subscription-execution';
+import type { SubscriberConnection, SubscriptionRules } from './subscription-rules';
+
+/** The path of the SSE transport (beside `/graphql`, which answers queries, mutations and graphql-ws). */
+export const SSE_PATH = '/graphql/stream';
+
+export interface SseTransport {
+  /** Serves one SSE request; `body` is its parsed JSON body (a POST), if any. */
+  /**
+   * Serves one subscription request; `address` is the client's (`TRUST_PROXY` applied by the HTTP
+   * layer), whose budgets a caller without a token draws on, and `requestId` names the request in
+   * every refusal it answers.
+   */
+  handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    who: { address: string; requestId: string },
+  ): Promise<void>;
+  /** Ends every open stream (their subscriptions complete, their change streams close). */
+  close(): Promise<void>;
+}
+
+/** Which connection each request is, for graphql-sse's callbacks (given the request back). */
+type RequestContext = { connection: SubscriberConnection };
+/** graphql-sse's view of the GraphQL context (./context.ts): only handed back to the callbacks. */
+type OperationContext = Record<PropertyKey, unknown>;
+
+function sendErrors(
+  res: ServerResponse,
+  requestId: string,
+  status: number,
+  error: {
+    message: string;
+    code: string;
+    retryable?: boolean;
+    retryAfter?: number;
+    budget?: string;
+  },
+  headers: Record<string, string> = {},
+): void {
+  const { message, ...rest } = error;
+  const extensions = { ...rest, requestId };
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(JSON.stringify({ errors: [{ message, extensions }] }));
+}
+
+export function createSseTransport(rules: SubscriptionRules): SseTransport {
+  const open = new Set<ServerResponse>();
+  const handler = createHandler<IncomingMessage, RequestContext, OperationContext>({
+    schema: rules.schema,
+    subscribe: subscribeSharing,
+    // Distinct connections only: no stream token is ever issued or read.
+    authenticate: () => null,
+    // The rules validated the document already (graphql-js's rules and graphql-armor's).
+    validate: () => [],
+    onSubscribe: async (req, params) => {
+      const started = await rules.start(req.context.connection, 'sse', params, 'SSE');
+      return 'document' in started
+        ? (started as OperationArgs<OperationContext>)
+        : // graphql-sse takes a result for one only when it has a `data` entry.
+          { data: null, errors: started as GraphQLError[] };
+    },
+    // Formatted as graphql-ws's are; an SSE event carries them as JSON all the same.
+    onNext: (_ctx, req, result) =>
+      rules.formatResult(result as ExecutionResult, req.context.connection, 'sse') as
+        ExecutionResult | undefined,
+    onComplete: (_ctx, req) => rules.end(req.context.connection, 'sse'),
+  });
+
+  return {
+    async handle(req, res, body, { address, requestId }) {
+      if (!(req.headers.accept ?? '').includes('text/event-stream')) {
+        return sendErrors(res, requestId, 406, {
+          message: `${SSE_PATH} serves subscriptions as Server-Sent Events: send Accept: text/event-stream`,
+          code: 'BAD_REQUEST',
+        });
+      }
+      const connection = rules.connect();
+      if (connection === null) {
+        return sendErrors(
+          res,
+          requestId,
+          503,
+          {
+            message: 'Too many subscription connections; try again later',
+            code: 'TOO_MANY_SUBSCRIPTIONS',
+            retryable: true,
+          },
+          { 'retry-after': '5' },
+        );
+      }
+      open.add(res);
+      res.once('close', () => {
+        open.delete(res);
+        rules.disconnect(connection);
+      });
+      const refused = await rules.identify(connection, req.headers.authorization, address);
+      if (refused === 'forbidden') {
+        return sendErrors(res, requestId, 403, {
+          message: 'This caller may not subscribe: subscriptions need a client or admin token',
+          code: 'FORBIDDEN',
+        });
+      }
+      if (refused !== null) {
+        return sendErrors(
+          res,
+          requestId,
+          429,
+          {
+            message: refused.message,
+            code: refused.code,
+            retryable: true,
+            retryAfter: refused.retryAfter,
+            budget: refused.budget,
+          },
+          { 'retry-after': String(refused.retryAfter) },
+        );
+      }
+      const [answer, init] = await handler({
+        method: req.method ?? 'GET',
+        url: req.url ?? SSE_PATH,
+        headers: {
+          // graphql-sse compares the whole header to choose the protocol's mode.
+          get: (key) =>
+            key === 'accept' ? 'text/event-stream' : headerValue(req.headers[key.toLowerCase()]),
+        },
+        body: body === undefined ? null : (body as Record<string, unknown>),
+        raw: req,
+        context: { connection },
+      });
+      res.writeHead(init.status, init.statusText, init.headers);
+      if (answer === null || typeof answer === 'string') {
+        res.end(answer ?? undefined);
+        return;
+      }
+      res.once('close', () => void answer.return(undefined));
+      res.flushHeaders();
+      for await (const message of answer) {
+        if (!res.writable) break;
+        res.write(message);
+      }
+      res.end();
+    },
+    async close() {
+      for (const res of open) res.end();
+    },
+  };
+}
+
+const headerValue = (value: string | string[] | undefined) =>
+  Array.isArray(value) ? value.join(', ') : value;
