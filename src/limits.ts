@@ -61,13 +61,11 @@ export const PAGE_SIZE = {
 } as const;
 
 /**
- * Gapless sequences (src/sequences/reservations.ts). Every unconfirmed value lives in its counter
- * document, which MongoDB caps at 16 MB and every change of the sequence rewrites: 1,000 pending
- * values are about 60 kB. A hold is at least a second (the client must have time to write its
- * document) and at most an hour (an abandoned value must come back the same day).
+ * Gapless sequences (src/sequences/reservations.ts). A hold is at least a second (the client must
+ * have time to write its document) and at most an hour (an abandoned value must come back the
+ * same day).
  */
 export const GAPLESS = {
-  pendingValues: 1_000,
   holdSeconds: { min: 1, max: 3_600, default: 60 },
 } as const;
 

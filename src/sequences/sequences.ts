@@ -150,7 +150,13 @@ export class Sequences {
       options.maxTimeMS,
     );
     this.onCounterWrite = options.onCounterWrite;
-    this.reservations = new Reservations(this.counters, (key, doc) => this.wrote(key, doc));
+    this.reservations = new Reservations(
+      this.counters,
+      db,
+      options.writeConcern,
+      options.maxTimeMS,
+      (key, doc) => this.wrote(key, doc),
+    );
     this.changes = new SequenceChanges(this.counters.collection, options.maxTimeMS);
     this.increments = new GuardedIncrements(options.maxTimeMS);
   }

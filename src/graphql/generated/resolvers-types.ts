@@ -230,8 +230,8 @@ export type ErrorCode =
   /** No sequence of this name and scope exists for the caller (only `createSequence` creates one). */
   | 'SEQUENCE_NOT_FOUND'
   /**
-   * A gapless sequence has 1,000 values waiting for confirmation; nothing was issued. `retryable` is
-   * true: confirmations, releases and expiries free places.
+   * Not answered since 0.5.0: a gapless sequence keeps each waiting value in a document of its own,
+   * so the number of values waiting for confirmation is no longer bounded.
    */
   | 'TOO_MANY_RESERVATIONS'
   /** No user has this id (`updateUser`, `deleteUser`). */
