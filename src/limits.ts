@@ -182,6 +182,7 @@ export const FIELD_LIMITS: Readonly<Record<string, Readonly<Record<string, Field
   Mutation: {
     createUser: { createsUsers: 1 },
     createUsers: { createsUsers: { perItemOf: 'inputs' } },
+    importUsers: { createsUsers: { perItemOf: 'inputs' } },
     updateUser: { bounded: 'changes one existing user' },
     deleteUser: { bounded: 'deletes one existing user' },
     createSequence: { bounded: 'defines one counter and consumes no value' },
@@ -189,6 +190,7 @@ export const FIELD_LIMITS: Readonly<Record<string, Readonly<Record<string, Field
     confirmReservation: { bounded: 'settles one held value of one counter' },
     releaseReservation: { bounded: 'settles one held value of one counter' },
     setSequence: { bounded: 'admin only; moves one counter' },
+    advanceSequence: { bounded: 'moves one counter forward' },
   },
   User: {
     invitees: { lists: 'page' },

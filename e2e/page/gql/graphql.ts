@@ -40,6 +40,8 @@ export type ErrorCode =
    * nothing was stored. `retryable` is true.
    */
   | 'ID_CONTENTION'
+  /** Another user already has this id (`importUsers`), with another name or email. `field` is `id`. */
+  | 'ID_TAKEN'
   /** No user has the id given as `invitedById`. `field` is `invitedById`. */
   | 'INVITER_NOT_FOUND'
   /**
