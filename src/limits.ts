@@ -73,13 +73,11 @@ export const PAGE_SIZE = {
 } as const;
 
 /**
- * Gapless sequences (src/sequences/reservations.ts). Every unconfirmed value lives in its counter
- * document, which MongoDB caps at 16 MB and every change of the sequence rewrites: 1,000 pending
- * values are about 60 kB. A hold is at least a second (the client must have time to write its
- * document) and at most an hour (an abandoned value must come back the same day).
+ * Gapless sequences (src/sequences/reservations.ts). A hold is at least a second (the client must
+ * have time to write its document) and at most an hour (an abandoned value must come back the
+ * same day).
  */
 export const GAPLESS = {
-  pendingValues: 1_000,
   holdSeconds: { min: 1, max: 3_600, default: 60 },
 } as const;
 
@@ -95,8 +93,7 @@ export const GAPS = {
 
 /**
  * Stored values the `gaps` calls of one request may read in all. Each call counts as the most it
- * may read (`GAPS.idsScanned` ids of `userid`; a gapless sequence's at most `GAPLESS.pendingValues`
- * are fewer), multiplied through the lists above it, since the request is planned before any
+ * may read (`GAPS.idsScanned` ids of `userid`, or of a gapless sequence's waiting values), multiplied through the lists above it, since the request is planned before any
  * sequence is read. Why: the listed-items bound counts a `gaps` page by its runs, not by the ids
  * read to find them, so `nodes(ids:)` naming `userid` 100 times asked for 100 full scans in one
  * 975-byte request (8.9 s with 7,711 users on the stand-in, other requests waiting behind it). Four
@@ -249,6 +246,7 @@ export const FIELD_LIMITS: Readonly<Record<string, Readonly<Record<string, Field
   Mutation: {
     createUser: { createsUsers: 1 },
     createUsers: { createsUsers: { perItemOf: 'inputs' } },
+    importUsers: { createsUsers: { perItemOf: 'inputs' } },
     updateUser: { bounded: 'changes one existing user' },
     deleteUser: { bounded: 'deletes one existing user' },
     createSequence: { bounded: 'defines one counter and consumes no value' },
@@ -256,6 +254,7 @@ export const FIELD_LIMITS: Readonly<Record<string, Readonly<Record<string, Field
     confirmReservation: { bounded: 'settles one held value of one counter' },
     releaseReservation: { bounded: 'settles one held value of one counter' },
     setSequence: { bounded: 'admin only; moves one counter' },
+    advanceSequence: { bounded: 'moves one counter forward' },
   },
   User: {
     invitees: { lists: 'page' },
@@ -307,9 +306,9 @@ export type BudgetRole = 'anonymous' | 'client' | 'admin';
  *   from burning ids without end, not honest work.
  * - client, `sequenceValues` 10,000,000 per hour: a thousand full allocations (VALUES_PER_ALLOCATION)
  *   an hour; a counter's values are cheap, a loop that burns them is not.
- * - client, `gaplessHeld` 100,000 per hour: each held value waits in its counter document
- *   (GAPLESS.pendingValues at a time); 100,000 an hour is 28 a second, held for a minute each,
- *   which GAPLESS already caps per sequence.
+ * - client, `gaplessHeld` 100,000 per hour: each held value is a document of its own until it is
+ *   confirmed or released (src/sequences/reservations.ts); 100,000 an hour is 28 a second, held
+ *   for a minute each, and the budget stops a loop that holds values and never settles them.
  * - client, `subscriptionConnections` 600 per 10 minutes and `subscriptions` 6,000 per 10
  *   minutes: a fleet reconnecting after a deploy opens its connections again; a loop opening them
  *   without end holds change streams and sockets.

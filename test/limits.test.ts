@@ -139,10 +139,10 @@ test('the check bites: a new paged field or mutation without a row is named', ()
   const extended = buildSchema(
     `${loadTypeDefs()}
     extend type Query { archivedUsers(first: Int): UserConnection }
-    extend type Mutation { importUsers(inputs: [CreateUserInput!]!): CreateUsersPayload }`,
+    extend type Mutation { archiveUsers(inputs: [CreateUserInput!]!): CreateUsersPayload }`,
   );
   expect(fieldLimitProblems(extended)).toEqual([
-    'Mutation.importUsers has no row in FIELD_LIMITS (src/limits.ts), though a mutation may create users or allocate',
+    'Mutation.archiveUsers has no row in FIELD_LIMITS (src/limits.ts), though a mutation may create users or allocate',
     'Query.archivedUsers has no row in FIELD_LIMITS (src/limits.ts), though it returns a connection',
   ]);
 });

@@ -51,6 +51,8 @@ export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>
     confirmReservation: 'client',
     releaseReservation: 'client',
     setSequence: 'admin',
+    advanceSequence: 'client',
+    importUsers: 'admin',
   },
   // Fields that lead from a user to other users: a sign-up page without a token may read the user
   // it created, not its inviter (named by `invitedById`) nor anyone's invitees.

@@ -10,7 +10,7 @@
  * every mutation, every `createUsers` item and every `sequences` edge whose counter cannot be read);
  * everything else stays a top-level error. Every write gets the request's signal.
  */
-import type { GraphQLResolveInfo } from 'graphql';
+import type { GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import {
   authorize,
   type Caller,
@@ -20,6 +20,7 @@ import {
 } from '../auth/index';
 import type { BudgetStanding } from '../budgets/index';
 import type { FeedEvent } from '../database/index';
+import type { DomainError } from '../errors';
 import type { SequenceKey, SequenceState } from '../sequences/index';
 import {
   requireUserId,
@@ -74,6 +75,33 @@ const ROLE: Record<Caller['role'], Role> = {
  * client can read any list afresh in the same response.
  */
 const query = Object.freeze({});
+
+/** The results of a batch (`createUsers`, `importUsers`), one per input, with their tallies. */
+function batchResults(
+  outcomes: Array<{ user: User; replayed: boolean } | { error: DomainError }>,
+  schema: GraphQLSchema,
+) {
+  const results = outcomes.map((outcome, index) =>
+    'user' in outcome
+      ? {
+          index,
+          user: outcome.user,
+          userEdge: userEdge(outcome.user),
+          replayed: outcome.replayed,
+          error: null,
+        }
+      : {
+          index,
+          user: null,
+          userEdge: null,
+          replayed: null,
+          error: mutationErrorOf(outcome.error, schema),
+        },
+  );
+  const replayed = results.filter((result) => result.replayed === true).length;
+  const failed = results.filter((result) => result.error !== null).length;
+  return { results, replayed, failed };
+}
 
 /** The page arguments of `users` and `invitees`, as the users component takes them. */
 interface PageArgs {
@@ -230,29 +258,30 @@ export const resolvers: Resolvers = {
           query,
         };
       }
-      const results = batch.value.map((outcome, index) =>
-        'user' in outcome
-          ? {
-              index,
-              user: outcome.user,
-              userEdge: userEdge(outcome.user),
-              replayed: outcome.replayed,
-              error: null,
-            }
-          : {
-              index,
-              user: null,
-              userEdge: null,
-              replayed: null,
-              error: mutationErrorOf(outcome.error, info.schema),
-            },
-      );
-      const replayed = results.filter((result) => result.replayed === true).length;
-      const failed = results.filter((result) => result.error !== null).length;
+      const { results, replayed, failed } = batchResults(batch.value, info.schema);
       return {
         strategy,
         results,
         created: results.length - replayed - failed,
+        replayed,
+        failed,
+        error: null,
+        query,
+      };
+    },
+
+    importUsers: async (_parent, { inputs }, context, info) => {
+      const batch = await orMutationError(
+        () => context.users.importUsers(inputs, { signal: context.budget.signal }),
+        info.schema,
+      );
+      if (batch.error !== undefined) {
+        return { results: [], imported: 0, replayed: 0, failed: 0, error: batch.error, query };
+      }
+      const { results, replayed, failed } = batchResults(batch.value, info.schema);
+      return {
+        results,
+        imported: results.length - replayed - failed,
         replayed,
         failed,
         error: null,
@@ -366,6 +395,19 @@ export const resolvers: Resolvers = {
       return set.error !== undefined
         ? { sequence: null, error: set.error, query }
         : { sequence: set.value, error: null, query };
+    },
+
+    advanceSequence: async (_parent, { name, to, scope }, context, info) => {
+      const advanced = await orMutationError(
+        () =>
+          context.sequences.advance(sequenceKey(name, scope), to, sequenceAccess(context.caller), {
+            signal: context.budget.signal,
+          }),
+        info.schema,
+      );
+      return advanced.error !== undefined
+        ? { sequence: null, error: advanced.error, query }
+        : { sequence: advanced.value, error: null, query };
     },
   } satisfies Resolvers['Mutation']),
 

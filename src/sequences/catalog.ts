@@ -223,6 +223,28 @@ export class SequenceCatalog {
     return this.seen(state, access);
   }
 
+  /**
+   * Moves an existing sequence forward to at least `to`, never back (reserved ones: admin only,
+   * also before their first use).
+   */
+  async advance(
+    key: SequenceKey,
+    to: number,
+    access: SequenceAccess,
+    options?: WriteOptions,
+  ): Promise<SequenceState> {
+    const reserved = this.reservedAs(key, access);
+    if (reserved !== undefined) {
+      return this.withDrift(reserved, await this.counters.advance(key, to, options));
+    }
+    const state = await this.counters.advance(this.keyOf(key, access), to, {
+      ...options,
+      owner: ownerOf(access),
+      mayCreate: false,
+    });
+    return this.seen(state, access);
+  }
+
   /** Confirms a value of a gapless sequence (the caller's own): it is used for good. */
   async confirmReservation(
     id: string,

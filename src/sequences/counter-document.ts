@@ -3,8 +3,10 @@
  *
  * Storage (docs/ARCHITECTURE.md): `{ _id, name, scope?, owner?, seq: Int64, start: Int64, step:
  * Int32, max?: Int64, updatedAt }`, where `seq` is the last value issued (`start - step` before the
- * first). A gapless sequence adds `holdSeconds: Int32`, `pending` (its values not confirmed yet)
- * and `rev` (./reservations.ts owns those two). The collection is read with `promoteLongs: false`, so Int64 fields arrive as `Long`.
+ * first). A gapless sequence adds `holdSeconds: Int32`, `freeCheckAt` and `releases`
+ * (./reservations.ts owns those two, and keeps each value in a document of its own; 0.4 kept the
+ * waiting values in `pending`, which ./reservations.ts moves out when it meets one). The
+ * collection is read with `promoteLongs: false`, so Int64 fields arrive as `Long`.
  * A counter written by the tutorial's own shell commands (`{ _id, seq: 0 }`, a double, no
  * definition) reads as the implicit definition.
  *
@@ -31,15 +33,20 @@ export interface CounterDocument {
   max?: Long | number | null;
   /** Gapless sequences only (./reservations.ts). */
   holdSeconds?: number;
+  /** No value of the sequence can be free before this time; absent: none is waiting. */
+  freeCheckAt?: Date;
+  /** How many values were released, so a `freeCheckAt` search never hides a release. */
+  releases?: Long | number;
+  /** 0.4's waiting values, moved into value documents when ./reservations.ts meets them. */
   pending?: PendingValue[];
   rev?: Long | number;
   updatedAt?: Date;
 }
 
 /**
- * A value of a gapless sequence that is issued but not confirmed: held by the client with `token`
- * until `expiresAt`; once that has passed (or the client released it, `token: null`) it is handed
- * out again before any new value.
+ * A value of a 0.4 gapless sequence that is issued but not confirmed: held by the client with
+ * `token` until `expiresAt`; once that has passed (or the client released it, `token: null`) it
+ * is handed out again before any new value.
  */
 export interface PendingValue {
   value: Long;
@@ -57,9 +64,8 @@ export interface SequenceState extends SequenceDefinition {
   /** The last value issued; `start - step` when none has been issued yet. */
   value: number;
   /**
-   * The value the next allocation will return, null once the sequence is exhausted (no value up
-   * to its limit is left); for a gapless sequence the lowest released or expired value, when there
-   * is one.
+   * The next new value, null once the sequence is exhausted (no value up to its limit is left). A
+   * gapless sequence hands out its released or expired values (its `gaps`) before it.
    */
   next: number | null;
   /** True when every value must be confirmed and unconfirmed ones are issued again. */
@@ -136,7 +142,7 @@ function storedHold(doc: CounterDocument): number | null {
 }
 
 /**
- * The pending values of a gapless counter, sorted by value; SEQUENCE_CORRUPT when an entry is not a
+ * The pending values of a 0.4 gapless counter, sorted by value; SEQUENCE_CORRUPT when an entry is not a
  * whole-number value with a token (or null) and an expiry date.
  */
 export function storedPending(doc: CounterDocument): PendingValue[] {
@@ -154,15 +160,6 @@ export function storedPending(doc: CounterDocument): PendingValue[] {
       return { value, token: entry.token, expiresAt: entry.expiresAt };
     })
     .sort((a, b) => a.value.compare(b.value));
-}
-
-/**
- * The lowest value of a gapless sequence that the next allocation hands out again (released, or
- * its hold expired by `now`), or null when every pending value is still held.
- */
-export function lowestReclaimable(doc: CounterDocument, now: number): number | null {
-  const free = storedPending(doc).find((entry) => entry.expiresAt.getTime() <= now);
-  return free === undefined ? null : free.value.toNumber();
 }
 
 /**
@@ -195,9 +192,7 @@ export function toState(key: ResolvedKey, doc: CounterDocument): SequenceState {
     owner: typeof doc.owner === 'string' ? doc.owner : null,
     ...definition,
     value,
-    next:
-      (definition.holdSeconds === null ? null : lowestReclaimable(doc, Date.now())) ??
-      withinLimit(value + definition.step, definition),
+    next: withinLimit(value + definition.step, definition),
     gapless: definition.holdSeconds !== null,
     updatedAt: doc.updatedAt instanceof Date ? doc.updatedAt : null,
     drift: null,

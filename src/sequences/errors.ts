@@ -46,15 +46,3 @@ export class SequenceCorruptError extends DomainError {
 export class ReservationNotFoundError extends DomainError {
   readonly code = 'RESERVATION_NOT_FOUND';
 }
-
-/**
- * A gapless sequence has as many unconfirmed values as it may hold; nothing was issued. Retryable:
- * confirmations, releases and expiries free places.
- */
-export class TooManyReservationsError extends DomainError {
-  readonly code = 'TOO_MANY_RESERVATIONS';
-
-  constructor(message: string) {
-    super(message, { retryable: true });
-  }
-}

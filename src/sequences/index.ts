@@ -15,7 +15,6 @@ export {
   SequenceExhaustedError,
   SequenceNotFoundError,
   ReservationNotFoundError,
-  TooManyReservationsError,
 } from './errors';
 export {
   type GapKind,

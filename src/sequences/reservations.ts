@@ -1,44 +1,55 @@
 /**
  * `Reservations`: the values of gapless sequences, from allocation to confirmation. A gapless
- * sequence is a counter document with `holdSeconds` (./definition.ts); this module alone writes its
- * `seq`, `pending` and `rev`.
+ * sequence is a counter document with `holdSeconds` (./definition.ts); each value it issued is one
+ * small document of the `gapless_values` collection, which this module alone writes.
+ *
+ * Storage: `{ _id: "<sequence id>:<value>", sequence, value: Int64, token, expiresAt }` while the
+ * value waits for its confirmation (held by `token` until `expiresAt`; released: `token: null`,
+ * `expiresAt` the epoch), `{ _id, sequence, value, confirmedAt }` once confirmed. A value document
+ * is never deleted: its `_id` is what makes a value issued once.
  *
  * Contract and invariants:
- * - Every value from `start` to `seq` is either confirmed or in `pending`: held by one token until
- *   its expiry, or free (released, or its hold expired). A value leaves `pending` only by its
- *   confirmation. So the confirmed values and the pending ones together are always exactly
- *   start..seq, whatever fails and wherever a process dies, and `gaps` lists the pending ones.
- * - An allocation hands out the lowest free value before any new one; a free value at the top is
- *   dropped and `seq` lowered, so the next new value takes its place. Once every client has
- *   confirmed or released what it took and the free values were handed out again, the confirmed
- *   values are start..seq with no hole. The price: values are not issued in time order (a value
- *   handed out again is lower than values issued before it), and a client that writes its document
- *   after its hold expired may find its value confirmed by another (its confirmation then fails
- *   with RESERVATION_NOT_FOUND and it must take a new value).
- * - A confirmation succeeds only for the token that holds the value now (also past the expiry while
- *   nobody took the value), so a value is confirmed at most once.
- * - Every change is one update of the counter document, hence atomic: a compare-and-set on `rev`,
- *   which every write bumps. Two instances never hand one value to two tokens, and a crash leaves
- *   the document as it was before or after a change, never between.
- * - In one process, changes to one sequence take turns (a lock per sequence), so the compare only
- *   fails when another instance wrote in between. Each process plans from the document as its last
- *   change left it (one command per change while no other instance writes); a failed compare
- *   re-reads it and tries again at once, then with jittered backoff, bounded, then ID_CONTENTION
- *   with nothing changed. The remembered document is only a guess: the compare checks it.
- * - Bounds: one value per allocation, at most `GAPLESS.pendingValues` (src/limits.ts) unconfirmed values per sequence
- *   (then TOO_MANY_RESERVATIONS, retryable, nothing issued), gap pages of at most 100 runs. Every
- *   command carries `maxTimeMS` and the configured write concern (the collection's).
+ * - A value is issued exactly when its document exists; a new value is `top + step`, where `top`
+ *   is a value known to be issued, and its insert is the one atomic step that issues it (a
+ *   duplicate key: somebody else issued it, try the next). So every value from `start` to the
+ *   largest issued one has a document, confirmed or waiting: whatever fails and wherever a process
+ *   dies, there is no hole the service does not list, and `gaps` lists the waiting ones.
+ * - The counter's `seq` follows the largest issued value (`$max` after each insert), a hint that
+ *   may lag by the inserts a crash interrupted; nothing relies on it being exact, since an insert
+ *   of an issued value fails. Its `freeCheckAt` is never later than the expiry of any waiting
+ *   value (`$min` with each new hold, the epoch on a release, recomputed by a search that found
+ *   nothing free, compared on `seq` and `releases` so a concurrent change is never overwritten),
+ *   so while it lies ahead no value can be free and an allocation looks for none.
+ * - An allocation hands out the lowest free value (released, or its hold expired) before any new
+ *   one, so once every client has confirmed or released what it took and the free values were
+ *   handed out again, the confirmed values are start..top with no hole. The price: values are not
+ *   issued in time order, and a client that writes its document after its hold expired may find
+ *   its value taken by another (its confirmation then fails with RESERVATION_NOT_FOUND).
+ * - A confirmation succeeds only for the token that holds the value now, also past its expiry as
+ *   long as nobody took the value: a value is confirmed at most once.
+ * - Every change touches one value document and at most the counter, each by its `_id`, so a
+ *   change costs the same few commands however many values are held: allocating a new value 3
+ *   (read the counter, insert, `$max`), confirming 2 (read the counter, update the value),
+ *   releasing 3. Looking for a free value (only once `freeCheckAt` has passed) is one indexed
+ *   query on MongoDB (`{ sequence, expiresAt }`).
+ * - In one process, allocations of one sequence take turns (a lock per sequence), so they do not
+ *   insert the same new value at once; across instances a duplicate key moves on to the next
+ *   value, bounded, then ID_CONTENTION with nothing issued. Every command carries `maxTimeMS` and
+ *   the configured write concern.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { Mutex } from 'async-mutex';
-import { LRUCache } from 'lru-cache';
-import { GAPLESS } from '../limits';
-import type { Filter } from 'mongodb';
-import { beforeWrite, type BoundedCollection, type WriteOptions } from '../database/index';
+import type { Db, WriteConcernSettings } from 'mongodb';
+import { GAPS } from '../limits';
+import {
+  beforeWrite,
+  boundedCollection,
+  isDuplicateKeyError,
+  type BoundedCollection,
+  type WriteOptions,
+} from '../database/index';
 import {
   type CounterDocument,
-  type PendingValue,
   type SequenceState,
   definitionOf,
   storedInteger,
@@ -54,10 +65,10 @@ import {
   SequenceExhaustedError,
   SequenceNotFoundError,
   ReservationNotFoundError,
-  TooManyReservationsError,
 } from './errors';
 import { type GapPage, type GapRequest, assertGapRequest, gapPage } from './gaps';
 import { type ResolvedKey, describeKey, parseSequenceId } from './keys';
+import type { Long } from 'mongodb';
 
 /** A value handed out by a gapless sequence, to be confirmed or released with `id`. */
 export interface Reservation {
@@ -67,24 +78,44 @@ export interface Reservation {
   expiresAt: Date;
 }
 
-/** Compare-and-set rounds lost to other instances before ID_CONTENTION. */
-const MAX_ATTEMPTS = 8;
+/** One issued value of a gapless sequence: waiting (`token`, `expiresAt`) or confirmed. */
+interface ValueDocument {
+  _id: string;
+  sequence: string;
+  value: Long;
+  token?: string | null;
+  expiresAt?: Date;
+  confirmedAt?: Date;
+}
 
-/** A value the next allocation may hand out again: released, or its hold expired by `now`. */
-const isFree = (entry: PendingValue, now: number) => entry.expiresAt.getTime() <= now;
+/** Values another instance issued first (duplicate keys) before ID_CONTENTION. */
+const MAX_ATTEMPTS = 16;
+
+/** What a released value's `expiresAt` (and a counter's `freeCheckAt` after a release) holds. */
+const EPOCH = new Date(0);
+
+const valueId = (key: ResolvedKey, value: number) => `${key.id}:${value}`;
 
 export class Reservations {
   private readonly locks = new Map<string, Mutex>();
-  /** The counter as this process's last change or read saw it, per sequence (bounded). */
-  private readonly lastSeen = new LRUCache<string, CounterDocument>({ max: 1_000 });
+  private readonly values: BoundedCollection<ValueDocument>;
+  private indexes: Promise<unknown> | null = null;
 
   constructor(
     private readonly counters: BoundedCollection<CounterDocument>,
+    db: Db,
+    writeConcern: WriteConcernSettings,
+    maxTimeMS: number,
     private readonly onCounterWrite?: (key: ResolvedKey, doc: CounterDocument) => void,
-  ) {}
+  ) {
+    this.values = boundedCollection(
+      db.collection<ValueDocument>('gapless_values', { writeConcern, promoteLongs: false }),
+      maxTimeMS,
+    );
+  }
 
   /**
-   * Hands out one value of the gapless sequence `key`: the lowest free one, else `seq + step`, held
+   * Hands out one value of the gapless sequence `key`: the lowest free one, else a new one, held
    * for the sequence's `holdSeconds`. Null when the stored counter is not gapless (the caller's
    * cached definition is stale); SEQUENCE_NOT_FOUND for another owner's.
    */
@@ -99,157 +130,254 @@ export class Reservations {
         { field: 'count' },
       );
     }
-    return this.change(key, guard, (doc, now) => {
-      const definition = definitionOf(doc);
-      if (definition.holdSeconds === null) return null;
-      let seq = storedSeq(doc);
-      const pending = storedPending(doc);
-      const token = randomBytes(12).toString('base64url');
-      const expiresAt = new Date(now + definition.holdSeconds * 1000);
-      const reused = pending.findIndex((entry) => isFree(entry, now));
-      let value: number;
-      if (reused >= 0) {
-        value = pending[reused].value.toNumber();
-        pending[reused] = { value: pending[reused].value, token, expiresAt };
-      } else {
-        if (pending.length >= GAPLESS.pendingValues) {
-          throw new TooManyReservationsError(
-            `Sequence ${describeKey(key)} has ${GAPLESS.pendingValues} values waiting for confirmation; confirm or release some (or wait for their holds to expire), then retry.`,
-          );
+    return this.exclusive(key.id, async () => {
+      await this.ensureIndexes();
+      let top: number | null = null;
+      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+        const doc = await this.counter(key, guard);
+        const definition = definitionOf(doc);
+        if (definition.holdSeconds === null) return null;
+        const now = Date.now();
+        const token = randomBytes(12).toString('base64url');
+        const expiresAt = new Date(now + definition.holdSeconds * 1000);
+        const reservation = (value: number) => ({
+          id: `${key.id}:${value}:${token}`,
+          value,
+          expiresAt,
+        });
+        if (doc.freeCheckAt instanceof Date && doc.freeCheckAt.getTime() <= now) {
+          const reused = await this.takeFree(key, doc, token, expiresAt, now, guard);
+          if (reused !== null) return { reservation: reservation(reused), doc };
         }
-        value = seq + definition.step;
+        top = Math.max(top ?? -Infinity, storedSeq(doc));
+        const value = top + definition.step;
         if (value > limitOf(definition)) {
           throw new SequenceExhaustedError(
             `Sequence ${describeKey(key)} cannot issue another value: its limit is ${limitOf(definition)} and every value up to it is confirmed or held. Nothing was consumed.`,
           );
         }
-        seq = value;
-        pending.push({ value: toLong(value), token, expiresAt });
+        beforeWrite(guard);
+        try {
+          await this.values.collection.insertOne(
+            { _id: valueId(key, value), sequence: key.id, value: toLong(value), token, expiresAt },
+            this.values.options(),
+          );
+        } catch (err) {
+          if (!isDuplicateKeyError(err)) throw err;
+          top = value; // issued by another instance (or before a crash): the next one, then
+          continue;
+        }
+        const written = await this.counters.collection.findOneAndUpdate(
+          { _id: key.id },
+          {
+            $max: { seq: toLong(value) },
+            $min: { freeCheckAt: expiresAt },
+            $set: { updatedAt: new Date(now) },
+          },
+          this.counters.options({ returnDocument: 'after' as const }),
+        );
+        if (written === null) throw new SequenceNotFoundError(describeKey(key));
+        this.onCounterWrite?.(key, written);
+        return { reservation: reservation(value), doc: written };
       }
-      const reservation = { id: `${key.id}:${value}:${token}`, value, expiresAt };
-      return { seq: settle(pending, seq, definition.step, now), pending, result: reservation };
+      throw new SequenceContentionError(
+        `Sequence ${describeKey(key)}: other instances issued the next value ${MAX_ATTEMPTS} times in a row; nothing was issued, please retry.`,
+      );
     });
   }
 
   /** Confirms a reservation: its value is used for good. Answers the value and the sequence after. */
-  confirm(id: string, guard: WriteOptions & { owner?: string }) {
-    return this.settleReservation(id, guard, (pending, index) => pending.splice(index, 1));
+  async confirm(id: string, guard: WriteOptions & { owner?: string }) {
+    return this.settle(id, guard, false, (now) => ({
+      $set: { confirmedAt: new Date(now) },
+      $unset: { token: '', expiresAt: '' },
+    }));
   }
 
   /** Releases a reservation unused: its value is handed out again before any new one. */
-  release(id: string, guard: WriteOptions & { owner?: string }) {
-    return this.settleReservation(id, guard, (pending, index) => {
-      pending[index] = { value: pending[index].value, token: null, expiresAt: new Date(0) };
-    });
+  async release(id: string, guard: WriteOptions & { owner?: string }) {
+    return this.settle(id, guard, true, () => ({ $set: { token: null, expiresAt: EPOCH } }));
   }
 
   /**
    * The unconfirmed values of the gapless sequence `state` (as read a moment ago), as runs: RESERVED
-   * while held, else RELEASED. One read; at most `GAPLESS.pendingValues` values to look at.
+   * while held, else RELEASED. One indexed read of at most `GAPS.idsScanned` values.
    */
   async gaps(state: SequenceState, request: GapRequest): Promise<GapPage> {
     assertGapRequest(request);
-    const doc = await this.counters.collection.findOne({ _id: state.id }, this.counters.options());
-    if (doc === null) return { runs: [], scannedThrough: state.value, complete: true };
+    const after = request.after ?? null;
+    const waiting = await this.values.collection
+      .find(
+        {
+          sequence: state.id,
+          expiresAt: { $exists: true },
+          ...(after === null ? {} : { value: { $gt: toLong(after) } }),
+        },
+        this.values.options({
+          sort: { sequence: 1, value: 1 } as const,
+          limit: GAPS.idsScanned,
+          projection: { value: 1, expiresAt: 1 },
+        }),
+      )
+      .toArray();
     const now = Date.now();
-    const values = storedPending(doc).map((entry) => ({
+    const values = waiting.map((entry) => ({
       value: entry.value.toNumber(),
-      kind: isFree(entry, now) ? ('RELEASED' as const) : ('RESERVED' as const),
+      kind: entry.expiresAt!.getTime() <= now ? ('RELEASED' as const) : ('RESERVED' as const),
     }));
-    return gapPage(values, state.step, request, storedSeq(doc));
-  }
-
-  private async settleReservation(
-    id: string,
-    guard: WriteOptions & { owner?: string },
-    apply: (pending: PendingValue[], index: number) => void,
-  ): Promise<{ value: number; sequence: SequenceState }> {
-    const { key, value, token } = parseReservationId(id);
-    const settled = await this.change(key, guard, (doc, now) => {
-      const definition = definitionOf(doc);
-      const pending = storedPending(doc);
-      const index = pending.findIndex(
-        (entry) => entry.token === token && entry.value.toNumber() === value,
-      );
-      if (definition.holdSeconds === null || index < 0) {
-        throw new ReservationNotFoundError(
-          `Reservation ${id} holds no value now: it was confirmed or released already, or its hold expired and value ${value} was handed out again. Nothing changed.`,
-          { field: 'id' },
-        );
-      }
-      apply(pending, index);
-      return {
-        seq: settle(pending, storedSeq(doc), definition.step, now),
-        pending,
-        result: value,
-      };
-    });
-    if (settled === null) throw new Error('unreachable: a settled reservation always writes');
-    return { value: settled.reservation, sequence: toState(key, settled.doc) };
+    const truncated = waiting.length === GAPS.idsScanned;
+    const top = truncated
+      ? values[values.length - 1].value
+      : Math.max(state.value, ...values.map((v) => v.value));
+    const page = gapPage(values, state.step, request, top);
+    return truncated ? { ...page, complete: false } : page;
   }
 
   /**
-   * One change of a gapless counter: read it, let `plan` compute its new `seq` and `pending` (or
-   * null: no change, or throw), write them if `rev` is still what was read; repeated when another
-   * instance wrote in between. Changes of one sequence in this process take turns.
+   * Confirms or releases the value a reservation id names, if its token holds it now; answers the
+   * value and the sequence after (a release also tells the counter that a value is free).
    */
-  private async change<T>(
-    key: ResolvedKey,
+  private async settle(
+    id: string,
     guard: WriteOptions & { owner?: string },
-    plan: (
-      doc: CounterDocument,
-      now: number,
-    ) => { seq: number; pending: PendingValue[]; result: T } | null,
-  ): Promise<{ reservation: T; doc: CounterDocument } | null> {
-    return this.exclusive(key.id, async () => {
-      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
-        const remembered = this.lastSeen.get(key.id);
-        this.lastSeen.delete(key.id);
-        const doc =
-          remembered ??
-          (await this.counters.collection.findOne({ _id: key.id }, this.counters.options()));
-        if (doc === null || (guard.owner !== undefined && doc.owner !== guard.owner)) {
-          throw new SequenceNotFoundError(describeKey(key));
-        }
-        const now = Date.now();
-        let planned: ReturnType<typeof plan>;
-        try {
-          planned = plan(doc, now);
-        } catch (err) {
-          // A refusal (no such reservation, too many, exhausted) is only final on a fresh read.
-          if (remembered === undefined) throw err;
-          attempt -= 1;
-          continue;
-        }
-        if (planned === null) return null;
-        beforeWrite(guard);
-        const rev = doc.rev === undefined ? 0 : storedInteger(doc, 'rev', doc.rev);
-        const written = await this.counters.collection.findOneAndUpdate(
-          {
-            _id: key.id,
-            rev: doc.rev === undefined ? { $exists: false } : toLong(rev),
-          } as Filter<CounterDocument>,
-          {
-            $set: {
-              seq: toLong(planned.seq),
-              pending: planned.pending,
-              rev: toLong(rev + 1),
-              updatedAt: new Date(now),
-            },
-          },
-          this.counters.options({ returnDocument: 'after' as const }),
-        );
-        if (written !== null) {
-          this.lastSeen.set(key.id, written);
-          this.onCounterWrite?.(key, written);
-          return { reservation: planned.result, doc: written };
-        }
-        if (remembered === undefined || attempt > 1) await sleep(Math.random() * 2 ** attempt * 5);
-      }
-      throw new SequenceContentionError(
-        `Sequence ${describeKey(key)} was changed by other instances ${MAX_ATTEMPTS} times in a row; nothing changed, please retry.`,
+    frees: boolean,
+    change: (now: number) => object,
+  ): Promise<{ value: number; sequence: SequenceState }> {
+    const { key, value, token } = parseReservationId(id);
+    let doc = await this.counter(key, guard);
+    const notFound = () =>
+      new ReservationNotFoundError(
+        `Reservation ${id} holds no value now: it was confirmed or released already, or its hold expired and value ${value} was handed out again. Nothing changed.`,
+        { field: 'id' },
       );
-    });
+    if (definitionOf(doc).holdSeconds === null) throw notFound();
+    beforeWrite(guard);
+    const now = Date.now();
+    const { matchedCount } = await this.values.collection.updateOne(
+      { _id: valueId(key, value), token },
+      change(now),
+      this.values.options(),
+    );
+    if (matchedCount === 0) throw notFound();
+    if (frees) {
+      // Past the deadline the counter is not told: the released value is then handed out again
+      // once its hold would have ended, which `freeCheckAt` already allows for.
+      beforeWrite(guard);
+      const released = await this.counters.collection.findOneAndUpdate(
+        { _id: key.id },
+        { $set: { freeCheckAt: EPOCH, updatedAt: new Date(now) }, $inc: { releases: 1 } },
+        this.counters.options({ returnDocument: 'after' as const }),
+      );
+      if (released !== null) {
+        doc = released;
+        this.onCounterWrite?.(key, released);
+      }
+    }
+    return { value, sequence: toState(key, doc) };
+  }
+
+  /**
+   * Hands the lowest free value to `token`, or, when none is free, moves the counter's
+   * `freeCheckAt` to the earliest expiry still ahead (unless the counter changed meanwhile).
+   */
+  private async takeFree(
+    key: ResolvedKey,
+    doc: CounterDocument,
+    token: string,
+    expiresAt: Date,
+    now: number,
+    guard: WriteOptions,
+  ): Promise<number | null> {
+    beforeWrite(guard);
+    const taken = await this.values.collection.findOneAndUpdate(
+      { sequence: key.id, expiresAt: { $lte: new Date(now) } },
+      { $set: { token, expiresAt } },
+      this.values.options({
+        sort: { sequence: 1, value: 1 } as const,
+        returnDocument: 'after' as const,
+      }),
+    );
+    if (taken !== null) return taken.value.toNumber();
+    const earliest = await this.values.collection.findOne(
+      { sequence: key.id, expiresAt: { $exists: true } },
+      this.values.options({
+        sort: { sequence: 1, expiresAt: 1 } as const,
+        projection: { expiresAt: 1 },
+      }),
+    );
+    await this.counters.collection.updateOne(
+      { _id: key.id, seq: doc.seq, releases: doc.releases ?? { $exists: false } } as object,
+      earliest?.expiresAt === undefined
+        ? { $unset: { freeCheckAt: '' } }
+        : { $set: { freeCheckAt: earliest.expiresAt } },
+      this.counters.options(),
+    );
+    return null;
+  }
+
+  /** The counter of `key`, when it exists and is the guard's owner's; else SEQUENCE_NOT_FOUND. */
+  private async counter(key: ResolvedKey, guard: { owner?: string }): Promise<CounterDocument> {
+    const doc = await this.counters.collection.findOne({ _id: key.id }, this.counters.options());
+    if (doc === null || (guard.owner !== undefined && doc.owner !== guard.owner)) {
+      throw new SequenceNotFoundError(describeKey(key));
+    }
+    if (doc.releases !== undefined) storedInteger(doc, 'releases', doc.releases);
+    return doc.pending === undefined ? doc : this.moveLegacyPending(key, doc);
+  }
+
+  /**
+   * Moves the waiting values a 0.4 counter kept in its own `pending` array into value documents
+   * (each once: a duplicate key is one moved already), then drops the array, so none of them is
+   * lost to the upgrade; answers the counter as it is then.
+   */
+  private async moveLegacyPending(
+    key: ResolvedKey,
+    doc: CounterDocument,
+  ): Promise<CounterDocument> {
+    const pending = storedPending(doc);
+    if (pending.length > 0) {
+      try {
+        await this.values.collection.insertMany(
+          pending.map((entry) => ({
+            _id: valueId(key, entry.value.toNumber()),
+            sequence: key.id,
+            value: entry.value,
+            token: entry.token,
+            expiresAt: entry.expiresAt,
+          })),
+          this.values.options({ ordered: false }),
+        );
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+    }
+    const moved = await this.counters.collection.findOneAndUpdate(
+      { _id: key.id },
+      { $unset: { pending: '', rev: '' }, $set: { freeCheckAt: EPOCH } },
+      this.counters.options({ returnDocument: 'after' as const }),
+    );
+    if (moved === null) throw new SequenceNotFoundError(describeKey(key));
+    return moved;
+  }
+
+  /**
+   * The indexes the value documents are found by (the free ones of a sequence by expiry, the
+   * waiting ones by value), created once per process, before its first gapless change.
+   */
+  private ensureIndexes(): Promise<unknown> {
+    this.indexes ??= this.values.collection
+      .createIndexes(
+        [
+          { key: { sequence: 1, expiresAt: 1 }, name: 'sequence_expiresAt', sparse: true },
+          { key: { sequence: 1, value: 1 }, name: 'sequence_value' },
+        ],
+        this.values.options(),
+      )
+      .catch((err: unknown) => {
+        this.indexes = null;
+        throw err;
+      });
+    return this.indexes;
   }
 
   private async exclusive<T>(id: string, run: () => Promise<T>): Promise<T> {
@@ -266,22 +394,7 @@ export class Reservations {
   }
 }
 
-/**
- * Drops free values from the top of `pending` (sorted), lowering `seq` by `step` for each, so the
- * next new value takes their place; answers the new `seq`.
- */
-function settle(pending: PendingValue[], seq: number, step: number, now: number): number {
-  let top = seq;
-  while (pending.length > 0) {
-    const last = pending[pending.length - 1];
-    if (last.value.toNumber() !== top || !isFree(last, now)) break;
-    pending.pop();
-    top -= step;
-  }
-  return top;
-}
-
-/** The sequence, value and token a reservation id names; a malformed one is RESERVATION_NOT_FOUND. */
+/** The sequence, value and token a reservation id names; a malformed one is BAD_USER_INPUT. */
 function parseReservationId(id: string): { key: ResolvedKey; value: number; token: string } {
   const [sequenceId = '', value = '', token = '', ...rest] = id.split(':');
   const number = Number(value);

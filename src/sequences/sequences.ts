@@ -29,7 +29,7 @@
  *   back an acknowledged `$inc` and reissue its values. Every command carries `maxTimeMS`
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
  */
-import type { ClientSession, Db, WriteConcernSettings } from 'mongodb';
+import type { ClientSession, Db, Filter, UpdateFilter, WriteConcernSettings } from 'mongodb';
 import {
   afterCommit,
   beforeWrite,
@@ -155,7 +155,13 @@ export class Sequences {
       options.maxTimeMS,
     );
     this.onCounterWrite = options.onCounterWrite;
-    this.reservations = new Reservations(this.counters, (key, doc) => this.wrote(key, doc));
+    this.reservations = new Reservations(
+      this.counters,
+      db,
+      options.writeConcern,
+      options.maxTimeMS,
+      (key, doc) => this.wrote(key, doc),
+    );
     this.changes = new SequenceChanges(this.counters.collection, options.maxTimeMS);
     this.increments = new GuardedIncrements(options.maxTimeMS);
   }
@@ -334,20 +340,11 @@ export class Sequences {
     const resolved = resolveKey(key);
     assertSequenceValue(value, 'value');
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
-      const current = await this.read(resolved);
-      if (
-        (current === null && guard.mayCreate === false) ||
-        (current !== null && guard.owner !== undefined && current.owner !== guard.owner)
-      ) {
-        throw new SequenceNotFoundError(describeKey(resolved));
-      }
-      const definition = current === null ? IMPLICIT_DEFINITION : definitionOf(current);
-      if (definition.holdSeconds !== null) {
-        throw new BadUserInputError(
-          `Sequence ${describeKey(resolved)} is gapless: setting it would open a hole or issue a confirmed value again.`,
-          { field: 'name' },
-        );
-      }
+      const { current, definition } = await this.readToMove(
+        resolved,
+        guard,
+        'setting it would open a hole or issue a confirmed value again',
+      );
       const lowest = definition.start - definition.step;
       const highest = limitOf(definition);
       if (value < lowest || value > highest) {
@@ -363,28 +360,63 @@ export class Sequences {
         );
       }
       beforeWrite(guard);
-      let written: CounterDocument | null = null;
-      try {
-        written = await this.counters.collection.findOneAndUpdate(
-          current === null ? { _id: resolved.id } : { _id: resolved.id, seq: current.seq },
-          {
-            $set: {
-              ...definitionFields(resolved, definition),
-              seq: toLong(value),
-              updatedAt: new Date(),
-            },
+      const written = await this.move(
+        resolved,
+        current === null ? { _id: resolved.id } : { _id: resolved.id, seq: current.seq },
+        {
+          $set: {
+            ...definitionFields(resolved, definition),
+            seq: toLong(value),
+            updatedAt: new Date(),
           },
-          this.counters.options({ upsert: current === null, returnDocument: 'after' as const }),
-        );
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
-      if (written !== null) {
-        this.wrote(resolved, written);
-        return toState(resolved, written);
-      }
+        },
+        current === null,
+      );
+      if (written !== null) return written;
     }
     throw contention(resolved, 'Setting');
+  }
+
+  /**
+   * Moves the counter forward to at least `to` (`$max`), never back, so the next allocation returns
+   * a value above it: after an import of values issued elsewhere. Idempotent. `to` must not pass
+   * the sequence's limit; a gapless sequence is refused (the values skipped would be holes nobody
+   * can confirm). An absent counter is created with the implicit definition unless
+   * `guard.mayCreate` is false.
+   */
+  async advance(
+    key: SequenceKey,
+    to: number,
+    guard: Omit<SetGuard, 'forwardOnly'> = {},
+  ): Promise<SequenceState> {
+    const resolved = resolveKey(key);
+    assertSequenceValue(to, 'to');
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      const { current, definition } = await this.readToMove(
+        resolved,
+        guard,
+        'the values advancing it would skip are holes nobody could confirm',
+      );
+      if (to > limitOf(definition)) {
+        throw new BadUserInputError(
+          `to must be at most ${limitOf(definition)}, the largest value sequence ${describeKey(resolved)} may issue.`,
+          { field: 'to' },
+        );
+      }
+      beforeWrite(guard);
+      const written = await this.move(
+        resolved,
+        { _id: resolved.id },
+        {
+          $max: { seq: toLong(to) },
+          $set: { updatedAt: new Date() },
+          ...(current === null ? { $setOnInsert: definitionFields(resolved, definition) } : {}),
+        },
+        current === null,
+      );
+      if (written !== null) return written;
+    }
+    throw contention(resolved, 'Advancing');
   }
 
   /**
@@ -524,6 +556,57 @@ export class Sequences {
       },
       this.counters.options(),
     );
+  }
+
+  /**
+   * The counter `setValue` or `advance` is about to move, and its definition (the implicit one
+   * when absent): SEQUENCE_NOT_FOUND when absent and `guard.mayCreate` is false or another owner's,
+   * BAD_USER_INPUT when gapless (`why` says what moving it would do).
+   */
+  private async readToMove(
+    resolved: ResolvedKey,
+    guard: Omit<SetGuard, 'forwardOnly'>,
+    why: string,
+  ): Promise<{ current: CounterDocument | null; definition: SequenceDefinition }> {
+    const current = await this.read(resolved);
+    if (
+      (current === null && guard.mayCreate === false) ||
+      (current !== null && guard.owner !== undefined && current.owner !== guard.owner)
+    ) {
+      throw new SequenceNotFoundError(describeKey(resolved));
+    }
+    const definition = current === null ? IMPLICIT_DEFINITION : definitionOf(current);
+    if (definition.holdSeconds !== null) {
+      throw new BadUserInputError(`Sequence ${describeKey(resolved)} is gapless: ${why}.`, {
+        field: 'name',
+      });
+    }
+    return { current, definition };
+  }
+
+  /**
+   * One write of `setValue` or `advance`: the counter after it, or null when nothing matched or an
+   * upsert lost its race (the caller reads again).
+   */
+  private async move(
+    resolved: ResolvedKey,
+    filter: Filter<CounterDocument>,
+    update: UpdateFilter<CounterDocument>,
+    upsert: boolean,
+  ): Promise<SequenceState | null> {
+    let written: CounterDocument | null = null;
+    try {
+      written = await this.counters.collection.findOneAndUpdate(
+        filter,
+        update,
+        this.counters.options({ upsert, returnDocument: 'after' as const }),
+      );
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+    if (written === null) return null;
+    this.wrote(resolved, written);
+    return toState(resolved, written);
   }
 
   private read(key: ResolvedKey): Promise<CounterDocument | null> {

@@ -4,7 +4,7 @@
  * Invariants: every refusal of the client's input names the input field (`name`, `email`,
  * `invitedById`, `idempotencyKey`, `id`), so a frontend can show it beside that field; each
  * condition a client handles differently has its own code (EMAIL_TAKEN, INVITER_NOT_FOUND,
- * IDEMPOTENCY_KEY_REUSED, USER_NOT_FOUND; malformed input is BAD_USER_INPUT); only contention and
+ * IDEMPOTENCY_KEY_REUSED, USER_NOT_FOUND, ID_TAKEN; malformed input is BAD_USER_INPUT); only contention and
  * unavailable indexes say "send the same request again" (`retryable: true`).
  */
 import { ContentionError, DomainError } from '../errors';
@@ -15,6 +15,17 @@ export class DuplicateEmailError extends DomainError {
 
   constructor() {
     super('A user with this email already exists.', { field: 'email' });
+  }
+}
+
+/** `importUsers`: another user already holds this id, with another name or email. */
+export class IdTakenError extends DomainError {
+  readonly code = 'ID_TAKEN';
+
+  constructor(id: string) {
+    super(`Another user already has id ${id}; nothing was stored for this input.`, {
+      field: 'id',
+    });
   }
 }
 

@@ -4,6 +4,7 @@ export type { CreationOptions } from './creation';
 export type { KeyOwner } from './key-owners';
 export type { UsersDeps } from './users';
 export type { CreateUserInput, User } from './model';
+export type { ImportUserInput } from './import';
 export { type InviteesRequest, type UserOrder, type UserPage, type UserPageRequest } from './pages';
 export { requireUserId } from './validation';
 export {
@@ -13,4 +14,5 @@ export {
   IdContentionError,
   UniqueIndexesUnavailableError,
   UserNotFoundError,
+  IdTakenError,
 } from './errors';

@@ -26,6 +26,8 @@ export interface UserDocument {
   invitedById?: Long;
   createdWith: IdStrategy;
   createdAt: Date;
+  /** Stored by `importUsers` with the id another system gave it (./import.ts). */
+  importedAt?: Date;
   idempotencyKey?: string;
   inputHash?: string;
 }
@@ -42,6 +44,8 @@ export interface User {
   invitedById: string | null;
   createdWith: IdStrategy;
   createdAt: Date;
+  /** When `importUsers` stored it with the id it already had; null for an id issued here. */
+  importedAt: Date | null;
 }
 
 export interface CreateUserInput {
@@ -97,6 +101,7 @@ export function toUser(doc: UserDocument): User | null {
     invitedById: doc.invitedById === undefined ? null : idString(doc.invitedById),
     createdWith: doc.createdWith,
     createdAt: doc.createdAt,
+    importedAt: doc.importedAt instanceof Date ? doc.importedAt : null,
   };
 }
 

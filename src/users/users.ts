@@ -38,6 +38,7 @@ import {
   type CreationOptions,
 } from './creation';
 import { numberings } from './fresh-ids';
+import { importUsers, type ImportUserInput } from './import';
 import { UserIndexes } from './indexes';
 import { DuplicateEmailError, UniqueIndexesUnavailableError, UserNotFoundError } from './errors';
 import { createInviteesLoader, createUserLoader } from './loader';
@@ -74,6 +75,7 @@ export class Users {
   private readonly sources: Record<IdStrategy, IdSource>;
   private readonly indexes: UserIndexes;
   private readonly batchAdmission = new BatchAdmission(BATCH_USERS_IN_CREATION);
+  private readonly sequences: Sequences;
   /** The `userid` counter, which only this component allocates from (see SequenceCatalog). */
   readonly idSequence: ReservedSequence = {
     name: USER_ID_SEQUENCE.name,
@@ -103,6 +105,7 @@ export class Users {
     });
     this.indexes = new UserIndexes(this.collection);
     this.sources = sources;
+    this.sequences = deps.sequences;
     this.creation = {
       users: this.collection,
       stats: deps.stats,
@@ -156,6 +159,24 @@ export class Users {
     );
     return outcomes.map((outcome) =>
       'error' in outcome ? outcome : { user: readable(outcome.user), replayed: outcome.replayed },
+    );
+  }
+
+  /**
+   * Stores users with the ids another system gave them (./import.ts): at most `USERS_PER_BATCH`
+   * inputs, one outcome per input, in input order; the `userid` counter moves forward past them.
+   */
+  async importUsers(
+    inputs: ImportUserInput[],
+    options?: WriteOptions,
+  ): Promise<Array<{ user: User; replayed: boolean } | { error: DomainError }>> {
+    if (inputs.length > USERS_PER_BATCH) {
+      throw new BadUserInputError(`At most ${USERS_PER_BATCH} users can be imported at once.`, {
+        field: 'inputs',
+      });
+    }
+    return this.batchAdmission.run(inputs.length, options, () =>
+      importUsers(this.collection, this.sequences, inputs, options),
     );
   }
 

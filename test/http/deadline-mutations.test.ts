@@ -84,6 +84,12 @@ const storedUser = (id: string) =>
     .findOne({ _id: Number(id) as never });
 const storedCounter = (name: string) =>
   db().collection<{ _id: string; seq?: unknown }>('counters').findOne({ _id: name });
+/** The issued values of a gapless sequence, lowest first. */
+const storedValues = (name: string) =>
+  db()
+    .collection('gapless_values')
+    .find({ sequence: name }, { sort: { value: 1 } })
+    .toArray();
 
 interface HeldCase {
   /** The mutation (a root field of `Mutation`). */
@@ -204,30 +210,35 @@ const CASES: HeldCase[] = [
   {
     field: 'confirmReservation',
     name: 'its one write held',
-    held: 'findAndModify',
+    held: 'update',
     prepare: async () => {
       await createSequence('held-confirm', true);
       return { id: await reserve('held-confirm') };
     },
     query: 'mutation($id: ID!) { confirmReservation(id: $id) { value error { code } } }',
     stored: async () => {
-      expect(await storedCounter('held-confirm')).toMatchObject({ pending: [] });
+      const [value] = await storedValues('held-confirm');
+      expect(value).toMatchObject({ value: 1, confirmedAt: expect.any(Date) });
+      expect(value).not.toHaveProperty('token');
     },
   },
   {
     field: 'releaseReservation',
-    name: 'its one write held',
-    held: 'findAndModify',
+    name: 'its value write held: the counter is not told after the answer',
+    held: 'update',
     prepare: async () => {
       await createSequence('held-release', true);
       return { id: await reserve('held-release') };
     },
     query: 'mutation($id: ID!) { releaseReservation(id: $id) { value error { code } } }',
     stored: async () => {
-      // The released value was the top one: dropped, and `seq` lowered to give it back.
+      // Released, and handed out again at the latest when its hold would have ended: the
+      // counter's `freeCheckAt` is that expiry, since the answer came before it was lowered.
+      const [value] = await storedValues('held-release');
+      expect(value).toMatchObject({ value: 1, token: null, expiresAt: new Date(0) });
       const counter = await storedCounter('held-release');
-      expect(counter).toMatchObject({ pending: [] });
-      expect(Number(counter?.seq)).toBe(0);
+      expect(counter).not.toHaveProperty('releases');
+      expect(Number(counter?.seq)).toBe(1);
     },
   },
   {

@@ -269,12 +269,19 @@ const RELEASE = `mutation ($id: ID!) { releaseReservation(id: $id) { value error
 interface GaplessCounter {
   _id: string;
   seq: unknown;
-  pending?: Array<{ value: unknown }>;
+}
+
+/** An issued value of the gapless sequence: `expiresAt` while it waits for its confirmation. */
+interface GaplessValue {
+  _id: string;
+  sequence: string;
+  value: unknown;
+  expiresAt?: Date;
 }
 
 function gaplessWorkload(): Workload {
   return {
-    faultedCommands: ['findAndModify'],
+    faultedCommands: ['findAndModify', 'insert', 'update'],
     async prepare(context, holdSeconds) {
       const created = await sendUntilAnswered(context, 0, 'createSequence', CREATE_SEQUENCE, {
         input: { name: SEQUENCE, gapless: true, holdSeconds },
@@ -341,18 +348,25 @@ function gaplessWorkload(): Workload {
         },
         async finish(db) {
           const counters = db.collection<GaplessCounter>('counters');
-          const read = () => counters.findOne({ _id: SEQUENCE_ID }, { maxTimeMS: READ_TIMEOUT_MS });
+          const values = db.collection<GaplessValue>('gapless_values');
+          const options = { maxTimeMS: READ_TIMEOUT_MS };
+          const waiting = () =>
+            values.find({ sequence: SEQUENCE_ID, expiresAt: { $exists: true } }, options).toArray();
           // Every hold expires; then the closing client confirms what is pending, lowest first.
           await sleep(holdSeconds * 1000 + 500);
           for (let round = 0; round < 2_000; round += 1) {
-            if (((await read())?.pending ?? []).length === 0) break;
+            if ((await waiting()).length === 0) break;
             const before = confirmed.length;
             await oneValue(0, 'confirm');
             counts.closing += confirmed.length - before;
           }
-          const doc = await read();
-          const seq = doc === null ? 0 : Number(doc.seq);
-          const pending = new Set((doc?.pending ?? []).map((entry) => Number(entry.value)));
+          // The counter's `seq` may lag the largest issued value by an insert a kill interrupted.
+          const doc = await counters.findOne({ _id: SEQUENCE_ID }, options);
+          const [top] = await values
+            .find({ sequence: SEQUENCE_ID }, { ...options, sort: { value: -1 }, limit: 1 })
+            .toArray();
+          const seq = Math.max(doc === null ? 0 : Number(doc.seq), top ? Number(top.value) : 0);
+          const pending = new Set((await waiting()).map((entry) => Number(entry.value)));
           const problems: string[] = [];
           if (pending.size > 0) problems.push(`${pending.size} values still pending after closing`);
           const seen = new Set<number>();

@@ -40,6 +40,8 @@ export type ErrorCode =
    * nothing was stored. `retryable` is true.
    */
   | 'ID_CONTENTION'
+  /** Another user already has this id (`importUsers`), with another name or email. `field` is `id`. */
+  | 'ID_TAKEN'
   /** No user has the id given as `invitedById`. `field` is `invitedById`. */
   | 'INVITER_NOT_FOUND'
   /**
@@ -57,8 +59,8 @@ export type ErrorCode =
   /** No sequence of this name and scope exists for the caller (only `createSequence` creates one). */
   | 'SEQUENCE_NOT_FOUND'
   /**
-   * A gapless sequence has 1,000 values waiting for confirmation; nothing was issued. `retryable` is
-   * true: confirmations, releases and expiries free places.
+   * Not answered since 0.5.0: a gapless sequence keeps each waiting value in a document of its own,
+   * so the number of values waiting for confirmation is no longer bounded.
    */
   | 'TOO_MANY_RESERVATIONS'
   /** No user has this id (`updateUser`, `deleteUser`). */

@@ -105,6 +105,8 @@ export type ResolversTypes = ResolversObject<{
   GapKind: Types.GapKind;
   ID: ResolverTypeWrapper<Types.Scalars['ID']['output']>;
   IdStrategy: Types.IdStrategy;
+  ImportUserInput: Types.ImportUserInput;
+  ImportUsersPayload: ResolverTypeWrapper<Omit<Types.ImportUsersPayload, 'query' | 'results'> & { query: ResolversTypes['Query'], results: Array<ResolversTypes['CreateUsersResult']> }>;
   Int: ResolverTypeWrapper<Types.Scalars['Int']['output']>;
   Long: ResolverTypeWrapper<Types.Scalars['Long']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -153,6 +155,8 @@ export type ResolversParentTypes = ResolversObject<{
   DeleteUserPayload: Omit<Types.DeleteUserPayload, 'inviter' | 'query' | 'user'> & { inviter?: Types.Maybe<ResolversParentTypes['User']>, query: ResolversParentTypes['Query'], user?: Types.Maybe<ResolversParentTypes['User']> };
   Float: Types.Scalars['Float']['output'];
   ID: Types.Scalars['ID']['output'];
+  ImportUserInput: Types.ImportUserInput;
+  ImportUsersPayload: Omit<Types.ImportUsersPayload, 'query' | 'results'> & { query: ResolversParentTypes['Query'], results: Array<ResolversParentTypes['CreateUsersResult']> };
   Int: Types.Scalars['Int']['output'];
   Long: Types.Scalars['Long']['output'];
   Mutation: Record<PropertyKey, never>;
@@ -249,17 +253,28 @@ export type DeleteUserPayloadResolvers<ContextType = GraphQLContext, ParentType 
   user?: Resolver<Types.Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 }>;
 
+export type ImportUsersPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImportUsersPayload'] = ResolversParentTypes['ImportUsersPayload']> = ResolversObject<{
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  imported?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
+  replayed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  results?: Resolver<Array<ResolversTypes['CreateUsersResult']>, ParentType, ContextType>;
+}>;
+
 export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Long'], any> {
   name: 'Long';
 }
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
+  advanceSequence?: Resolver<Types.Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationAdvanceSequenceArgs, 'name' | 'to'>>;
   allocateSequence?: Resolver<Types.Maybe<ResolversTypes['AllocateSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationAllocateSequenceArgs, 'count' | 'name'>>;
   confirmReservation?: Resolver<Types.Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<Types.MutationConfirmReservationArgs, 'id'>>;
   createSequence?: Resolver<Types.Maybe<ResolversTypes['CreateSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationCreateSequenceArgs, 'input'>>;
   createUser?: Resolver<Types.Maybe<ResolversTypes['CreateUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationCreateUserArgs, 'input' | 'strategy'>>;
   createUsers?: Resolver<Types.Maybe<ResolversTypes['CreateUsersPayload']>, ParentType, ContextType, RequireFields<Types.MutationCreateUsersArgs, 'inputs' | 'strategy'>>;
   deleteUser?: Resolver<Types.Maybe<ResolversTypes['DeleteUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationDeleteUserArgs, 'id'>>;
+  importUsers?: Resolver<Types.Maybe<ResolversTypes['ImportUsersPayload']>, ParentType, ContextType, RequireFields<Types.MutationImportUsersArgs, 'inputs'>>;
   releaseReservation?: Resolver<Types.Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<Types.MutationReleaseReservationArgs, 'id'>>;
   setSequence?: Resolver<Types.Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationSetSequenceArgs, 'name' | 'value'>>;
   updateUser?: Resolver<Types.Maybe<ResolversTypes['UpdateUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationUpdateUserArgs, 'id' | 'input'>>;
@@ -414,6 +429,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   createdWith?: Resolver<ResolversTypes['IdStrategy'], ParentType, ContextType>;
   email?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  importedAt?: Resolver<Types.Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   invitedBy?: Resolver<Types.Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   invitedById?: Resolver<Types.Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   invitees?: Resolver<Types.Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<Types.UserInviteesArgs, 'order'>>;
@@ -452,6 +468,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   CreateUsersResult?: CreateUsersResultResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   DeleteUserPayload?: DeleteUserPayloadResolvers<ContextType>;
+  ImportUsersPayload?: ImportUsersPayloadResolvers<ContextType>;
   Long?: GraphQLScalarType;
   Mutation?: MutationResolvers<ContextType>;
   MutationError?: MutationErrorResolvers<ContextType>;

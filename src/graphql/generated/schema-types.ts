@@ -177,7 +177,10 @@ export type CreateUsersPayload = {
   strategy: IdStrategy;
 };
 
-/** The outcome of one input of `createUsers`: exactly one of `user` and `error` is set. */
+/**
+ * The outcome of one input of `createUsers` or `importUsers`: exactly one of `user` and `error` is
+ * set.
+ */
 export type CreateUsersResult = {
   __typename?: 'CreateUsersResult';
   /** Why this input was not created, or null. */
@@ -236,6 +239,8 @@ export type ErrorCode =
    * nothing was stored. `retryable` is true.
    */
   | 'ID_CONTENTION'
+  /** Another user already has this id (`importUsers`), with another name or email. `field` is `id`. */
+  | 'ID_TAKEN'
   /** No user has the id given as `invitedById`. `field` is `invitedById`. */
   | 'INVITER_NOT_FOUND'
   /**
@@ -253,8 +258,8 @@ export type ErrorCode =
   /** No sequence of this name and scope exists for the caller (only `createSequence` creates one). */
   | 'SEQUENCE_NOT_FOUND'
   /**
-   * A gapless sequence has 1,000 values waiting for confirmation; nothing was issued. `retryable` is
-   * true: confirmations, releases and expiries free places.
+   * Not answered since 0.5.0: a gapless sequence keeps each waiting value in a document of its own,
+   * so the number of values waiting for confirmation is no longer bounded.
    */
   | 'TOO_MANY_RESERVATIONS'
   /** No user has this id (`updateUser`, `deleteUser`). */
@@ -305,9 +310,45 @@ export type IdStrategy =
    */
   | 'TRANSACTION';
 
+/** A user as another system numbered it, for `importUsers`. */
+export type ImportUserInput = {
+  /** When it was created in the other system; the import's time when absent. */
+  createdAt?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Its email, under the rules of `CreateUserInput.email`; unique. */
+  email?: InputMaybe<Scalars['String']['input']>;
+  /** The id it had: the decimal string of a whole number from 1 to 2^53 - 1. */
+  id: Scalars['ID']['input'];
+  /** Its name, under the rules of `CreateUserInput.name`. */
+  name: Scalars['String']['input'];
+};
+
+/** The answer of `importUsers`. */
+export type ImportUsersPayload = {
+  __typename?: 'ImportUsersPayload';
+  /** Why the whole batch was refused (e.g. more than 1,000 inputs), or null. */
+  error?: Maybe<MutationError>;
+  /** How many results hold an error. */
+  failed: Scalars['Int']['output'];
+  /** How many results hold a user this request stored (`replayed: false`). */
+  imported: Scalars['Int']['output'];
+  /** The whole query root, to read any list afresh in the same response. */
+  query: Query;
+  /** How many results hold a user stored before with the same id, name and email (`replayed: true`). */
+  replayed: Scalars['Int']['output'];
+  /** One per input, in input order (empty when `error` refused the whole batch). */
+  results: Array<CreateUsersResult>;
+};
+
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type Mutation = {
   __typename?: 'Mutation';
+  /**
+   * Move a sequence forward to at least `to`, never back (`$max`): after importing documents numbered
+   * elsewhere, so the next allocation returns a value above theirs. Idempotent: a sequence already at
+   * or past `to` is answered as it is. A client advances its own sequences, admin any (`userid`
+   * too); a gapless sequence is refused (values it skipped would be holes nobody can confirm).
+   */
+  advanceSequence?: Maybe<SetSequencePayload>;
   /**
    * Consume `count` values of an existing sequence in one atomic step: the generic `nextval`. From a
    * gapless sequence: one value (`count` 1), held for the caller as `reservation` until it confirms
@@ -346,6 +387,16 @@ export type Mutation = {
    */
   deleteUser?: Maybe<DeleteUserPayload>;
   /**
+   * Create users with the ids they already had (moving from another system), admin only. Each input
+   * is stored with its `id` as given, or refused alone: `ID_TAKEN` when another user holds the id,
+   * `EMAIL_TAKEN` for a taken email, `BAD_USER_INPUT` for a malformed item or an id twice in the
+   * batch. The `userid` counter is first moved forward to the largest valid id of the batch
+   * (`$max`, never back), so COUNTER, BLOCK (its next block), OPTIMISTIC_LOOP and TRANSACTION
+   * continue above it. Idempotent: an input whose id is stored with the same name and email is
+   * answered with that user (`replayed: true`).
+   */
+  importUsers?: Maybe<ImportUsersPayload>;
+  /**
    * Give back a value of a gapless sequence that will not be used: the next allocation hands it out
    * again, before any new value.
    */
@@ -357,6 +408,14 @@ export type Mutation = {
   setSequence?: Maybe<SetSequencePayload>;
   /** Change a user's name or email, with the same validation and uniqueness as at creation. */
   updateUser?: Maybe<UpdateUserPayload>;
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationAdvanceSequenceArgs = {
+  name: Scalars['String']['input'];
+  scope?: InputMaybe<Scalars['String']['input']>;
+  to: Scalars['Long']['input'];
 };
 
 
@@ -397,6 +456,12 @@ export type MutationCreateUsersArgs = {
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationDeleteUserArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationImportUsersArgs = {
+  inputs: Array<ImportUserInput>;
 };
 
 
@@ -882,14 +947,25 @@ export type UpdateUserPayload = {
 /** A user, with the small sequential id the chosen strategy gave it. */
 export type User = Node & {
   __typename?: 'User';
-  /** When it was created. */
+  /**
+   * When it was created (for an imported user: the `createdAt` its import gave, else the import's
+   * time).
+   */
   createdAt: Scalars['DateTime']['output'];
-  /** The strategy that chose this user's id. */
+  /**
+   * The strategy that chose this user's id. An imported user (see `importedAt`) answers `COUNTER`:
+   * its id is one the `userid` counter has passed, as if that counter had issued it.
+   */
   createdWith: IdStrategy;
   /** Unique among users when set. */
   email?: Maybe<Scalars['String']['output']>;
   /** The decimal string of the numeric `_id`. */
   id: Scalars['ID']['output'];
+  /**
+   * When `importUsers` stored this user with the id it already had; null for a user this service
+   * numbered.
+   */
+  importedAt?: Maybe<Scalars['DateTime']['output']>;
   /**
    * The user whose id was given as `invitedById`; null when there was none, it was deleted, or the
    * caller may not read other users.

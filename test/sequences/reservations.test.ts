@@ -1,0 +1,96 @@
+/**
+ * Gapless sequences' reservations at the component, through the real driver:
+ * - a value whose hold expired is still confirmed by its holder while nobody took it, also after
+ *   other values of the sequence were handed out again and confirmed;
+ * - holding and settling many values costs the same few commands per change however many are
+ *   held, each naming one document by `_id` (counted from the driver's command events);
+ * - the waiting values a 0.4 counter kept in its `pending` array are moved into value documents,
+ *   none lost.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Long } from 'mongodb';
+import { SequencesTestBed } from './fixture';
+
+const bed = SequencesTestBed.forThisFile();
+
+test('a value past its hold is confirmed by its holder while nobody took it', async () => {
+  const sequences = bed.sequences(bed.db());
+  await sequences.create({ name: 'late', gapless: true, holdSeconds: 1 });
+  const take = async () => (await sequences.allocateExisting({ name: 'late' }, 1)).reservation!;
+  const [one, two, three] = [await take(), await take(), await take()];
+  expect([one.value, two.value, three.value]).toEqual([1, 2, 3]);
+  await sleep(1_600);
+  const again = await take();
+  expect(again.value).toBe(1);
+  expect((await sequences.reservations.confirm(again.id, {})).value).toBe(1);
+  // 2 and 3 expired, but nobody took them: their holders still confirm them.
+  expect((await sequences.reservations.confirm(two.id, {})).value).toBe(2);
+  expect((await sequences.reservations.confirm(three.id, {})).value).toBe(3);
+  await expect(sequences.reservations.confirm(one.id, {})).rejects.toMatchObject({
+    code: 'RESERVATION_NOT_FOUND',
+  });
+  const state = await sequences.get({ name: 'late' });
+  const gaps = await sequences.reservations.gaps(state!, { first: 10 });
+  expect(gaps).toEqual({ runs: [], scannedThrough: 3, complete: true });
+});
+
+test('holding and settling 1,000 values costs the same commands per change, each by _id', async () => {
+  const db = bed.db();
+  const sequences = bed.sequences(db);
+  await sequences.create({ name: 'many', gapless: true, holdSeconds: 600 });
+  const held: string[] = [];
+  const reserving = await bed.commandsSent(db, async () => {
+    for (let i = 0; i < 1_000; i += 1) {
+      held.push((await sequences.allocateExisting({ name: 'many' }, 1)).reservation!.id);
+    }
+  });
+  const confirming = await bed.commandsSent(db, async () => {
+    for (const id of held) await sequences.reservations.confirm(id, {});
+  });
+  // The first allocation also creates the value documents' indexes, once per process.
+  const reservingChanges = reserving.filter((event) => event.commandName !== 'createIndexes');
+  expect(reserving.length - reservingChanges.length).toBe(1);
+  expect(reservingChanges).toHaveLength(3 * 1_000);
+  expect(confirming).toHaveLength(2 * 1_000);
+  for (const event of [...reservingChanges, ...confirming]) {
+    const { command } = event;
+    const filter = command.filter ?? command.query ?? command.updates?.[0]?.q;
+    const named = filter?._id ?? command.documents?.[0]?._id;
+    expect(typeof named).toBe('string');
+  }
+  const state = await sequences.get({ name: 'many' });
+  expect(state).toMatchObject({ value: 1_000, next: 1_001 });
+  expect(await sequences.reservations.gaps(state!, { first: 10 })).toEqual({
+    runs: [],
+    scannedThrough: 1_000,
+    complete: true,
+  });
+});
+
+test("a 0.4 counter's pending values are moved into value documents, none lost", async () => {
+  const db = bed.db();
+  const sequences = bed.sequences(db);
+  await sequences.create({ name: 'old', gapless: true, holdSeconds: 60 });
+  const later = new Date(Date.now() + 60_000);
+  await db.collection<{ _id: string }>('counters').updateOne(
+    { _id: 'old' },
+    {
+      $set: {
+        seq: Long.fromNumber(3),
+        rev: Long.fromNumber(7),
+        pending: [
+          { value: Long.fromNumber(1), token: 'AAAAAAAAAAAAAAAA', expiresAt: later },
+          { value: Long.fromNumber(3), token: null, expiresAt: new Date(0) },
+        ],
+      },
+    },
+  );
+  // 3 was released: handed out again first; 1 is still held by its token; 2 was confirmed.
+  const reserved = (await sequences.allocateExisting({ name: 'old' }, 1)).reservation!;
+  expect(reserved.value).toBe(3);
+  expect((await sequences.reservations.confirm('old:1:AAAAAAAAAAAAAAAA', {})).value).toBe(1);
+  expect((await sequences.allocateExisting({ name: 'old' }, 1)).reservation!.value).toBe(4);
+  const counter = await db.collection('counters').findOne({ _id: 'old' as never });
+  expect(counter).not.toHaveProperty('pending');
+  expect(counter).not.toHaveProperty('rev');
+});
