@@ -7,7 +7,7 @@
 import { buildSchema, Kind, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { tallyOperation } from '../../src/graphql/request-bounds';
 import { loadTypeDefs } from '../../src/graphql/schema';
-import { GAPLESS, GAPS } from '../../src/limits';
+import { GAPS } from '../../src/limits';
 
 const schema = buildSchema(loadTypeDefs());
 
