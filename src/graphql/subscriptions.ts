@@ -66,21 +66,18 @@ export function startSubscriptionServer(deps: WebSocketTransportDeps): Subscript
   const admission = new ConnectionAdmission(rules.bounds);
   const tickets = new WeakMap<WebSocket, AdmissionTicket>();
 
-  // Registered before graphql-ws's own listener, so a socket past the bound never reaches it.
+  // Registered before graphql-ws's own listener. A socket awaits its connection_init in a place of
+  // admission's; it takes one of the connections (the holdings) only once it says who it is, so
+  // sockets that never speak cannot fill them.
   wss.on('connection', (socket, req) => {
-    const connection = rules.connect();
-    if (connection === null) {
-      socket.close(CLOSE_TRY_AGAIN_LATER, 'Too many subscription connections; try again later');
-      return;
-    }
-    connections.set(socket, connection);
     const ticket = admission.open(clientAddress(req, deps.trustProxy), () =>
       socket.close(CLOSE_TRY_AGAIN_LATER, PUSHED_OUT),
     );
     tickets.set(socket, ticket);
     socket.once('close', () => {
       admission.release(ticket);
-      rules.disconnect(connection);
+      const connection = connections.get(socket);
+      if (connection !== undefined) rules.disconnect(connection);
     });
   });
 
@@ -93,9 +90,14 @@ export function startSubscriptionServer(deps: WebSocketTransportDeps): Subscript
       subscribe: subscribeSharing,
       onConnect: async (ctx) => {
         const { socket, request } = ctx.extra;
-        const connection = connectionOf(ctx.extra);
         const ticket = tickets.get(socket);
-        if (connection === undefined || ticket === undefined) return false;
+        if (ticket === undefined || socket.readyState !== socket.OPEN) return false;
+        const connection = rules.connect();
+        if (connection === null) {
+          socket.close(CLOSE_TRY_AGAIN_LATER, 'Too many subscription connections; try again later');
+          return false;
+        }
+        connections.set(socket, connection);
         const address = clientAddress(request, deps.trustProxy);
         const refused = await rules.identify(
           connection,

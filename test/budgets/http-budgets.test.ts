@@ -91,6 +91,7 @@ test('one address flooding createUser gets its budget created, the rest 429 RATE
       retryable: true,
       retryAfter,
       budget: 'usersCreated',
+      requestId: expect.any(String),
     });
   }
 

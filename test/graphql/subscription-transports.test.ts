@@ -185,7 +185,7 @@ describe.each(['WebSocket', 'SSE'] as const)('%s', (transport) => {
     expect(errors).toEqual([
       {
         message: `Only subscriptions go over ${transport}; send queries and mutations to POST /graphql`,
-        extensions: { code: 'BAD_USER_INPUT' },
+        extensions: { code: 'BAD_USER_INPUT', requestId: expect.any(String) },
       },
     ]);
   });

@@ -256,6 +256,33 @@ const CASES: HeldCase[] = [
       expect(Number((await storedCounter('held-set'))?.seq)).toBe(0);
     },
   },
+  {
+    field: 'advanceSequence',
+    name: 'the read before its write held: the write never starts',
+    held: 'find',
+    prepare: async () => {
+      await createSequence('held-advance');
+      return { name: 'held-advance', to: 500 };
+    },
+    query:
+      'mutation($name: String!, $to: Long!) { advanceSequence(name: $name, to: $to) { sequence { value } error { code } } }',
+    stored: 'nothing',
+    stillAbsent: async () => {
+      expect(Number((await storedCounter('held-advance'))?.seq)).toBe(0);
+    },
+  },
+  {
+    field: 'importUsers',
+    name: 'its users insert held: the insert lands whole',
+    held: 'insert',
+    prepare: async () => ({ inputs: [{ id: '900001', name: 'held import' }] }),
+    query:
+      'mutation($inputs: [ImportUserInput!]!) { importUsers(inputs: $inputs) { results { user { id } error { code } } } }',
+    stored: async () => {
+      expect(await storedUser('900001')).toMatchObject({ name: 'held import' });
+      expect(Number((await storedCounter('userid'))?.seq)).toBeGreaterThanOrEqual(900001);
+    },
+  },
 ];
 
 /**

@@ -232,7 +232,11 @@ describe('values read by gaps calls per request', () => {
       ]);
     });
     expect(refused?.status).toBe(400);
-    expect(refused?.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'gaps' });
+    expect(refused?.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      field: 'gaps',
+      requestId: expect.any(String),
+    });
     expect(refused?.body.errors[0].message).toMatch(/at most 40000 stored values.*1000000/);
     expect(created?.body.data.createUser).toMatchObject({
       user: { id: expect.any(String) },
@@ -258,7 +262,11 @@ describe('values read by gaps calls per request', () => {
 
     const refused = await post({ query: gapsOf(5), variables: { ids: ['userid'] } });
     expect(refused.status).toBe(400);
-    expect(refused.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'gaps' });
+    expect(refused.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      field: 'gaps',
+      requestId: expect.any(String),
+    });
     const twice = await post({ query: gapsOf(3), variables: { ids: ['userid', 'userid'] } });
     expect(twice.status).toBe(400);
     expect(twice.body.errors[0].message).toMatch(/this one may read 60000/);

@@ -158,9 +158,20 @@ describe('with an OTLP endpoint', () => {
     // COUNTER: the counter's findAndModify and the insert.
     expect(commands.map((span) => span.name).join(' ')).toMatch(/findAndModify/);
     expect(commands.map((span) => span.name).join(' ')).toMatch(/insert/);
+    // The caller's budget is charged at admission, before GraphQL runs (src/budgets): its command
+    // is the HTTP request's; every other command is the operation's.
+    // The instrumentation names a findAndModify's collection `$cmd`; the limiter's query is known by
+    // its fields (rate-limiter-flexible's documents: `key`, `points`, `expire`).
+    const collectionOf = (span: ExportedSpan) =>
+      /"expire"/.test(String(attribute(span, 'db.query.text') ?? '')) ? 'budgets' : 'service';
     for (const command of commands) {
-      expect(ancestors(command, spans)).toContainEqual(operation);
+      expect(ancestors(command, spans)).toContainEqual(
+        collectionOf(command) === 'budgets' ? server : operation,
+      );
     }
+    expect(
+      commands.filter((command) => collectionOf(command) !== 'budgets').length,
+    ).toBeGreaterThan(1);
     const withFacts = spans.find(
       (span) => attribute(span, 'sequential_ids.strategy') === 'COUNTER',
     );
