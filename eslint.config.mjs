@@ -35,8 +35,9 @@ const UPWARD_IMPORTS = LAYERS.flatMap((layer, i) =>
 const STANDIN = './packages/mongodb-standin';
 /**
  * The service reaches the stand-in through its entry only (`import ... from 'mongodb-standin'`,
- * which resolves to src/index.ts); its tests also use the package's test helpers: the clients of the
- * database under test, and the process helpers that SIGKILL a stand-in on a full disk.
+ * which resolves to src/index.ts); its tests also use three of the package's test modules: the
+ * clients of the database under test, and the process functions that SIGKILL a stand-in on a full
+ * disk.
  */
 const STANDIN_ENTRY_ONLY = {
   target: ['./src', './test', './bench', './e2e', './client', './explorer', './scripts'],
