@@ -15,7 +15,7 @@ import { SUBSCRIPTIONS } from '../../src/limits';
 import {
   ADMIN_HEADERS,
   CLIENT_HEADERS,
-  startTestService,
+  servicesStoppedAfterAll,
   type TestService,
 } from '../support/service';
 
@@ -23,15 +23,7 @@ const PROTOCOL = 'graphql-transport-ws';
 /** Far above any wait here on a quiet machine; a hang fails the test instead of stalling it. */
 const WAIT_MS = 30_000;
 
-const started: TestService[] = [];
-async function start(options: Parameters<typeof startTestService>[0]): Promise<TestService> {
-  const service = await startTestService(options);
-  started.push(service);
-  return service;
-}
-afterAll(async () => {
-  await Promise.all(started.map((service) => service.stop()));
-});
+const start = servicesStoppedAfterAll();
 
 const wsUrl = (service: TestService) => `${service.url.replace(/^http/, 'ws')}/graphql`;
 

@@ -7,7 +7,7 @@
  *   the next caller with budget gets it (no hole, nothing held);
  * - `Sequence.gaps` past `gapsScans`: its field is RATE_LIMITED, the rest of the answer stands.
  */
-import { CLIENT_HEADERS, startTestService, type TestService } from '../support/service';
+import { CLIENT_HEADERS, servicesStoppedAfterAll, type TestService } from '../support/service';
 
 const DEFINE = `mutation Define($input: CreateSequenceInput!) {
   createSequence(input: $input) { sequence { id } error { code } }
@@ -21,12 +21,11 @@ const GAPS = `query Gaps($name: String!) {
   sequence(name: $name) { value gaps { scannedThrough } }
 }`;
 
-const started: TestService[] = [];
+const start = servicesStoppedAfterAll();
 
 /** A service with `budgets` (BUDGETS) and the sequences `plain` and gapless `held` defined. */
 async function serviceWith(budgets: string, dbName?: string): Promise<TestService> {
-  const service = await startTestService({ dbName, env: { BUDGETS: budgets } });
-  started.push(service);
+  const service = await start({ dbName, env: { BUDGETS: budgets } });
   if (dbName !== undefined) return service;
   for (const input of [{ name: 'plain' }, { name: 'held', gapless: true }]) {
     const defined = await service.graphql(DEFINE, { input }, CLIENT_HEADERS);
@@ -34,10 +33,6 @@ async function serviceWith(budgets: string, dbName?: string): Promise<TestServic
   }
   return service;
 }
-
-afterAll(async () => {
-  await Promise.all(started.map((service) => service.stop()));
-});
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read freely (ARCHITECTURE.md)
 function expectRateLimited(errors: any[] | undefined, budget: string) {

@@ -10,7 +10,7 @@
  *   budget of its own.
  */
 import { uniqueDbName } from '../support/db';
-import { CLIENT_HEADERS, startTestService, type TestService } from '../support/service';
+import { CLIENT_HEADERS, servicesStoppedAfterAll, type TestService } from '../support/service';
 
 const BUDGET = 20;
 const PRODUCTION = {
@@ -22,15 +22,7 @@ const CREATE_USER = `mutation ($input: CreateUserInput!) {
 }`;
 const BUDGETS = `{ viewer { limits { budgets { name limit windowSeconds remaining resetsInSeconds } } } }`;
 
-const started: TestService[] = [];
-async function start(options: Parameters<typeof startTestService>[0]): Promise<TestService> {
-  const service = await startTestService(options);
-  started.push(service);
-  return service;
-}
-afterAll(async () => {
-  await Promise.all(started.map((service) => service.stop()));
-});
+const start = servicesStoppedAfterAll();
 
 /** Sends `count` anonymous createUsers, `concurrency` at a time, round robin over `services`. */
 async function flood(

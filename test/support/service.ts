@@ -125,3 +125,19 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     },
   };
 }
+
+/**
+ * `startTestService` for a file that starts several services as its tests go: each one started is
+ * stopped after the file's last test. Call it at the top level of the file.
+ */
+export function servicesStoppedAfterAll(): typeof startTestService {
+  const started: TestService[] = [];
+  afterAll(async () => {
+    await Promise.all(started.map((service) => service.stop()));
+  });
+  return async (options) => {
+    const service = await startTestService(options);
+    started.push(service);
+    return service;
+  };
+}
