@@ -9,7 +9,7 @@ import { startStandin, type RunningStandin } from 'mongodb-standin';
 import { StrategyStats } from '../../src/stats';
 import { DuplicateEmailError, Users } from '../../src/users';
 import { ID_STRATEGIES } from '../../src/strategies';
-import { sequencesOptions, usersSettings } from '../support/domain-options';
+import { sequencesOptions, strategySettings, usersSettings } from '../support/domain-options';
 
 let server: RunningStandin;
 let client: MongoClient;
@@ -34,7 +34,16 @@ function usersIn(dbName: string) {
   const db = client.db(dbName);
   const sequences = new Sequences(db, sequencesOptions);
   const stats = new StrategyStats(ID_STRATEGIES);
-  return { db, users: new Users({ db, sequences, stats, ...usersSettings, blockSize: 10 }) };
+  return {
+    db,
+    users: new Users({
+      db,
+      sequences,
+      stats,
+      ...usersSettings,
+      strategySettings: strategySettings({ ID_BLOCK_SIZE: '10' }),
+    }),
+  };
 }
 
 test.each(ID_STRATEGIES)(

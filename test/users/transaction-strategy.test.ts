@@ -22,7 +22,7 @@ import {
 import type { UnsavedUser } from '../../src/users/insert';
 import type { UserDocument } from '../../src/users/model';
 import { TransactionGroups } from '../../src/users/transaction-groups';
-import { sequencesOptions, usersSettings } from '../support/domain-options';
+import { sequencesOptions, strategySettings, usersSettings } from '../support/domain-options';
 import { uniqueDbName } from '../support/db';
 import { clearFailPoint, setFailPoint } from '../reliability/fail-points';
 import { createdIds, names, UsersTestBed } from './fixture';
@@ -182,7 +182,7 @@ test('beside the other strategies in one process it never conflicts, and a pool 
   try {
     const { users, db, stats } = await smallPool.fresh({
       maxTimeMS: 60_000,
-      optimisticMaxAttempts: 1000,
+      strategySettings: strategySettings({ OPTIMISTIC_MAX_ATTEMPTS: '1000' }),
     });
     const transactionEnds: string[] = [];
     const listener = (event: CommandStartedEvent) => {
@@ -409,16 +409,16 @@ test('a group whose values another writer stores before every run answers ID_CON
       return super.alone(round);
     }
   }
-  const source = idSources({
-    sequences,
-    client: db.client,
-    turns: new StealingTurns(),
-    maxTimeMS: usersSettings.maxTimeMS,
-    blockSize: usersSettings.blockSize,
-    blockSizeMax: usersSettings.blockSize,
-    maxId: () => Promise.resolve(0),
-    optimisticMaxAttempts: usersSettings.optimisticMaxAttempts,
-  }).TRANSACTION as TransactionalIdSource;
+  const source = idSources(
+    {
+      sequences,
+      client: db.client,
+      turns: new StealingTurns(),
+      maxTimeMS: usersSettings.maxTimeMS,
+      maxId: () => Promise.resolve(0),
+    },
+    usersSettings.strategySettings,
+  ).TRANSACTION as TransactionalIdSource;
   const groups = new TransactionGroups(collection, source);
   // The first round runs alone (its run steals member 0's email) while the members queue behind
   // it: they make up the next group. Its first run meets 0 and 1 taken, then one more per run.
