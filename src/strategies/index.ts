@@ -2,7 +2,7 @@
  * The id strategies: one folder each (its properties, its settings and its id source, see
  * ./strategy.ts) and one entry each in `STRATEGIES` below. Every other module, test and bench
  * iterates `ID_STRATEGIES` or a subset named here, so a new strategy is created, configured,
- * measured and tested everywhere once it is listed (docs/ARCHITECTURE.md, "Adding a strategy";
+ * measured and tested everywhere once it is listed (CONTRIBUTING.md, "Adding a strategy";
  * test/strategies/tables.test.ts finds the tables outside the code that must name it).
  *
  * This component sits below users (which inserts under the ids a source takes) and knows nothing
