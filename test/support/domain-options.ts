@@ -35,3 +35,21 @@ export const usersSettings = {
   ...sequencesOptions,
   strategySettings: strategySettings(),
 };
+
+/**
+ * The environment of a test whose claim is about ids, not latency: on a busy machine hundreds of
+ * creations in flight can wait longer than the production bounds for their turn at the database,
+ * which is no wrong id. So commands may take 60 s, requests 150 s, and the optimistic loop, which
+ * contends with itself for max + 1, retries up to 1,000 times.
+ */
+export const PATIENT_ENV = {
+  OPTIMISTIC_MAX_ATTEMPTS: '1000',
+  REQUEST_TIMEOUT_MS: '150000',
+  DB_TIMEOUT_MS: '60000',
+};
+
+/** `PATIENT_ENV` as `new Users({...})` (and `UsersTestBed.fresh`) takes it. */
+export const patientUsersSettings = {
+  maxTimeMS: loadConfig({ NODE_ENV: 'test', ...PATIENT_ENV }).DB_TIMEOUT_MS,
+  strategySettings: strategySettings(PATIENT_ENV),
+};

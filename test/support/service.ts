@@ -17,6 +17,7 @@ import { startHttpServer } from '../../src/http';
 import type { SubscriptionBounds } from '../../src/graphql/subscription-holdings';
 import { createLogger } from '../../src/logger';
 import { testMongoUri, uniqueDbName } from './db';
+import { PATIENT_ENV } from './domain-options';
 import { readEnvironment } from './environment';
 
 /** The admin token every test service accepts unless `env.ADMIN_TOKEN` says otherwise. */
@@ -124,6 +125,14 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       await client.close();
     },
   };
+}
+
+/**
+ * `startTestService` under `PATIENT_ENV`, for a claim about ids under load rather than latency:
+ * its requests and commands may wait far longer than the production bounds.
+ */
+export function startPatientService(options: TestServiceOptions = {}): Promise<TestService> {
+  return startTestService({ ...options, env: { ...PATIENT_ENV, ...options.env } });
 }
 
 /**
