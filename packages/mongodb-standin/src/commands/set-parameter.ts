@@ -1,7 +1,8 @@
 /**
  * `setParameter` on admin, as mongod runs it, for the parameters the stand-in has (SETTABLE):
  * `transactionLifetimeLimitSeconds` (an integer of at least 1; transactions started from then
- * on are aborted after that long, state/transactions.ts). The reply names the value the first
+ * on are aborted after that long, state/transactions.ts) and `ttlMonitorSleepSecs` (an integer
+ * above 0; the period of TTL passes, state/ttl-monitor.ts). The reply names the value the first
  * one replaced (`was`). Any other parameter is refused by name (the registry refuses undeclared
  * fields). getParameter reads the same table.
  */
@@ -23,6 +24,12 @@ export const SETTABLE: Record<string, SettableParameter> = {
     refusal: 'is not greater than or equal to 1',
     get: (server) => server.transactions.lifetimeMs / 1000,
     set: (server, seconds) => (server.transactions.lifetimeMs = seconds * 1000),
+  },
+  ttlMonitorSleepSecs: {
+    min: 1,
+    refusal: 'is not greater than 0',
+    get: (server) => server.ttl.sleepSecs,
+    set: (server, seconds) => (server.ttl.sleepSecs = seconds),
   },
 };
 

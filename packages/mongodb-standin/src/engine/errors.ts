@@ -48,6 +48,7 @@ export const ErrorCode = {
   TransactionExceededLifetimeLimitSeconds: 290,
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,
+  InvalidIndexSpecificationOption: 197,
   NetworkTimeout: 89,
   ShutdownInProgress: 91,
   WriteConflict: 112,

@@ -60,6 +60,12 @@ export function bsonTypeNumber(value: unknown): number {
   return byRank[typeRank(value)] ?? -2;
 }
 
+/** mongod's name of a stored value's BSON type (`string`, `bool`, `date`, ...), as its messages give it. */
+export function bsonTypeName(value: unknown): string {
+  const number = bsonTypeNumber(value);
+  return Object.keys(TYPE_ALIASES).find((name) => TYPE_ALIASES[name] === number) ?? 'unknown';
+}
+
 function typeTest(spec: unknown): ValueTest {
   const specs = Array.isArray(spec) ? spec : [spec];
   const wanted = new Set<number>();
