@@ -53,9 +53,31 @@ test('what a TTL pass removed, and the TTL index, survive kill -9', async () => 
     expect(await sessions.indexes()).toContainEqual(
       expect.objectContaining({ key: { at: 1 }, expireAfterSeconds: 60 }),
     );
+    // what a start sends for its indexes: the same index again is nothing new
+    await sessions.createIndex({ at: 1 }, { expireAfterSeconds: 60 });
   } finally {
     await after.close();
     await killed(second.child);
+  }
+});
+
+test('a TTL index read back from a snapshot is the same index when created again', async () => {
+  const first = await startStandin({ dataDir: dataDir.path, log: () => undefined });
+  const before = await connect(first.uri);
+  await before.db('ttl').collection('windows').createIndex({ at: -1 }, { expireAfterSeconds: 0 });
+  await before.close();
+  await first.stop(); // a clean stop writes a snapshot
+  const second = await startStandin({ dataDir: dataDir.path, log: () => undefined });
+  const after = await connect(second.uri);
+  try {
+    const windows = after.db('ttl').collection('windows');
+    await windows.createIndex({ at: -1 }, { expireAfterSeconds: 0 });
+    await expect(windows.createIndex({ at: -1 }, { expireAfterSeconds: 1 })).rejects.toMatchObject({
+      code: 85,
+    });
+  } finally {
+    await after.close();
+    await second.stop();
   }
 });
 

@@ -7,6 +7,7 @@
  * index (`expireAfterSeconds`, one field) is validated as mongod's createIndexes does; what it
  * deletes, and when: ttl.ts.
  */
+import type { Double, Int32 } from 'bson';
 import { CommandError, ErrorCode, unsupported } from './errors';
 import { bsonTypeName, compileFilter, Predicate } from './matcher';
 import { getPath } from './paths';
@@ -25,8 +26,9 @@ export interface IndexSpec {
   unique?: boolean;
   sparse?: boolean;
   partialFilterExpression?: Document;
-  /** a TTL index: its documents expire this long after the date in its field (ttl.ts) */
-  expireAfterSeconds?: number;
+  /** a TTL index: its documents expire this long after the date in its field (ttl.ts); a BSON
+   * number when read back from disk (expiryOf) */
+  expireAfterSeconds?: number | Int32 | Double;
 }
 
 export class Index {
@@ -150,12 +152,20 @@ export function parseIndexSpec(raw: unknown): IndexSpec {
   return spec;
 }
 
+/**
+ * A spec's expireAfterSeconds as a number: a spec read back from the journal or a snapshot holds
+ * it as the BSON number it was written as (an Int32), one from createIndexes as a number.
+ */
+export function expiryOf(spec: IndexSpec): number | undefined {
+  return spec.expireAfterSeconds === undefined ? undefined : numberOf(spec.expireAfterSeconds);
+}
+
 export function sameSpec(a: IndexSpec, b: IndexSpec): boolean {
   return (
     indexKeyOf(a.key) === indexKeyOf(b.key) &&
     Boolean(a.unique) === Boolean(b.unique) &&
     Boolean(a.sparse) === Boolean(b.sparse) &&
     indexKeyOf(a.partialFilterExpression) === indexKeyOf(b.partialFilterExpression) &&
-    a.expireAfterSeconds === b.expireAfterSeconds
+    expiryOf(a) === expiryOf(b)
   );
 }

@@ -8,7 +8,7 @@
  * retries too); the others go. When passes run: state/ttl-monitor.ts.
  */
 import { TransactionLockWait } from './concurrency';
-import type { Index } from './indexes';
+import { expiryOf, type Index } from './indexes';
 import { valuesAtPath } from './paths';
 import type { Document } from './values';
 import type { CollectionView, StoreView } from './views';
@@ -26,7 +26,7 @@ function earliestDate(index: Index, doc: Document): number | null {
 }
 
 function expiredIn(collection: CollectionView, index: Index, now: number): Document[] {
-  const threshold = now - index.spec.expireAfterSeconds! * 1000;
+  const threshold = now - expiryOf(index.spec)! * 1000;
   const expired: Document[] = [];
   for (const doc of collection.all()) {
     if (!index.covers(doc)) continue;
@@ -43,7 +43,7 @@ export function removeExpired(store: StoreView, now: number): number {
     for (const collection of store.collections(database)) {
       const before = collection.size;
       for (const index of collection.indexes) {
-        if (index.spec.expireAfterSeconds === undefined) continue;
+        if (expiryOf(index.spec) === undefined) continue;
         // a document two TTL indexes both expire is removed by the first (remove skips it after)
         for (const doc of expiredIn(collection, index, now)) {
           try {
