@@ -21,10 +21,12 @@
  *   place beyond the pages loaded is left to them; a full page passes its last item on), and every
  *   such list's `totalCount` grows by one, once, whether the payload or the event comes first; a
  *   deleted user leaves every list and the cache, and every list whose filter it matched counts it
- *   out, held or not; a created sequence joins the cached `sequences` lists; a create of a user
- *   marks the `userid` counter stale. When a payload or event carries too little to place or count
- *   an item (no user, no `createdWith` or `invitedById` for a filtered list), or a page loses an
- *   item whose successor it cannot know, the affected lists are evicted and refetched when next read.
+ *   out, held or not (a page that held it shrinks by one and keeps its cursors: its next item is
+ *   in no payload, ./lists.ts); a created sequence joins the cached `sequences` lists; a create of
+ *   a user marks the `userid` counter stale. When a payload or event carries too little to place
+ *   or count an item (no user, no `createdWith` or `invitedById` for a filtered list), the
+ *   affected lists are evicted and refetched when next read. The list rules are ./lists.ts's,
+ *   shared with ./urql.ts.
  */
 import type {
   FieldFunctionOptions,
@@ -371,11 +373,11 @@ export const typePolicies: TypePolicies = {
               : options.readField<string>('id', inviter),
         };
         const isDeleted = (edge: Edge) => edge.node?.__ref === ref;
-        editUserLists(cache, user, (list, { holds, page }, DELETE) => {
+        editUserLists(cache, user, (list, { holds }, DELETE) => {
           // A list that may hold it without its edge loaded: count unknown, read afresh.
           const held = (list as CachedList<Edge>)?.edges?.some(isDeleted);
           if (holds === undefined && !held) return DELETE;
-          return withoutItem(list, isDeleted, holds !== false, page, DELETE);
+          return withoutItem(list, isDeleted, holds !== false);
         });
         cache.evict({ id: ref });
         // Its id may be issued again (strategies that reissue the newest): count that one anew.

@@ -6,7 +6,8 @@
  *
  * Invariants, for every list a cache holds:
  * - a paged view (`page` given: its `first`/`after`/`last`/`before`) holds at most its size; a
- *   created item whose place is inside it pushes the item at its far end out to the next page;
+ *   created item whose place is inside it pushes the item at its far end out to the next page; a
+ *   deleted one leaves it one item short, its cursors unchanged (`withoutItem`);
  * - an item's place is known only inside the loaded window (ids order every list): one that
  *   belongs before the window's start while more precede it, or after its end while more follow,
  *   is only counted;
@@ -99,7 +100,10 @@ const recounted = (list: CachedList, by: number) =>
 /**
  * Puts `edge` (of the item `id`) into a cached list at its place, when the loaded window holds
  * that place, and counts it into `totalCount`; answers the list unchanged when it already holds
- * it. A paged view (`page`) keeps its size: a full page passes the item at its far end on.
+ * it. A paged view (`page`) keeps its size: a full page passes the item at its far end on. One
+ * page of an infinite list whose pages are stored apart (urql's) gives its `page` for where its
+ * window lies but does not keep its size (`keepsSize` false): the next page does not hold the
+ * item it would pass on.
  */
 export function withEdge<E extends ListEdge>(
   stored: unknown,
@@ -108,6 +112,7 @@ export function withEdge<E extends ListEdge>(
   idOf: (edge: E) => string,
   ascending: boolean,
   page?: PageArgs,
+  keepsSize = page !== undefined,
 ): unknown {
   const list = stored as CachedList<E>;
   if (!Array.isArray(list?.edges)) return stored;
@@ -125,7 +130,7 @@ export function withEdge<E extends ListEdge>(
     Object.assign(pageInfo, { hasPreviousPage: false, hasNextPage: false });
   }
   const size = page?.first ?? page?.last ?? DEFAULT_PAGE_SIZE;
-  if (page !== undefined && edges.length > size) {
+  if (keepsSize && page !== undefined && edges.length > size) {
     // From the end a page counts back (`last`): its first item moves to the page before.
     const fromEnd = page.first === null && page.last !== null;
     edges = fromEnd ? edges.slice(1) : edges.slice(0, size);
@@ -145,24 +150,20 @@ export function withEdge<E extends ListEdge>(
 
 /**
  * Removes the edges `isItem` picks and counts them out of `totalCount`; a list that did not hold
- * the item but `counts` it (its filter matches) is counted down all the same. A paged view that
- * loses an item while more follow answers `refetch`: the item that moves into it is unknown.
+ * the item but `counts` it (its filter matches) is counted down all the same. A paged view shrinks
+ * and keeps its cursors: the item that would move into it is in no payload, and its cursors (ids)
+ * still page on with nothing skipped, so it shows fewer items than its size while `pageInfo` says
+ * more follow, until it is read again.
  */
-export function withoutItem<E extends ListEdge, R>(
+export function withoutItem<E extends ListEdge>(
   stored: unknown,
   isItem: (edge: E) => boolean,
   counts: boolean,
-  page: PageArgs | undefined,
-  refetch: R,
 ): unknown {
   const list = stored as CachedList<E>;
   if (!Array.isArray(list?.edges)) return stored;
   const edges = list.edges.filter((edge) => !isItem(edge));
   const removed = list.edges.length - edges.length;
-  if (removed > 0 && page !== undefined) {
-    const beyond = beyondWindow(list, page);
-    if (page.last !== null && page.first === null ? beyond.previous : beyond.next) return refetch;
-  }
   const less = removed > 0 ? removed : counts ? 1 : 0;
   if (less === 0) return list;
   return { ...list, edges, ...recounted(list, -less) };
