@@ -9,12 +9,14 @@
  * Contract:
  * - One request is one connection of the rules holding one subscription: it counts against the
  *   connections bound and its client's bound from its start until its response closes (the
- *   subscription completed, failed, or the client went away: its change stream closes then).
+ *   subscription completed, failed, or the client went away: its change stream closes then). It
+ *   takes a place of the rules' admission as a WebSocket does, per address until its token is
+ *   checked, then one of its caller's `connectionsPerCaller`, counted with its WebSockets.
  * - Before the stream opens, a refusal is an HTTP answer in GraphQL's error shape: 503 with
- *   `Retry-After` past the connections bound (WebSocket: 1013), 403 FORBIDDEN for a caller who may
- *   call no subscription field (WebSocket: 4403). Once it is open, what the subscription itself is
- *   refused for (a document, a bound, its resolver) is its one `next` event's `errors`, then
- *   `complete`, as graphql-ws sends an `error` message.
+ *   `Retry-After` past the connections bound or the caller's (WebSocket: 1013), 403 FORBIDDEN for
+ *   a caller who may call no subscription field (WebSocket: 4403). Once it is open, what the
+ *   subscription itself is refused for (a document, a bound, its resolver) is its one `next`
+ *   event's `errors`, then `complete`, as graphql-ws sends an `error` message.
  * - Only `text/event-stream` requests: single-connection mode (reserved streams) is not offered,
  *   so a request without that `Accept` is 406.
  * - The stream carries a comment every 12 s (graphql-sse's ping) so proxies keep it open.
@@ -102,21 +104,13 @@ export function createSseTransport(rules: SubscriptionRules): SseTransport {
       }
       const connection = rules.connect();
       if (connection === null) {
-        return sendErrors(
-          res,
-          requestId,
-          503,
-          {
-            message: 'Too many subscription connections; try again later',
-            code: 'TOO_MANY_SUBSCRIPTIONS',
-            retryable: true,
-          },
-          { 'retry-after': '5' },
-        );
+        return tryAgainLater(res, requestId, 'Too many subscription connections; try again later');
       }
+      const ticket = rules.admission.open(address, () => res.destroy());
       open.add(res);
       res.once('close', () => {
         open.delete(res);
+        rules.admission.release(ticket);
         rules.disconnect(connection);
       });
       const refused = await rules.identify(connection, req.headers.authorization, address);
@@ -141,6 +135,8 @@ export function createSseTransport(rules: SubscriptionRules): SseTransport {
           { 'retry-after': String(refused.retryAfter) },
         );
       }
+      const admitted = rules.admit(ticket, connection);
+      if (admitted !== true) return tryAgainLater(res, requestId, admitted);
       const [answer, init] = await handler({
         method: req.method ?? 'GET',
         url: req.url ?? SSE_PATH,
@@ -170,6 +166,17 @@ export function createSseTransport(rules: SubscriptionRules): SseTransport {
       for (const res of open) res.end();
     },
   };
+}
+
+/** A refusal for want of room: 503 with `Retry-After`, as the WebSocket transport's 1013. */
+function tryAgainLater(res: ServerResponse, requestId: string, message: string): void {
+  sendErrors(
+    res,
+    requestId,
+    503,
+    { message, code: 'TOO_MANY_SUBSCRIPTIONS', retryable: true },
+    { 'retry-after': '5' },
+  );
 }
 
 const headerValue = (value: string | string[] | undefined) =>

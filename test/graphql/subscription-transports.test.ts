@@ -99,13 +99,16 @@ async function acceptedOn(via: TestService, transport: Transport): Promise<boole
 
 let narrow: TestService;
 let crowded: TestService;
+/** Two connections per caller, over both transports. */
+let perCaller: TestService;
 
 beforeAll(async () => {
-  [narrow, crowded] = await Promise.all([
+  [narrow, crowded, perCaller] = await Promise.all([
     startTestService({ subscriptionBounds: { ...SUBSCRIPTIONS, perClient: 2 } }),
     startTestService({ subscriptionBounds: { ...SUBSCRIPTIONS, connections: 2 } }),
+    startTestService({ subscriptionBounds: { ...SUBSCRIPTIONS, connectionsPerCaller: 2 } }),
   ]);
-  for (const via of [narrow, crowded]) {
+  for (const via of [narrow, crowded, perCaller]) {
     const defined = await via.graphql(
       'mutation { createSequence(input: { name: "watched" }) { error { code } } }',
       {},
@@ -116,7 +119,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([narrow?.stop(), crowded?.stop()]);
+  await Promise.all([narrow?.stop(), crowded?.stop(), perCaller?.stop()]);
 });
 
 const deep = `subscription { userCreated { user { ${'invitedBy { '.repeat(12)} id ${'} '.repeat(12)} } } }`;
@@ -234,5 +237,18 @@ describe.each(['WebSocket', 'SSE'] as const)('%s', (transport) => {
     held.forEach((one) => one.stop());
     // WebSocket clients close their socket when their last subscription ends (lazy).
     expect(await eventually(() => acceptedOn(crowded, transport))).toBe(true);
+  });
+
+  test('connections per caller count both transports: past them, try again later', async () => {
+    const other = transport === 'WebSocket' ? 'SSE' : 'WebSocket';
+    const held = [attempt(client(perCaller, transport)), attempt(client(perCaller, other))];
+    expect((await Promise.all(held.map((one) => one.first))).every(live)).toBe(true);
+    expect(await attempt(client(perCaller, transport)).first).toMatchObject({
+      code: transport === 'WebSocket' ? 1013 : 'TOO_MANY_SUBSCRIPTIONS',
+      message: expect.stringMatching(/At most 2 connections per caller; try again later/),
+    });
+    held[0].stop();
+    expect(await eventually(() => acceptedOn(perCaller, transport))).toBe(true);
+    held[1].stop();
   });
 });
