@@ -17,6 +17,10 @@
  *   a caller who may call no subscription field (WebSocket: 4403). Once it is open, what the
  *   subscription itself is refused for (a document, a bound, its resolver) is its one `next`
  *   event's `errors`, then `complete`, as graphql-ws sends an `error` message.
+ * - A peer that stops reading is closed: once a write has waited `keepAliveMs` for the peer to
+ *   take what its socket's buffers hold (Node's `drain`), the response is destroyed, as graphql-ws
+ *   terminates a socket whose pong is late. Nothing more is written to it while it waits, so what
+ *   a stalled peer holds in the service is bounded by that wait.
  * - Only `text/event-stream` requests: single-connection mode (reserved streams) is not offered,
  *   so a request without that `Accept` is 406.
  * - The stream carries a comment every 12 s (graphql-sse's ping) so proxies keep it open.
@@ -156,11 +160,16 @@ export function createSseTransport(rules: SubscriptionRules): SseTransport {
       }
       res.once('close', () => void answer.return(undefined));
       res.flushHeaders();
+      const waitMs = rules.bounds.keepAliveMs;
       for await (const message of answer) {
         if (!res.writable) break;
-        res.write(message);
+        if (!(await taken(res, message, waitMs))) {
+          res.destroy();
+          break;
+        }
       }
-      res.end();
+      // The last bytes too: a peer that does not take them within the wait is closed all the same.
+      if (!res.destroyed && !(await ended(res, waitMs))) res.destroy();
     },
     async close() {
       for (const res of open) res.end();
@@ -177,6 +186,38 @@ function tryAgainLater(res: ServerResponse, requestId: string, message: string):
     { message, code: 'TOO_MANY_SUBSCRIPTIONS', retryable: true },
     { 'retry-after': '5' },
   );
+}
+
+/**
+ * Writes `chunk`: true once the peer has taken what the socket's buffers held (at once while they
+ * have room), false when it has not within `waitMs`. A response that closes meanwhile is taken.
+ */
+function taken(res: ServerResponse, chunk: string, waitMs: number): Promise<boolean> {
+  if (res.write(chunk)) return Promise.resolve(true);
+  return settled(res, 'drain', waitMs);
+}
+
+/** Ends the response: true once its last bytes were taken, false when not within `waitMs`. */
+function ended(res: ServerResponse, waitMs: number): Promise<boolean> {
+  if (res.writableFinished) return Promise.resolve(true);
+  res.end();
+  return settled(res, 'finish', waitMs);
+}
+
+/** True when `event` (or `close`) comes within `waitMs`, false when the wait ends first. */
+function settled(res: ServerResponse, event: 'drain' | 'finish', waitMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (outcome: boolean) => () => {
+      clearTimeout(timer);
+      res.off(event, onEvent);
+      res.off('close', onEvent);
+      resolve(outcome);
+    };
+    const onEvent = done(true);
+    const timer = setTimeout(done(false), waitMs);
+    res.once(event, onEvent);
+    res.once('close', onEvent);
+  });
 }
 
 const headerValue = (value: string | string[] | undefined) =>
