@@ -21,10 +21,12 @@
  *   place beyond the pages loaded is left to them; a full page passes its last item on), and every
  *   such list's `totalCount` grows by one, once, whether the payload or the event comes first; a
  *   deleted user leaves every list and the cache, and every list whose filter it matched counts it
- *   out, held or not; a created sequence joins the cached `sequences` lists; a create of a user
- *   marks the `userid` counter stale. When a payload or event carries too little to place or count
- *   an item (no user, no `createdWith` or `invitedById` for a filtered list), or a page loses an
- *   item whose successor it cannot know, the affected lists are evicted and refetched when next read.
+ *   out, held or not (a page that held it shrinks by one and keeps its cursors: its next item is
+ *   in no payload, ./lists.ts); a created sequence joins the cached `sequences` lists; a create of
+ *   a user marks the `userid` counter stale. When a payload or event carries too little to place
+ *   or count an item (no user, no `createdWith` or `invitedById` for a filtered list), the
+ *   affected lists are evicted and refetched when next read. The list rules are ./lists.ts's,
+ *   shared with ./urql.ts.
  */
 import type {
   FieldFunctionOptions,
@@ -37,7 +39,19 @@ import type { FieldNode } from 'graphql';
 import type { ApolloCache } from '@apollo/client';
 import { relayStylePagination } from '@apollo/client/utilities';
 import possibleTypesResult from './generated/possible-types';
-import { placeInWindow, sequenceId, typenameOfId } from './ids';
+import { sequenceId, typenameOfId } from './ids';
+import {
+  type CachedList,
+  countedIn,
+  type ListEdge,
+  listHolds,
+  type PageArgs,
+  pageOf,
+  type UserFacts,
+  usersKey,
+  withEdge,
+  withoutItem,
+} from './lists';
 
 /**
  * The schema's interfaces and their types (generated from schema.graphql): hand them to the cache
@@ -47,38 +61,11 @@ import { placeInWindow, sequenceId, typenameOfId } from './ids';
 export const possibleTypes = possibleTypesResult.possibleTypes;
 
 type Args = Record<string, unknown> | null;
-type Edge = StoreObject & { cursor?: string; node?: Reference | null };
-interface StoredConnection {
-  edges: Edge[];
-  pageInfo?: {
-    hasNextPage?: boolean;
-    hasPreviousPage?: boolean;
-    startCursor?: string;
-    endCursor?: string;
-  };
-  totalCount?: number;
-  [extra: string]: unknown;
-}
+type Edge = StoreObject & ListEdge & { node?: Reference | null };
 
 /** A list's content key: the arguments that change which items it holds, with their defaults. */
-const usersKey = (args: Args) => ({
-  order: args?.order ?? 'ID_ASC',
-  createdWith: (args?.filter as Args)?.createdWith ?? null,
-  invitedById: (args?.filter as Args)?.invitedById ?? null,
-});
 const inviteesKey = (args: Args) => ({ order: args?.order ?? 'ID_ASC' });
 const sequencesKey = (args: Args) => ({ scope: args?.scope ?? null });
-
-/** Which page of a list a paged view holds: its paging arguments. */
-interface PageArgs {
-  first: number | null;
-  after: string | null;
-  last: number | null;
-  before: string | null;
-}
-
-/** The size of a page asked for without `first` or `last` (the API's `PAGE_SIZE.default`). */
-const DEFAULT_PAGE_SIZE = 20;
 
 /** The `@connection(key:)` that makes a query's list infinite (pages merged). */
 export const INFINITE_LIST = 'infinite';
@@ -109,19 +96,9 @@ function listPolicy(contentKey: (args: Args) => Record<string, unknown>): FieldP
   return {
     keyArgs: (args, { field }) =>
       JSON.stringify(
-        markedInfinite(field)
-          ? contentKey(args)
-          : {
-              ...contentKey(args),
-              page: {
-                first: args?.first ?? null,
-                after: args?.after ?? null,
-                last: args?.last ?? null,
-                before: args?.before ?? null,
-              },
-            },
+        markedInfinite(field) ? contentKey(args) : { ...contentKey(args), page: pageOf(args) },
       ),
-    read(existing: StoredConnection | undefined, options) {
+    read(existing: CachedList<Edge> | undefined, options) {
       if (markedInfinite(options.field)) return infinite.read?.(existing as never, options);
       if (existing === undefined) return undefined;
       const edges = existing.edges.filter(
@@ -177,136 +154,50 @@ const sequenceOf = (args: Args): [string, string] => [
 /** The cache's id of a user. */
 const userRef = (cache: ApolloCache, id: string) => cache.identify({ __typename: 'User', id });
 
-/** Whether a stored list holds more items before (`previous`) or after its loaded window. */
-function beyondWindow(connection: StoredConnection, page: PageArgs | undefined) {
-  // All of the list is loaded when its count says so, whatever pageInfo says (a query that selects
-  // no pageInfo leaves relayStylePagination's default, "more follow").
-  const whole = connection.totalCount === connection.edges.length;
-  return {
-    previous: !whole && (connection.pageInfo?.hasPreviousPage ?? page?.after != null),
-    next: !whole && (connection.pageInfo?.hasNextPage ?? page?.before != null),
-  };
-}
-
-/**
- * Puts `edge` into a stored connection at its place, when the loaded window holds that place, and
- * counts it into `totalCount`; answers the connection unchanged when it already holds it. A paged
- * view (`page`) keeps its size: a full page passes the item at its far end on to the next page.
- */
-function withEdge(
-  stored: unknown,
-  edge: Edge,
-  id: string,
-  idOf: (edge: Edge) => string,
-  ascending: boolean,
-  page?: PageArgs,
-): unknown {
-  const connection = stored as StoredConnection;
-  if (!Array.isArray(connection?.edges)) return stored;
-  const beyond = beyondWindow(connection, page);
-  const place = placeInWindow(connection.edges.map(idOf), id, {
-    ascending,
-    hasPreviousPage: beyond.previous,
-    hasNextPage: beyond.next,
-  });
-  if (place === -1) return connection;
-  const counted =
-    typeof connection.totalCount !== 'number' ? {} : { totalCount: connection.totalCount + 1 };
-  if (place === null) return { ...connection, ...counted };
-  let edges = [...connection.edges.slice(0, place), edge, ...connection.edges.slice(place)];
-  const pageInfo = { ...connection.pageInfo };
-  if (!beyond.previous && !beyond.next && page === undefined) {
-    Object.assign(pageInfo, { hasPreviousPage: false, hasNextPage: false });
-  }
-  const size = page?.first ?? page?.last ?? DEFAULT_PAGE_SIZE;
-  if (page !== undefined && edges.length > size) {
-    // From the end a page counts back (`last`): its first item moves to the page before.
-    const fromEnd = page.first === null && page.last !== null;
-    edges = fromEnd ? edges.slice(1) : edges.slice(0, size);
-    Object.assign(pageInfo, fromEnd ? { hasPreviousPage: true } : { hasNextPage: true });
-  }
-  return {
-    ...connection,
-    ...counted,
-    edges,
-    pageInfo: {
-      ...pageInfo,
-      startCursor: edges[0].cursor,
-      endCursor: edges[edges.length - 1].cursor,
-    },
-  };
-}
-
-/**
- * Removes the edges whose node is `ref` (a `__ref` id) and counts them out of `totalCount`; a list
- * that did not hold it but `counts` it (its filter matches) is counted down all the same. A paged
- * view that loses an item while more follow is `DELETE`d: the item that moves into it is unknown.
- */
-function withoutNode(
-  stored: unknown,
-  ref: string,
-  counts: boolean,
-  page: PageArgs | undefined,
-  DELETE: unknown,
-): unknown {
-  const connection = stored as StoredConnection;
-  if (!Array.isArray(connection?.edges)) return stored;
-  const edges = connection.edges.filter((edge) => edge.node?.__ref !== ref);
-  const removed = connection.edges.length - edges.length;
-  if (removed > 0 && page !== undefined) {
-    const beyond = beyondWindow(connection, page);
-    if (page.last !== null && page.first === null ? beyond.previous : beyond.next) return DELETE;
-  }
-  const less = removed > 0 ? removed : counts ? 1 : 0;
-  if (less === 0) return connection;
-  return {
-    ...connection,
-    edges,
-    ...(typeof connection.totalCount === 'number'
-      ? { totalCount: connection.totalCount - less }
-      : {}),
-  };
-}
-
-/**
- * The users each cache has counted into its lists (from a payload or an event, whichever came
- * first), so the other does not count them again.
- */
-const countedUsers = new WeakMap<object, Set<string>>();
-
-function counted(cache: ApolloCache): Set<string> {
-  let ids = countedUsers.get(cache);
-  if (ids === undefined) {
-    ids = new Set();
-    countedUsers.set(cache, ids);
-  }
-  return ids;
-}
-
 /** What is known of a created user: its node, and its strategy and inviter when they are known. */
-interface CreatedUser {
+interface CreatedUser extends UserFacts {
   node: Reference;
   id: string;
-  /** undefined: not known (not selected and not in the arguments). */
-  createdWith: string | undefined;
-  invitedById: string | null | undefined;
 }
 
-/** Whether a list with content key `key` holds `user`: true, false, or undefined (not known). */
-function listHolds(
-  key: Record<string, unknown>,
-  user: Pick<CreatedUser, 'createdWith' | 'invitedById'>,
-): boolean | undefined {
-  const strategy =
-    key.createdWith === null || user.createdWith === undefined
-      ? key.createdWith === null || undefined
-      : key.createdWith === user.createdWith;
-  const inviter =
-    key.invitedById === null || user.invitedById === undefined
-      ? key.invitedById === null || undefined
-      : key.invitedById === user.invitedById;
-  if (strategy === false || inviter === false) return false;
-  return strategy === true && inviter === true ? true : undefined;
+/**
+ * How one cached user list changes: `holds` says whether its filter takes the user (undefined:
+ * not known), `page` and `ascending` where items go; answers the new value or `DELETE`.
+ */
+type ListEdit = (
+  list: unknown,
+  place: { holds: boolean | undefined; page: PageArgs | undefined; ascending: boolean },
+  DELETE: unknown,
+) => unknown;
+
+/**
+ * Applies `edit` to every cached `users` list and to the `invitees` lists of the user's inviter
+ * (when its id is known and the inviter is cached): the lists a created or deleted user is in.
+ */
+function editUserLists(cache: ApolloCache, user: UserFacts, edit: ListEdit): void {
+  const placeIn = (key: Record<string, unknown> & { page?: PageArgs }, holds?: boolean) => ({
+    holds,
+    page: key.page,
+    ascending: key.order !== 'ID_DESC',
+  });
+  cache.modify<Record<string, unknown>>({
+    id: 'ROOT_QUERY',
+    fields: {
+      users(value, { storeFieldName, DELETE }) {
+        const key = keyOf(storeFieldName, 'users');
+        return edit(value, placeIn(key, listHolds(key, user)), DELETE);
+      },
+    },
+  });
+  if (typeof user.invitedById === 'string') {
+    cache.modify<Record<string, unknown>>({
+      id: userRef(cache, user.invitedById),
+      fields: {
+        invitees: (value, { storeFieldName, DELETE }) =>
+          edit(value, placeIn(keyOf(storeFieldName, 'invitees'), true), DELETE),
+      },
+    });
+  }
 }
 
 /** A created user joins the cached lists it belongs to, counted once per cache. */
@@ -315,40 +206,25 @@ function afterUserCreated(
   user: CreatedUser,
   options: FieldFunctionOptions,
 ): void {
-  const seen = counted(cache);
+  const seen = countedIn(cache);
   if (seen.has(user.id)) return;
   seen.add(user.id);
   const edge: Edge = { __typename: 'UserEdge', cursor: user.id, node: user.node };
   const idOf = (e: Edge) => String(options.readField('id', e.node as Reference));
+  editUserLists(cache, user, (list, { holds, page, ascending }, DELETE) => {
+    if (holds === undefined) return DELETE; // too little known: read afresh
+    return holds ? withEdge(list, edge, user.id, idOf, ascending, page) : list;
+  });
+  // The userid counter moved (by one or by a block): read afresh.
   cache.modify<Record<string, unknown>>({
     id: 'ROOT_QUERY',
     fields: {
-      users(value, { storeFieldName, DELETE }) {
-        const key = keyOf(storeFieldName, 'users');
-        const holds = listHolds(key, user);
-        if (holds === undefined) return DELETE; // too little known: read afresh
-        return holds
-          ? withEdge(value, edge, user.id, idOf, key.order !== 'ID_DESC', key.page)
-          : value;
-      },
-      // The userid counter moved (by one or by a block): read afresh.
       nextSequence: (value, { storeFieldName, DELETE }) =>
         /"name":"userid"/.test(storeFieldName) ? DELETE : value,
     },
   });
   cache.evict({ id: 'Sequence:userid', fieldName: 'next' });
   cache.evict({ id: 'Sequence:userid', fieldName: 'value' });
-  if (typeof user.invitedById === 'string') {
-    cache.modify<Record<string, unknown>>({
-      id: userRef(cache, user.invitedById),
-      fields: {
-        invitees: (value, { storeFieldName }) => {
-          const key = keyOf(storeFieldName, 'invitees');
-          return withEdge(value, edge, user.id, idOf, key.order !== 'ID_DESC', key.page);
-        },
-      },
-    });
-  }
 }
 
 /** A created user from a create payload (or one `createUsers` result) and its input. */
@@ -486,41 +362,26 @@ export const typePolicies: TypePolicies = {
         const fieldOf = <T>(field: string) =>
           options.readField<T>(field, known) ??
           (deleted === undefined ? undefined : options.readField<T>(field, deleted));
-        const user = {
+        // Its inviter's id: as the cache or the payload knows it, else the payload's `inviter`.
+        const inviter = options.readField<Reference | null>('inviter', payload);
+        const invitedById = fieldOf<string | null>('invitedById');
+        const user: UserFacts = {
           createdWith: fieldOf<string>('createdWith'),
-          invitedById: fieldOf<string | null>('invitedById'),
+          invitedById:
+            invitedById !== undefined || !inviter
+              ? invitedById
+              : options.readField<string>('id', inviter),
         };
-        cache.modify<Record<string, unknown>>({
-          id: 'ROOT_QUERY',
-          fields: {
-            users(value, { storeFieldName, DELETE }) {
-              const key = keyOf(storeFieldName, 'users');
-              const holds = listHolds(key, user);
-              // A list that may hold it without its edge loaded: count unknown, read afresh.
-              const held = (value as StoredConnection)?.edges?.some(
-                (edge) => edge.node?.__ref === ref,
-              );
-              if (holds === undefined && !held) return DELETE;
-              return withoutNode(value, ref, holds !== false, key.page, DELETE);
-            },
-          },
+        const isDeleted = (edge: Edge) => edge.node?.__ref === ref;
+        editUserLists(cache, user, (list, { holds }, DELETE) => {
+          // A list that may hold it without its edge loaded: count unknown, read afresh.
+          const held = (list as CachedList<Edge>)?.edges?.some(isDeleted);
+          if (holds === undefined && !held) return DELETE;
+          return withoutItem(list, isDeleted, holds !== false);
         });
-        // Whichever cached user listed it as an invitee (its inviter, if that is cached).
-        const inviterId =
-          user.invitedById ??
-          options.readField<string>('id', options.readField<Reference>('inviter', payload));
-        if (inviterId !== undefined && inviterId !== null) {
-          cache.modify<Record<string, unknown>>({
-            id: userRef(cache, inviterId),
-            fields: {
-              invitees: (value, { storeFieldName, DELETE }) =>
-                withoutNode(value, ref, true, keyOf(storeFieldName, 'invitees').page, DELETE),
-            },
-          });
-        }
         cache.evict({ id: ref });
         // Its id may be issued again (strategies that reissue the newest): count that one anew.
-        counted(cache).delete(id);
+        countedIn(cache).delete(id);
       }),
       createSequence: onWrite((cache, payload, options) => {
         if (options.readField('error', payload)) return;

@@ -1,7 +1,7 @@
 /**
  * urql graphcache configuration for this API: `cacheExchange(graphcacheOptions)` and no other
- * cache code keeps every view right after every mutation (test/client/caches.test.ts runs each
- * mutation -> view check against the real server).
+ * cache code keeps every view right after every mutation and every `userCreated` event
+ * (test/client/caches.test.ts and test/client/lists.test.ts run them against the real server).
  *
  * What it does, and why:
  * - `possibleTypes` (generated from schema.graphql, ./generated/possible-types.ts): fragments on
@@ -15,19 +15,43 @@
  * - `resolvers`: `user(id:)`, `node(id:)` and
  *   `sequence(name:, scope:)` read the normalized object any other answer wrote (the id scheme of
  *   ./ids.ts); `nextSequence` is the cached `Sequence.next`, which allocations update.
- * - `updates`: graphcache cannot place a keyless edge into a cached page without that page's
- *   document, so a mutation invalidates exactly the lists it changed (the `users` lists whose
- *   filter the new user matches, its inviter's `invitees`, the `sequences` lists of its scope) and
- *   graphcache refetches them when they are next read (so their totals are the server's); a
- *   `userCreated` event does the same for the lists its user joins; a deleted user is removed from the cache,
- *   so `user(id:)` asks the server again (and learns it is gone) and every list that held it is
- *   read afresh. Objects a payload returns (`user`, `sequence`) update in place.
+ * - `updates`: a created user (a `createUser` or `createUsers` payload, or a `userCreated` event)
+ *   joins every cached `users` page whose filter it matches and its inviter's `invitees`, in place,
+ *   by the rules of ./lists.ts shared with ./apollo.ts (its place in the loaded window, a full page
+ *   passing its far item on, every such list counted up once whether the payload or the event
+ *   comes first); a deleted user leaves every page and is counted out of every list its filter
+ *   matched (a page that held it shrinks by one), then leaves the cache, so `user(id:)` asks the
+ *   server again. graphcache keeps a page's keyless edges under the page's field, so a page is
+ *   read and written back whole through a fragment of its field and arguments, built from what
+ *   the cache holds of it. What is too little known to place or count (a filter on a field the
+ *   event or payload did not select) is invalidated and read afresh, as are the `sequences` lists
+ *   a created sequence joins. Objects a payload returns (`user`, `sequence`) update in place.
  */
 import { type Exchange, makeOperation, mapExchange } from '@urql/core';
-import type { Cache, CacheExchangeOpts, Data, FieldArgs } from '@urql/exchange-graphcache';
+import type {
+  Cache,
+  CacheExchangeOpts,
+  Data,
+  Directive,
+  FieldArgs,
+  FieldInfo,
+} from '@urql/exchange-graphcache';
 import { relayPagination } from '@urql/exchange-graphcache/extras';
+import { type DocumentNode, parse } from 'graphql';
 import possibleTypesResult from './generated/possible-types';
 import { sequenceId, typenameOfId } from './ids';
+import {
+  type CachedList,
+  countedIn,
+  type ListEdge,
+  listHolds,
+  type PageArgs,
+  pageOf,
+  type UserFacts,
+  usersKey,
+  withEdge,
+  withoutItem,
+} from './lists';
 
 /** Types without an id: embedded in whatever holds them. */
 const EMBEDDED = [
@@ -94,29 +118,191 @@ function invalidateFields(
 
 const userKey = (cache: Cache, id: string) => cache.keyOfEntity({ __typename: 'User', id });
 
+/** A user edge as the page fragments read and write it. */
+type UserEdge = ListEdge & { node?: { __typename?: string; id?: string } | null };
+const userIdOf = (edge: UserEdge) => String(edge.node?.id);
+
+/** The arguments that choose a page, apart from those that choose the list's content. */
+const PAGING = new Set(['first', 'after', 'last', 'before']);
+
+/** The cached lists read as infinite (`@_infinite`), per cache: `entity.field` and content. */
+const infiniteLists = new WeakMap<object, Set<string>>();
+
+const listName = (entity: string, fieldName: string, args: Args | null | undefined) =>
+  `${entity}.${fieldName}:${JSON.stringify(
+    Object.keys(args ?? {})
+      .filter((name) => !PAGING.has(name))
+      .sort()
+      .map((name) => [name, (args as Args)[name]]),
+  )}`;
+
+/** `@_infinite`: the pages merge (`relayPagination`), and the cache remembers the list is one. */
+const infinite: Directive = () => {
+  const merged = relayPagination();
+  return (parent, args, cache, info) => {
+    let names = infiniteLists.get(cache);
+    if (names === undefined) {
+      names = new Set();
+      infiniteLists.set(cache, names);
+    }
+    names.add(listName(info.parentKey, info.fieldName, args));
+    return merged(parent, args, cache, info);
+  };
+};
+
 /**
- * A user was created with `strategy` by `inviterId`: the lists it joins are read afresh. Either
- * undefined is not known (an event that did not select it): every list it may join is.
+ * A fragment that reads and writes one cached page of `field` on `entity` with what the cache
+ * holds of it (its count and pageInfo as far as they were selected), or null when it holds no
+ * page there. graphcache stores a page's edges under the page's field, so edges are placed by
+ * writing the page back whole through the same field and arguments.
  */
-function userCreated(
+function pageFragment(cache: Cache, entity: string, field: FieldInfo): DocumentNode | null {
+  const list = cache.resolve(entity, field.fieldKey);
+  if (typeof list !== 'string') return null;
+  const held = new Set(cache.inspectFields(list).map((info) => info.fieldName));
+  if (!held.has('edges')) return null;
+  const pageInfo = cache.resolve(list, 'pageInfo');
+  const pageInfoFields =
+    typeof pageInfo === 'string'
+      ? cache
+          .inspectFields(pageInfo)
+          .map((info) => info.fieldName)
+          .filter((name) => name !== '__typename')
+      : [];
+  const args = Object.keys(field.arguments ?? {});
+  const typename = entity === 'Query' ? 'Query' : String(cache.resolve(entity, '__typename'));
+  return parse(
+    `fragment CachedPage on ${typename} { ${typename === 'Query' ? '' : 'id '}${field.fieldName}` +
+      `${args.length === 0 ? '' : `(${args.map((name) => `${name}: $${name}`).join(', ')})`} {` +
+      ` edges { cursor node { id } }${held.has('totalCount') ? ' totalCount' : ''}` +
+      `${pageInfoFields.length === 0 ? '' : ` pageInfo { ${pageInfoFields.join(' ')} }`} } }`,
+  );
+}
+
+/** What a page edit answers: the page's new value, or `REFETCH` (it is read afresh when next read). */
+const REFETCH = Symbol('refetch');
+
+/**
+ * Applies `edit` to every cached page of `fieldName` on `entity` (`page`: its paging arguments;
+ * `infinite`: it is a page of an infinite list) and writes back what changed. A page the cache
+ * cannot read whole with its fragment is read afresh.
+ */
+function editPages(
   cache: Cache,
-  inviterId: string | null | undefined,
-  strategy: string | undefined,
+  entity: string | null,
+  fieldName: string,
+  edit: (
+    list: CachedList<UserEdge>,
+    args: Args,
+    shape: { page: PageArgs; infinite: boolean },
+  ) => unknown,
 ): void {
-  invalidateFields(cache, 'Query', 'users', (args) => {
-    const filter = (args.filter ?? {}) as Args;
-    return (
-      (filter.createdWith == null || strategy === undefined || filter.createdWith === strategy) &&
-      (filter.invitedById == null || inviterId === undefined || filter.invitedById === inviterId)
-    );
-  });
-  if (typeof inviterId === 'string') {
-    invalidateFields(cache, userKey(cache, inviterId), 'invitees');
+  if (entity === null) return;
+  const infiniteNames = infiniteLists.get(cache);
+  for (const field of cache.inspectFields(entity)) {
+    if (field.fieldName !== fieldName) continue;
+    const variables = field.arguments ?? {};
+    const args = variables as Args;
+    const fragment = pageFragment(cache, entity, field);
+    const cached = fragment === null ? null : cache.readFragment<Data>(fragment, entity, variables);
+    const list = cached?.[fieldName];
+    const edited =
+      fragment === null || list === undefined || list === null
+        ? REFETCH
+        : edit(list as CachedList<UserEdge>, args, {
+            page: pageOf(args),
+            infinite: infiniteNames?.has(listName(entity, fieldName, args)) ?? false,
+          });
+    if (edited === REFETCH) cache.invalidate(entity, fieldName, field.arguments ?? undefined);
+    else if (edited !== list) {
+      cache.writeFragment(fragment!, { ...cached, [fieldName]: edited }, variables);
+    }
+  }
+}
+
+/** What a payload or an event says of a created user: its id, and its strategy and inviter. */
+interface CreatedUser extends UserFacts {
+  id: string;
+}
+
+/**
+ * A created user joins the cached lists it belongs to, in place (./lists.ts), counted once per
+ * cache whether its payload or its event comes first; a list it may belong to but too little is
+ * known of (a filter on what the event did not select) is read afresh.
+ */
+function userCreated(cache: Cache, user: CreatedUser): void {
+  const seen = countedIn(cache);
+  if (!seen.has(user.id)) {
+    seen.add(user.id);
+    const edge: UserEdge = {
+      __typename: 'UserEdge',
+      cursor: user.id,
+      node: { __typename: 'User', id: user.id },
+    };
+    const place = (
+      list: CachedList<UserEdge>,
+      args: Args,
+      shape: { page: PageArgs; infinite: boolean },
+    ) =>
+      withEdge(
+        list,
+        edge,
+        user.id,
+        userIdOf,
+        args.order !== 'ID_DESC',
+        shape.page,
+        !shape.infinite,
+      );
+    editPages(cache, 'Query', 'users', (list, args, shape) => {
+      const holds = listHolds(usersKey(args), user);
+      if (holds === undefined) return REFETCH;
+      return holds ? place(list, args, shape) : list;
+    });
+    if (typeof user.invitedById === 'string') {
+      editPages(cache, userKey(cache, user.invitedById), 'invitees', place);
+    }
   }
   // The userid counter moved.
   invalidateFields(cache, 'Query', 'nextSequence', (args) => args.name === 'userid' && !args.scope);
   cache.invalidate({ __typename: 'Sequence', id: 'userid' }, 'next');
   cache.invalidate({ __typename: 'Sequence', id: 'userid' }, 'value');
+}
+
+/** A create payload's user (or one `createUsers` result's): from `user` or `userEdge`. */
+function createdIn(
+  payload: unknown,
+  input: Args | undefined,
+  strategy: unknown,
+): CreatedUser | 'unknown' {
+  const { user, userEdge } = (payload ?? {}) as {
+    user?: Args | null;
+    userEdge?: { node?: Args | null } | null;
+  };
+  const node = user ?? userEdge?.node;
+  if (node?.id === undefined || node.id === null) return 'unknown';
+  return {
+    id: String(node.id),
+    createdWith: (node.createdWith as string | undefined) ?? ((strategy as string) || 'COUNTER'),
+    invitedById: (input?.invitedById as string | null | undefined) ?? null,
+  };
+}
+
+/**
+ * A created user from a payload; one the payload did not select leaves the lists it may be in
+ * (every `users` list, its inviter's `invitees`) to be read afresh.
+ */
+function createdFromPayload(
+  cache: Cache,
+  payload: unknown,
+  input: Args | undefined,
+  strategy: unknown,
+): void {
+  const user = createdIn(payload, input, strategy);
+  if (user !== 'unknown') return userCreated(cache, user);
+  invalidateFields(cache, 'Query', 'users');
+  if (typeof input?.invitedById === 'string') {
+    invalidateFields(cache, userKey(cache, input.invitedById), 'invitees');
+  }
 }
 
 /** Whether a mutation's payload says it failed. */
@@ -145,40 +331,37 @@ export const graphcacheOptions: CacheExchangeOpts = {
     },
   },
   directives: {
-    infinite: () => relayPagination(),
+    infinite,
   },
   updates: {
     Subscription: {
       userCreated(result, _args, cache) {
         // The event's user, as far as it was selected.
         const user = (result.userCreated as { user?: Args } | null)?.user;
-        if (user === undefined) return;
-        userCreated(
-          cache,
-          user.invitedById as string | null | undefined,
-          user.createdWith as string | undefined,
-        );
+        if (user?.id === undefined) return;
+        userCreated(cache, {
+          id: String(user.id),
+          createdWith: user.createdWith as string | undefined,
+          invitedById: user.invitedById as string | null | undefined,
+        });
       },
     },
     Mutation: {
       createUser(result, args, cache) {
         if (failed(result.createUser)) return;
-        userCreated(
-          cache,
-          ((args.input as Args).invitedById as string | null | undefined) ?? null,
-          (args.strategy as string | undefined) ?? 'COUNTER',
-        );
+        createdFromPayload(cache, result.createUser, args.input as Args, args.strategy);
       },
       createUsers(result, args, cache) {
-        const payload = result.createUsers as { created?: number } | null;
-        if (payload === null || !payload.created) return;
-        for (const input of (args.inputs as Args[]) ?? []) {
-          userCreated(
-            cache,
-            (input.invitedById as string | null | undefined) ?? null,
-            (args.strategy as string | undefined) ?? 'COUNTER',
-          );
-        }
+        const payload = result.createUsers as { created?: number; results?: Args[] } | null;
+        const inputs = (args.inputs as Args[]) ?? [];
+        if (payload === null || payload.created === 0) return;
+        // Without its results selected, every input may have been created.
+        const results = payload.results ?? inputs.map((): Args => ({}));
+        results.forEach((item, position) => {
+          if (failed(item)) return;
+          const index = typeof item.index === 'number' ? item.index : position;
+          createdFromPayload(cache, item, inputs[index], args.strategy);
+        });
       },
       updateUser(result, _args, cache) {
         // The user updates in place; an email lookup may now find someone else, or no one.
@@ -186,14 +369,38 @@ export const graphcacheOptions: CacheExchangeOpts = {
       },
       deleteUser(result, args, cache) {
         if (failed(result.deleteUser)) return;
-        const key = userKey(cache, String(args.id));
-        const inviterId = key === null ? null : cache.resolve(key, 'invitedById');
-        invalidateFields(cache, 'Query', 'users');
-        if (typeof inviterId === 'string') {
-          invalidateFields(cache, userKey(cache, inviterId), 'invitees');
+        const id = String(args.id);
+        const key = userKey(cache, id);
+        // What the cache or the payload knows of the deleted user, to tell which lists held it.
+        const payload = result.deleteUser as { user?: Args | null; inviter?: Args | null };
+        const known = (field: string) => {
+          const cached = key === null ? undefined : cache.resolve(key, field);
+          return cached !== undefined ? cached : payload.user?.[field];
+        };
+        const invitedById = known('invitedById') as string | null | undefined;
+        const user: UserFacts = {
+          createdWith: known('createdWith') as string | undefined,
+          invitedById:
+            invitedById !== undefined || !payload.inviter
+              ? invitedById
+              : String(payload.inviter.id),
+        };
+        const isDeleted = (edge: UserEdge) => edge.node?.id === id;
+        editPages(cache, 'Query', 'users', (list, listArgs) => {
+          const holds = listHolds(usersKey(listArgs), user);
+          // A list that may hold it without its edge loaded: count unknown, read afresh.
+          if (holds === undefined && !list.edges.some(isDeleted)) return REFETCH;
+          return withoutItem(list, isDeleted, holds !== false);
+        });
+        if (typeof user.invitedById === 'string') {
+          editPages(cache, userKey(cache, user.invitedById), 'invitees', (list) =>
+            withoutItem(list, isDeleted, true),
+          );
         }
         invalidateFields(cache, 'Query', 'userByEmail');
-        cache.invalidate({ __typename: 'User', id: String(args.id) });
+        cache.invalidate({ __typename: 'User', id });
+        // Its id may be issued again (strategies that reissue the newest): count that one anew.
+        countedIn(cache).delete(id);
       },
       createSequence(result, args, cache) {
         if (failed(result.createSequence)) return;

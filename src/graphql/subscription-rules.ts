@@ -15,7 +15,9 @@
  *   both transports resume alike.
  * - How many (`connect`, `start`; ./subscription-holdings.ts): connections per process,
  *   subscriptions per connection and per client, counted over both transports. A subscription
- *   counts from `start` until `end` or its connection's `disconnect`.
+ *   counts from `start` until `end` or its connection's `disconnect`. Which connections a process
+ *   admits per address and per caller (`admission`, `admit`; src/budgets/admission.ts) is one set
+ *   of places for both transports too: a caller's WebSockets and SSE streams count together.
  * - Each connection has one context (./context.ts) whose signal aborts at `disconnect`; a
  *   subscription's change stream closes when it ends or its connection closes.
  * - Events are executed once per signature (./subscription-execution.ts): document, operation
@@ -37,7 +39,14 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { type Caller, FIELD_ACCESS, requiredRole } from '../auth/index';
-import { budgetHolder, RateLimitedError, type BudgetHolder } from '../budgets/index';
+import {
+  type AdmissionRefusal,
+  type AdmissionTicket,
+  budgetHolder,
+  ConnectionAdmission,
+  RateLimitedError,
+  type BudgetHolder,
+} from '../budgets/index';
 import type { ServiceComponents } from '../components';
 import { DOCUMENT } from '../limits';
 import type { Logger } from '../logger';
@@ -162,6 +171,8 @@ export function checkSubscriptionDocument(
 export class SubscriptionRules {
   readonly schema: GraphQLSchema;
   readonly bounds: SubscriptionBounds;
+  /** The places of connections per address (before they say who they are) and per caller. */
+  readonly admission: ConnectionAdmission;
   private readonly holdings: SubscriptionHoldings;
   private readonly contextOf: ReturnType<typeof createContextFactory>;
   private readonly formatError: ReturnType<typeof createErrorFormatter>;
@@ -172,6 +183,7 @@ export class SubscriptionRules {
     this.schema = deps.schema;
     this.bounds = deps.bounds;
     this.holdings = new SubscriptionHoldings(deps.bounds);
+    this.admission = new ConnectionAdmission(deps.bounds);
     this.contextOf = createContextFactory(deps.components, deps.logger);
     this.formatError = createErrorFormatter(deps.logger);
     this.validationRules = deps.validationRules;
@@ -209,6 +221,16 @@ export class SubscriptionRules {
     connection.holder = holder;
     connection.held.clientKey = clientKey(caller);
     return null;
+  }
+
+  /**
+   * The identified `connection` of `ticket` (opened with `admission.open`) takes one of its
+   * caller's places: true, or why not (the transport closes it).
+   */
+  admit(ticket: AdmissionTicket, connection: SubscriberConnection): true | AdmissionRefusal {
+    const holder = connection.holder;
+    if (holder === undefined) return 'The connection was not identified';
+    return this.admission.admit(ticket, `${holder.role}:${holder.id}`);
   }
 
   /** Subscription `id` of `connection`, checked and counted: the arguments to run it, or errors. */

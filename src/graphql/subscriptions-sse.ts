@@ -9,12 +9,18 @@
  * Contract:
  * - One request is one connection of the rules holding one subscription: it counts against the
  *   connections bound and its client's bound from its start until its response closes (the
- *   subscription completed, failed, or the client went away: its change stream closes then).
+ *   subscription completed, failed, or the client went away: its change stream closes then). It
+ *   takes a place of the rules' admission as a WebSocket does, per address until its token is
+ *   checked, then one of its caller's `connectionsPerCaller`, counted with its WebSockets.
  * - Before the stream opens, a refusal is an HTTP answer in GraphQL's error shape: 503 with
- *   `Retry-After` past the connections bound (WebSocket: 1013), 403 FORBIDDEN for a caller who may
- *   call no subscription field (WebSocket: 4403). Once it is open, what the subscription itself is
- *   refused for (a document, a bound, its resolver) is its one `next` event's `errors`, then
- *   `complete`, as graphql-ws sends an `error` message.
+ *   `Retry-After` past the connections bound or the caller's (WebSocket: 1013), 403 FORBIDDEN for
+ *   a caller who may call no subscription field (WebSocket: 4403). Once it is open, what the
+ *   subscription itself is refused for (a document, a bound, its resolver) is its one `next`
+ *   event's `errors`, then `complete`, as graphql-ws sends an `error` message.
+ * - A peer that stops reading is closed: once a write has waited `keepAliveMs` for the peer to
+ *   take what its socket's buffers hold (Node's `drain`), the response is destroyed, as graphql-ws
+ *   terminates a socket whose pong is late. Nothing more is written to it while it waits, so what
+ *   a stalled peer holds in the service is bounded by that wait.
  * - Only `text/event-stream` requests: single-connection mode (reserved streams) is not offered,
  *   so a request without that `Accept` is 406.
  * - The stream carries a comment every 12 s (graphql-sse's ping) so proxies keep it open.
@@ -102,21 +108,13 @@ export function createSseTransport(rules: SubscriptionRules): SseTransport {
       }
       const connection = rules.connect();
       if (connection === null) {
-        return sendErrors(
-          res,
-          requestId,
-          503,
-          {
-            message: 'Too many subscription connections; try again later',
-            code: 'TOO_MANY_SUBSCRIPTIONS',
-            retryable: true,
-          },
-          { 'retry-after': '5' },
-        );
+        return tryAgainLater(res, requestId, 'Too many subscription connections; try again later');
       }
+      const ticket = rules.admission.open(address, () => res.destroy());
       open.add(res);
       res.once('close', () => {
         open.delete(res);
+        rules.admission.release(ticket);
         rules.disconnect(connection);
       });
       const refused = await rules.identify(connection, req.headers.authorization, address);
@@ -141,6 +139,8 @@ export function createSseTransport(rules: SubscriptionRules): SseTransport {
           { 'retry-after': String(refused.retryAfter) },
         );
       }
+      const admitted = rules.admit(ticket, connection);
+      if (admitted !== true) return tryAgainLater(res, requestId, admitted);
       const [answer, init] = await handler({
         method: req.method ?? 'GET',
         url: req.url ?? SSE_PATH,
@@ -160,16 +160,64 @@ export function createSseTransport(rules: SubscriptionRules): SseTransport {
       }
       res.once('close', () => void answer.return(undefined));
       res.flushHeaders();
+      const waitMs = rules.bounds.keepAliveMs;
       for await (const message of answer) {
         if (!res.writable) break;
-        res.write(message);
+        if (!(await taken(res, message, waitMs))) {
+          res.destroy();
+          break;
+        }
       }
-      res.end();
+      // The last bytes too: a peer that does not take them within the wait is closed all the same.
+      if (!res.destroyed && !(await ended(res, waitMs))) res.destroy();
     },
     async close() {
       for (const res of open) res.end();
     },
   };
+}
+
+/** A refusal for want of room: 503 with `Retry-After`, as the WebSocket transport's 1013. */
+function tryAgainLater(res: ServerResponse, requestId: string, message: string): void {
+  sendErrors(
+    res,
+    requestId,
+    503,
+    { message, code: 'TOO_MANY_SUBSCRIPTIONS', retryable: true },
+    { 'retry-after': '5' },
+  );
+}
+
+/**
+ * Writes `chunk`: true once the peer has taken what the socket's buffers held (at once while they
+ * have room), false when it has not within `waitMs`. A response that closes meanwhile is taken.
+ */
+function taken(res: ServerResponse, chunk: string, waitMs: number): Promise<boolean> {
+  if (res.write(chunk)) return Promise.resolve(true);
+  return settled(res, 'drain', waitMs);
+}
+
+/** Ends the response: true once its last bytes were taken, false when not within `waitMs`. */
+function ended(res: ServerResponse, waitMs: number): Promise<boolean> {
+  if (res.writableFinished) return Promise.resolve(true);
+  res.end();
+  return settled(res, 'finish', waitMs);
+}
+
+/** True when `event` (or `close`) comes within `waitMs`, false when the wait ends first. */
+function settled(res: ServerResponse, event: 'drain' | 'finish', waitMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (outcome: boolean) => () => {
+      clearTimeout(timer);
+      res.off(event, onEvent);
+      res.off('close', onEvent);
+      resolve(outcome);
+    };
+    const onEvent = done(true);
+    const timer = setTimeout(done(false), waitMs);
+    res.once(event, onEvent);
+    res.once('close', onEvent);
+  });
 }
 
 const headerValue = (value: string | string[] | undefined) =>

@@ -22,7 +22,7 @@ import type { ExecutionArgs, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { clientAddress } from '../auth/index';
-import { ConnectionAdmission, PUSHED_OUT, type AdmissionTicket } from '../budgets/index';
+import { PUSHED_OUT, type AdmissionTicket } from '../budgets/index';
 import { subscribeSharing } from './subscription-execution';
 import { refusal, type SubscriberConnection, type SubscriptionRules } from './subscription-rules';
 
@@ -61,9 +61,10 @@ export function startSubscriptionServer(deps: WebSocketTransportDeps): Subscript
       deps.acceptsOrigin(req) ? answer(true) : answer(false, 403, 'Origin not allowed'),
   });
   const connections = new WeakMap<WebSocket, SubscriberConnection>();
-  // Admission (src/budgets/admission.ts): an opened socket awaits its connection_init in a place
-  // of its own, per process and per address, then becomes one of its caller's connections.
-  const admission = new ConnectionAdmission(rules.bounds);
+  // Admission (src/budgets/admission.ts, shared with the SSE transport through the rules): an
+  // opened socket awaits its connection_init in a place of its own, per process and per address,
+  // then becomes one of its caller's connections.
+  const { admission } = rules;
   const tickets = new WeakMap<WebSocket, AdmissionTicket>();
 
   // Registered before graphql-ws's own listener. A socket awaits its connection_init in a place of
@@ -109,9 +110,7 @@ export function startSubscriptionServer(deps: WebSocketTransportDeps): Subscript
           socket.close(CLOSE_RATE_LIMITED, `Rate limited; retry after ${refused.retryAfter} s`);
           return false;
         }
-        const holder = connection.holder;
-        if (holder === undefined) return false;
-        const admitted = admission.admit(ticket, `${holder.role}:${holder.id}`);
+        const admitted = rules.admit(ticket, connection);
         if (admitted !== true) {
           if (socket.readyState === socket.OPEN) socket.close(CLOSE_TRY_AGAIN_LATER, admitted);
           return false;

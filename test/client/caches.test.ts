@@ -7,8 +7,9 @@
  *
  * Each check also runs against the same library without the shipped configuration (a plain
  * `InMemoryCache()`, a plain `cacheExchange()`): those failures are what the configuration fixes,
- * and prove that each check can fail. Apollo's list checks must also be served without a request:
- * its configuration updates lists in place (urql's invalidates them and refetches, see client/urql.ts).
+ * and prove that each check can fail. The views after the mutation must also be served without a
+ * request, as both configurations update lists and objects in place, but for what each reads
+ * afresh by design (`READ_AFRESH`).
  */
 import { ApolloClient, HttpLink, InMemoryCache } from '@apollo/client';
 import { Client, fetchExchange } from '@urql/core';
@@ -238,6 +239,15 @@ const failing = (results: Record<string, CheckResult>) =>
     .filter(([, result]) => !result.passed)
     .map(([name]) => name);
 
+/**
+ * The checks whose view is read afresh by design: a deleted `user(id:)` is asked for again (the
+ * server answers null), and urql reads again the `sequences` lists a created sequence joins.
+ */
+const READ_AFRESH: Record<string, string[]> = {
+  'Apollo Client': ['delete -> user(id) not served'],
+  'urql graphcache': ['delete -> user(id) not served', 'createSequence -> sequences list'],
+};
+
 let servers: TestService[] = [];
 afterAll(async () => {
   await Promise.all(servers.map((service) => service.stop()));
@@ -276,14 +286,12 @@ describe.each([
     );
   });
 
-  if (library === 'Apollo Client') {
-    test('lists and counters are updated in place: their views send no request', () => {
-      const inPlace = Object.entries(shipped)
-        .filter(([name]) => name !== 'delete -> user(id) not served')
-        .map(([name, result]) => [name, result.viewRequests]);
-      expect(Object.fromEntries(inPlace)).toEqual(
-        Object.fromEntries(inPlace.map(([name]) => [name, 0])),
-      );
-    });
-  }
+  test('lists and counters are updated in place: their views send no request', () => {
+    const inPlace = Object.entries(shipped)
+      .filter(([name]) => !READ_AFRESH[library].includes(name))
+      .map(([name, result]) => [name, result.viewRequests]);
+    expect(Object.fromEntries(inPlace)).toEqual(
+      Object.fromEntries(inPlace.map(([name]) => [name, 0])),
+    );
+  });
 });

@@ -6,6 +6,7 @@
  * is expected (a WebSocket close code, an HTTP status), otherwise the same GraphQL error.
  * The bounds are narrowed for the test (the service's own are in src/limits.ts `SUBSCRIPTIONS`).
  */
+import { request as httpRequest } from 'node:http';
 import { Client as UrqlClient } from '@urql/core';
 import WebSocket from 'ws';
 import {
@@ -15,7 +16,7 @@ import {
   wsClient,
 } from '../../client/transports';
 import { MAX_CURSOR_LENGTH, SUBSCRIPTIONS } from '../../src/limits';
-import { startTestService, TEST_CLIENT, type TestService } from '../support/service';
+import { ADMIN_HEADERS, startTestService, TEST_CLIENT, type TestService } from '../support/service';
 
 const WATCH = `subscription W($name: String!) { sequenceChanged(name: $name) { sequence { value } } }`;
 /** A hang fails the test instead of stalling it. */
@@ -99,13 +100,21 @@ async function acceptedOn(via: TestService, transport: Transport): Promise<boole
 
 let narrow: TestService;
 let crowded: TestService;
+/** One connection in all, and a short keep-alive: a stalled peer holds the only place. */
+let stalled: TestService;
+/** Two connections per caller, over both transports. */
+let perCaller: TestService;
 
 beforeAll(async () => {
-  [narrow, crowded] = await Promise.all([
+  [narrow, crowded, stalled, perCaller] = await Promise.all([
     startTestService({ subscriptionBounds: { ...SUBSCRIPTIONS, perClient: 2 } }),
     startTestService({ subscriptionBounds: { ...SUBSCRIPTIONS, connections: 2 } }),
+    startTestService({
+      subscriptionBounds: { ...SUBSCRIPTIONS, connections: 1, keepAliveMs: 1_000 },
+    }),
+    startTestService({ subscriptionBounds: { ...SUBSCRIPTIONS, connectionsPerCaller: 2 } }),
   ]);
-  for (const via of [narrow, crowded]) {
+  for (const via of [narrow, crowded, stalled, perCaller]) {
     const defined = await via.graphql(
       'mutation { createSequence(input: { name: "watched" }) { error { code } } }',
       {},
@@ -116,8 +125,77 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([narrow?.stop(), crowded?.stop()]);
+  await Promise.all([narrow?.stop(), crowded?.stop(), stalled?.stop(), perCaller?.stop()]);
 });
+
+/** Each event several kilobytes (15 aliases of a user with a 100-character name). */
+const HEAVY = `subscription { userCreated { ${Array.from(
+  { length: 15 },
+  (_, i) => `u${i}: user { id name createdWith createdAt }`,
+).join(' ')} } }`;
+
+/**
+ * A peer on `transport` that subscribes to `HEAVY`, then stops reading: resolves once its
+ * connection holds its place (the WebSocket is connected, the SSE response has begun), rejects
+ * when it is refused (the place of an earlier connection is not given back yet).
+ */
+function stalledPeer(via: TestService, transport: Transport): Promise<() => void> {
+  if (transport === 'WebSocket') {
+    return new Promise((resolve, reject) => {
+      const peer = wsClient(
+        { url: `${via.url}/graphql`, token: TEST_CLIENT.token },
+        {
+          webSocketImpl: WebSocket,
+          retryAttempts: 0,
+          on: {
+            connected: (socket) => {
+              (socket as WebSocket).pause();
+              resolve(() => void peer.dispose());
+            },
+            closed: () => reject(new Error('refused')),
+          },
+        },
+      );
+      peer.subscribe({ query: HEAVY }, { next: () => {}, error: () => {}, complete: () => {} });
+    });
+  }
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ query: HEAVY });
+    const req = httpRequest(`${via.url}/graphql/stream`, {
+      method: 'POST',
+      headers: {
+        accept: 'text/event-stream',
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        authorization: `Bearer ${TEST_CLIENT.token}`,
+      },
+    });
+    req.once('response', (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        return reject(new Error(`refused: ${res.statusCode}`));
+      }
+      // Read nothing: what the service sends piles up in the sockets' buffers, then in its own.
+      res.pause();
+      // The service ends it: a reset is the point, not a failure.
+      res.on('error', () => {});
+      req.on('error', () => {});
+      resolve(() => req.destroy());
+    });
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+/** 1,000 users with 100-character names: 1,000 `userCreated` events. */
+async function createBatch(via: TestService): Promise<void> {
+  const created = await via.graphql(
+    'mutation M($inputs: [CreateUserInput!]!) { createUsers(inputs: $inputs) { created } }',
+    { inputs: Array.from({ length: 1_000 }, (_, i) => ({ name: `${i} `.padEnd(100, 'x') })) },
+    ADMIN_HEADERS,
+  );
+  expect(created.body.data.createUsers.created).toBe(1_000);
+}
 
 const deep = `subscription { userCreated { user { ${'invitedBy { '.repeat(12)} id ${'} '.repeat(12)} } } }`;
 const huge = `subscription { sequenceChanged(name: "${'x'.repeat(SUBSCRIPTIONS.messageBytes)}") { cursor } }`;
@@ -234,5 +312,42 @@ describe.each(['WebSocket', 'SSE'] as const)('%s', (transport) => {
     held.forEach((one) => one.stop());
     // WebSocket clients close their socket when their last subscription ends (lazy).
     expect(await eventually(() => acceptedOn(crowded, transport))).toBe(true);
+  });
+
+  test('connections per caller count both transports: past them, try again later', async () => {
+    const other = transport === 'WebSocket' ? 'SSE' : 'WebSocket';
+    const held = [attempt(client(perCaller, transport)), attempt(client(perCaller, other))];
+    expect((await Promise.all(held.map((one) => one.first))).every(live)).toBe(true);
+    expect(await attempt(client(perCaller, transport)).first).toMatchObject({
+      code: transport === 'WebSocket' ? 1013 : 'TOO_MANY_SUBSCRIPTIONS',
+      message: expect.stringMatching(/At most 2 connections per caller; try again later/),
+    });
+    held[0].stop();
+    expect(await eventually(() => acceptedOn(perCaller, transport))).toBe(true);
+    held[1].stop();
+  });
+
+  test('a peer that stops reading is closed, and its place comes back', async () => {
+    let stop = () => {};
+    const held = await eventually(() =>
+      stalledPeer(stalled, transport).then(
+        (stopPeer) => ((stop = stopPeer), true),
+        () => false,
+      ),
+    );
+    expect(held).toBe(true);
+    try {
+      expect(await acceptedOn(stalled, transport)).toBe(false);
+      // Events for it to leave unread, until the service closes it (WebSocket: its pongs stop at
+      // once; SSE: once the sockets' buffers are full, a write waits past keepAliveMs).
+      let freed = false;
+      for (let batch = 0; batch < 8 && !freed; batch += 1) {
+        await createBatch(stalled);
+        freed = await acceptedOn(stalled, transport);
+      }
+      expect(freed || (await eventually(() => acceptedOn(stalled, transport)))).toBe(true);
+    } finally {
+      stop();
+    }
   });
 });
