@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const client = await connectDatabase(uri, config);
   const components = createComponents(client.db(config.MONGODB_DB), config, strategySettings);
   await components.users.ensureIndexes();
-  await components.budgets.ensureIndexes(logger);
+  await components.budgets.ensureIndexes();
   const namespaces = await components.sequences.moveOwnedCounters();
   if (namespaces.moved.length > 0 || namespaces.conflicts.length > 0) {
     logger[namespaces.conflicts.length > 0 ? 'warn' : 'info'](
