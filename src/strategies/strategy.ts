@@ -31,6 +31,11 @@ export interface StrategyProperties {
    * insert gives its id back where that is safe, and `setSequence` on `userid` moves its ids.
    */
   readonly fedByCounter: boolean;
+  /**
+   * With nothing refused and no other writer, the ids it issues one after another are consecutive
+   * (n, n + 1, ...): 1..N on an empty collection, and a batch's ids follow one another.
+   */
+  readonly consecutiveIds: boolean;
   /** Ids come in creation order across every process (BLOCK's do not: each process has a block). */
   readonly idsInTimeOrder: boolean;
   /** Issues the id of a deleted newest user again (max + 1). */

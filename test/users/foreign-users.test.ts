@@ -4,7 +4,7 @@
  * or drift, and never appear as users.
  */
 import { Decimal128, Double, Long } from 'mongodb';
-import { ID_STRATEGIES } from '../../src/strategies';
+import { strategiesWhere } from '../../src/strategies';
 import { UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;
@@ -22,7 +22,7 @@ const foreignIds: unknown[] = [
   new Double(Infinity),
 ];
 
-describe.each(ID_STRATEGIES)('%s beside foreign _ids', (strategy) => {
+describe.each(strategiesWhere('consecutiveIds'))('%s beside foreign _ids', (strategy) => {
   test('creates users from 1 and ignores them for max and pages', async () => {
     const { users, db } = await bed.fresh();
     await db

@@ -1,4 +1,4 @@
-import { ID_STRATEGIES } from '../../src/strategies';
+import { ID_STRATEGIES, STRATEGIES } from '../../src/strategies';
 import { IdempotencyKeyReusedError } from '../../src/users';
 import { UsersTestBed } from './fixture';
 import { strategySettings } from '../support/domain-options';
@@ -20,7 +20,7 @@ describe.each(ID_STRATEGIES)('%s with an idempotency key', (strategy) => {
     expect(retry.user.id).toEqual(first.user.id);
     expect(await db.collection('users').countDocuments()).toBe(1);
     const next = await users.createUser({ name: 'Bob' }, strategy);
-    expect(Number(next.user.id)).toBe(2);
+    if (STRATEGIES[strategy].properties.consecutiveIds) expect(Number(next.user.id)).toBe(2);
   });
 
   test('the same key with different input is refused on idempotencyKey', async () => {

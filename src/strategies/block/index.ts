@@ -18,6 +18,7 @@ import { blockSettings } from './settings';
 export const block: Strategy<typeof blockSettings> = {
   properties: {
     fedByCounter: true,
+    consecutiveIds: true,
     idsInTimeOrder: false,
     reissuesDeletedNewest: false,
     leavesNoHoles: false,

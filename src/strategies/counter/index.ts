@@ -17,6 +17,7 @@ import {
 export const counter: Strategy = {
   properties: {
     fedByCounter: true,
+    consecutiveIds: true,
     idsInTimeOrder: true,
     reissuesDeletedNewest: false,
     leavesNoHoles: false,

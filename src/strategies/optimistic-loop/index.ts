@@ -26,6 +26,7 @@ const optimisticSettings = z.object({
 export const optimisticLoop: Strategy<typeof optimisticSettings> = {
   properties: {
     fedByCounter: false,
+    consecutiveIds: true,
     idsInTimeOrder: true,
     reissuesDeletedNewest: true,
     leavesNoHoles: false,

@@ -61,6 +61,7 @@ function translated(error: unknown): unknown {
 export const transaction: Strategy = {
   properties: {
     fedByCounter: true,
+    consecutiveIds: true,
     idsInTimeOrder: true,
     reissuesDeletedNewest: false,
     leavesNoHoles: true,
