@@ -8,7 +8,8 @@
  * - a client holding its maximum of connections is refused the next, and another caller is not;
  * - a socket that stays silent is closed at `initWaitMs` (4408);
  * - budgets: connections past `subscriptionConnections` are closed 4429 with the wait in the
- *   reason, subscriptions past `subscriptions` answered RATE_LIMITED with `retryAfter`.
+ *   reason, subscriptions past `subscriptions` answered RATE_LIMITED with `retryAfter`; a socket
+ *   refused for want of room costs its caller no budget.
  */
 import WebSocket from 'ws';
 import { SUBSCRIPTIONS } from '../../src/limits';
@@ -217,4 +218,23 @@ test('budgets: connections past subscriptionConnections are closed 4429, subscri
   });
   expect(error.extensions.retryAfter).toBeGreaterThanOrEqual(1);
   await hangUp(first);
+});
+
+test('a socket refused for want of room costs its caller no subscriptionConnections budget', async () => {
+  const service = await start({
+    env: { BUDGETS: 'subscriptionConnections.client=2/600' },
+    subscriptionBounds: { ...SUBSCRIPTIONS, connectionsPerCaller: 1 },
+  });
+  const held = await connect(service);
+  expect(held.acked).toBe(true);
+  for (let i = 0; i < 3; i += 1) {
+    const refused = await connect(service);
+    expect(refused).toMatchObject({ acked: false, code: 1013 });
+    expect((refused as { reason: string }).reason).toMatch(/At most 1 connections per caller/);
+  }
+  // The budget of 2 paid for the held connection only: the next one after it leaves is admitted.
+  await hangUp(held);
+  const again = await connect(service);
+  expect(again.acked).toBe(true);
+  await hangUp(again);
 });
