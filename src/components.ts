@@ -35,7 +35,18 @@ export interface ServiceComponents {
   budgets: Budgets;
 }
 
-export function createComponents(db: Db, config: ComponentsConfig): ServiceComponents {
+/**
+ * `budgetsDb` is the same database through a client of the budgets' own (src/main.ts): a charge is
+ * admission, made before the request's own work, and on the service's client it would wait behind
+ * the id path's connections (a pool the counter's waits have filled) and meet whatever fails the
+ * id path's commands, so a fault of the counter would become a fault of admission. Given `db`, both
+ * share one client.
+ */
+export function createComponents(
+  db: Db,
+  config: ComponentsConfig,
+  budgetsDb: Db = db,
+): ServiceComponents {
   const writeConcern = writeConcernOf(config);
   const stats = new StrategyStats(ID_STRATEGIES);
   const counters = new Sequences(db, {
@@ -54,6 +65,9 @@ export function createComponents(db: Db, config: ComponentsConfig): ServiceCompo
     optimisticMaxAttempts: config.OPTIMISTIC_MAX_ATTEMPTS,
   });
   const sequences = new SequenceCatalog(counters, [users.idSequence]);
-  const budgets = new Budgets(db, { table: config.BUDGETS, maxTimeMS: config.DB_TIMEOUT_MS });
+  const budgets = new Budgets(budgetsDb, {
+    table: config.BUDGETS,
+    maxTimeMS: config.DB_TIMEOUT_MS,
+  });
   return { users, sequences, stats, requests: new RequestStats(stats.registry), budgets };
 }

@@ -15,7 +15,12 @@
 import './telemetry/start';
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig, type Config } from './config';
-import { connectDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from './database/index';
+import {
+  BUDGETS_APP_NAME,
+  connectDatabase,
+  startEmbeddedDatabase,
+  type EmbeddedDatabase,
+} from './database/index';
 import { createComponents } from './components';
 import { startHttpServer } from './http/index';
 import { createLogger, type Logger } from './logger';
@@ -46,7 +51,16 @@ async function main(): Promise<void> {
   const logger = createLogger(config);
   const { uri, embedded } = await databaseUri(config, logger);
   const client = await connectDatabase(uri, config);
-  const components = createComponents(client.db(config.MONGODB_DB), config);
+  // The budgets on a client of their own (src/components.ts says why); none while they are off.
+  const budgetsClient =
+    config.BUDGETS === null
+      ? client
+      : await connectDatabase(uri, config, { appName: BUDGETS_APP_NAME });
+  const components = createComponents(
+    client.db(config.MONGODB_DB),
+    config,
+    budgetsClient.db(config.MONGODB_DB),
+  );
   await components.users.ensureIndexes();
   await components.budgets.ensureIndexes(logger);
   const namespaces = await components.sequences.moveOwnedCounters();
@@ -82,6 +96,7 @@ async function main(): Promise<void> {
         `BLOCK ids: ${blockIds.givenBack} given back to the counter, ${blockIds.leftUnused} left unused (gaps)`,
       );
       await client.close();
+      await budgetsClient.close();
       await embedded?.stop();
       await stopTracing();
       logger.info('stopped');

@@ -18,6 +18,8 @@ const SERVER_SELECTION_TIMEOUT_MS = 2_000;
 
 /** The appName the service's client announces (what currentOp, server logs and fail points see). */
 export const SERVICE_APP_NAME = 'sequential-ids';
+/** The appName of the budgets' client of their own (src/components.ts says why). */
+export const BUDGETS_APP_NAME = 'sequential-ids-budgets';
 
 export type DatabaseConfig = Pick<Config, 'DB_TIMEOUT_MS' | 'WRITE_CONCERN'>;
 

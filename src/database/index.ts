@@ -9,6 +9,7 @@ export {
   clientOptions,
   writeConcernOf,
   SERVICE_APP_NAME,
+  BUDGETS_APP_NAME,
 } from './connect';
 export type { DatabaseConfig } from './connect';
 export { startEmbeddedDatabase } from './embedded';
