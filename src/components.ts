@@ -11,18 +11,10 @@ import type { Config } from './config';
 import { writeConcernOf } from './database/index';
 import { SequenceCatalog, Sequences } from './sequences/index';
 import { RequestStats, StrategyStats } from './stats/index';
-import { ID_STRATEGIES, type IdStrategy } from './strategies/index';
+import { ID_STRATEGIES, type IdStrategy, type StrategySettings } from './strategies/index';
 import { Users } from './users/index';
 
-export type ComponentsConfig = Pick<
-  Config,
-  | 'WRITE_CONCERN'
-  | 'DB_TIMEOUT_MS'
-  | 'ID_BLOCK_SIZE'
-  | 'ID_BLOCK_SIZE_MAX'
-  | 'OPTIMISTIC_MAX_ATTEMPTS'
-  | 'BUDGETS'
->;
+export type ComponentsConfig = Pick<Config, 'WRITE_CONCERN' | 'DB_TIMEOUT_MS' | 'BUDGETS'>;
 
 /** The service's components, one set per service process. */
 export interface ServiceComponents {
@@ -36,6 +28,7 @@ export interface ServiceComponents {
 }
 
 /**
+ * `strategySettings`: each strategy's own variables (src/strategies), read beside `config`.
  * `budgetsDb` is the same database through a client of the budgets' own (src/main.ts): a charge is
  * admission, made before the request's own work, and on the service's client it would wait behind
  * the id path's connections (a pool the counter's waits have filled) and meet whatever fails the
@@ -45,6 +38,7 @@ export interface ServiceComponents {
 export function createComponents(
   db: Db,
   config: ComponentsConfig,
+  strategySettings: StrategySettings,
   budgetsDb: Db = db,
 ): ServiceComponents {
   const writeConcern = writeConcernOf(config);
@@ -58,11 +52,9 @@ export function createComponents(
     db,
     sequences: counters,
     stats,
-    blockSize: config.ID_BLOCK_SIZE,
-    blockSizeMax: config.ID_BLOCK_SIZE_MAX,
+    strategySettings,
     writeConcern,
     maxTimeMS: config.DB_TIMEOUT_MS,
-    optimisticMaxAttempts: config.OPTIMISTIC_MAX_ATTEMPTS,
   });
   const sequences = new SequenceCatalog(counters, [users.idSequence]);
   const budgets = new Budgets(budgetsDb, {

@@ -11,7 +11,6 @@
 import type { GraphQLFormattedError } from 'graphql';
 import os from 'node:os';
 import { MongoClient } from 'mongodb';
-import { loadConfig } from '../../src/config';
 import { clientOptions } from '../../src/database';
 import type { ServiceComponents } from '../../src/components';
 import { createComponents } from '../../src/components';
@@ -19,6 +18,8 @@ import { startHttpServer } from '../../src/http';
 import type { SubscriptionBounds } from '../../src/graphql/subscription-holdings';
 import { createLogger } from '../../src/logger';
 import { testMongoUri, uniqueDbName } from './db';
+import { PATIENT_ENV } from './domain-options';
+import { readEnvironment } from './environment';
 
 /** The admin token every test service accepts unless `env.ADMIN_TOKEN` says otherwise. */
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghij';
@@ -84,7 +85,7 @@ export async function postGraphQL<T>(
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const dbName = options.dbName ?? uniqueDbName();
-  const config = loadConfig({
+  const { config, settings } = readEnvironment({
     NODE_ENV: 'test',
     PORT: '0',
     LOG_LEVEL: 'silent',
@@ -104,7 +105,12 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const client = connect(`test-service-${dbName}`);
   const budgetsClient =
     config.BUDGETS === null ? client : connect(`test-service-${dbName}-budgets`);
-  const components = createComponents(client.db(dbName), config, budgetsClient.db(dbName));
+  const components = createComponents(
+    client.db(dbName),
+    config,
+    settings,
+    budgetsClient.db(dbName),
+  );
   if (options.ensureIndexes ?? true) {
     await components.users.ensureIndexes();
     await components.budgets.ensureIndexes();
@@ -133,6 +139,14 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       await budgetsClient.close();
     },
   };
+}
+
+/**
+ * `startTestService` under `PATIENT_ENV`, for a claim about ids under load rather than latency:
+ * its requests and commands may wait far longer than the production bounds.
+ */
+export function startPatientService(options: TestServiceOptions = {}): Promise<TestService> {
+  return startTestService({ ...options, env: { ...PATIENT_ENV, ...options.env } });
 }
 
 /**

@@ -13,18 +13,20 @@ import {
   repairCounterDrift,
   USER_ID_SEQUENCE,
 } from '../user-id-counter';
+import { blockSettings } from './settings';
 
-export const block: Strategy = {
+export const block: Strategy<typeof blockSettings> = {
   properties: {
     fedByCounter: true,
     idsInTimeOrder: false,
     reissuesDeletedNewest: false,
     leavesNoHoles: false,
   },
-  createSource(deps) {
+  settings: blockSettings,
+  createSource(deps, settings) {
     const blocks = new BlockAllocator(deps.sequences, USER_ID_SEQUENCE, {
-      minBlockSize: deps.blockSize,
-      maxBlockSize: deps.blockSizeMax,
+      minBlockSize: settings.ID_BLOCK_SIZE,
+      maxBlockSize: settings.ID_BLOCK_SIZE_MAX,
     });
     return {
       maxRounds: COUNTER_MAX_ROUNDS,

@@ -5,7 +5,7 @@
  * still the counter's newest (see ../user-id-counter.ts).
  */
 import { valuesOf } from '../../sequences/index';
-import type { Strategy } from '../strategy';
+import { NO_SETTINGS, type Strategy } from '../strategy';
 import {
   assertIssuable,
   COUNTER_MAX_ROUNDS,
@@ -21,6 +21,7 @@ export const counter: Strategy = {
     reissuesDeletedNewest: false,
     leavesNoHoles: false,
   },
+  settings: NO_SETTINGS,
   createSource: (deps) => ({
     maxRounds: COUNTER_MAX_ROUNDS,
     retriesAlone: true,

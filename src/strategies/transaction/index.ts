@@ -26,7 +26,7 @@ import {
 } from '../../database/index';
 import { BadUserInputError, ContentionError } from '../../errors';
 import { valuesOf } from '../../sequences/index';
-import type { Strategy } from '../strategy';
+import { NO_SETTINGS, type Strategy } from '../strategy';
 import {
   assertIssuable,
   COUNTER_MAX_ROUNDS,
@@ -65,6 +65,7 @@ export const transaction: Strategy = {
     reissuesDeletedNewest: false,
     leavesNoHoles: true,
   },
+  settings: NO_SETTINGS,
   createSource(deps) {
     return {
       maxRounds: COUNTER_MAX_ROUNDS,
