@@ -27,11 +27,19 @@ export interface ServiceComponents {
   budgets: Budgets;
 }
 
-/** `strategySettings`: each strategy's own variables (src/strategies), read beside `config`. */
+/**
+ * `strategySettings`: each strategy's own variables (src/strategies), read beside `config`.
+ * `budgetsDb` is the same database through a client of the budgets' own (src/main.ts): a charge is
+ * admission, made before the request's own work, and on the service's client it would wait behind
+ * the id path's connections (a pool the counter's waits have filled) and meet whatever fails the
+ * id path's commands, so a fault of the counter would become a fault of admission. Given `db`, both
+ * share one client.
+ */
 export function createComponents(
   db: Db,
   config: ComponentsConfig,
   strategySettings: StrategySettings,
+  budgetsDb: Db = db,
 ): ServiceComponents {
   const writeConcern = writeConcernOf(config);
   const stats = new StrategyStats(ID_STRATEGIES);
@@ -49,6 +57,9 @@ export function createComponents(
     maxTimeMS: config.DB_TIMEOUT_MS,
   });
   const sequences = new SequenceCatalog(counters, [users.idSequence]);
-  const budgets = new Budgets(db, { table: config.BUDGETS, maxTimeMS: config.DB_TIMEOUT_MS });
+  const budgets = new Budgets(budgetsDb, {
+    table: config.BUDGETS,
+    maxTimeMS: config.DB_TIMEOUT_MS,
+  });
   return { users, sequences, stats, requests: new RequestStats(stats.registry), budgets };
 }

@@ -15,7 +15,12 @@
 import './telemetry/start';
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadEnvironment, type Config } from './config';
-import { connectDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from './database/index';
+import {
+  BUDGETS_APP_NAME,
+  connectDatabase,
+  startEmbeddedDatabase,
+  type EmbeddedDatabase,
+} from './database/index';
 import { createComponents } from './components';
 import { startHttpServer } from './http/index';
 import { createLogger, type Logger } from './logger';
@@ -47,7 +52,17 @@ async function main(): Promise<void> {
   const logger = createLogger(config);
   const { uri, embedded } = await databaseUri(config, logger);
   const client = await connectDatabase(uri, config);
-  const components = createComponents(client.db(config.MONGODB_DB), config, strategySettings);
+  // The budgets on a client of their own (src/components.ts says why); none while they are off.
+  const budgetsClient =
+    config.BUDGETS === null
+      ? client
+      : await connectDatabase(uri, config, { appName: BUDGETS_APP_NAME });
+  const components = createComponents(
+    client.db(config.MONGODB_DB),
+    config,
+    strategySettings,
+    budgetsClient.db(config.MONGODB_DB),
+  );
   await components.users.ensureIndexes();
   await components.budgets.ensureIndexes();
   const namespaces = await components.sequences.moveOwnedCounters();
@@ -83,6 +98,7 @@ async function main(): Promise<void> {
         `BLOCK ids: ${blockIds.givenBack} given back to the counter, ${blockIds.leftUnused} left unused (gaps)`,
       );
       await client.close();
+      await budgetsClient.close();
       await embedded?.stop();
       await stopTracing();
       logger.info('stopped');

@@ -16,6 +16,11 @@ import type { Config } from '../config';
 /** How long the driver looks for a usable server before an operation fails. */
 const SERVER_SELECTION_TIMEOUT_MS = 2_000;
 
+/** The appName the service's client announces (what currentOp, server logs and fail points see). */
+export const SERVICE_APP_NAME = 'sequential-ids';
+/** The appName of the budgets' client of their own (src/components.ts says why). */
+export const BUDGETS_APP_NAME = 'sequential-ids-budgets';
+
 export type DatabaseConfig = Pick<Config, 'DB_TIMEOUT_MS' | 'WRITE_CONCERN'>;
 
 /** `w` from WRITE_CONCERN; waiting for it is bounded like every other database wait. */
@@ -25,7 +30,7 @@ export function writeConcernOf(config: DatabaseConfig): WriteConcernSettings {
 
 export function clientOptions(
   config: DatabaseConfig,
-  appName = 'sequential-ids',
+  appName = SERVICE_APP_NAME,
 ): MongoClientOptions {
   return {
     appName,

@@ -3,7 +3,14 @@
  * database, duplicate-key recognition, transient-error classification, counting commands, bounded
  * collections, writes under a deadline, transactions, and change feeds.
  */
-export { connectDatabase, pingDatabase, clientOptions, writeConcernOf } from './connect';
+export {
+  connectDatabase,
+  pingDatabase,
+  clientOptions,
+  writeConcernOf,
+  SERVICE_APP_NAME,
+  BUDGETS_APP_NAME,
+} from './connect';
 export type { DatabaseConfig } from './connect';
 export { startEmbeddedDatabase } from './embedded';
 export type { EmbeddedDatabase } from './embedded';

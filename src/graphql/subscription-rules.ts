@@ -4,10 +4,12 @@
  * of each, which the transports only call.
  *
  * Contract:
- * - Who (`identify`): the token is checked once per connection, by src/auth, as a request's header
+ * - Who (`whoIs`): the token is checked once per connection, by src/auth, as a request's header
  *   is: a token that proves no one, or a caller that may call no subscription field (the role
  *   table), is refused. Each subscription is then authorized by the role table again (its
- *   resolver), as a root field over HTTP is.
+ *   resolver), as a root field over HTTP is. The connection's budget is charged only once the
+ *   transport has room for it (`admit`, then `chargeConnection`), so a connection refused for
+ *   want of room costs nothing.
  * - What (`start`): only subscriptions; queries and mutations go over HTTP, where the per-request
  *   bounds and the deadline hold. A document is parsed with the HTTP layer's token limit and
  *   validated with graphql-armor's depth, cost, alias and directive rules, as over HTTP. Resume
@@ -88,6 +90,12 @@ export interface SubscriberConnection {
   readonly operations: Map<string, RequestIds>;
   readonly held: HeldConnection;
   readonly ended: AbortController;
+}
+
+/** Who a connection's caller is, before anything is charged (`whoIs`). */
+export interface SubscriberIdentity {
+  caller: Caller;
+  holder: BudgetHolder;
 }
 
 const RANK = { anonymous: 0, client: 1, admin: 2 } as const;
@@ -196,41 +204,45 @@ export class SubscriptionRules {
   }
 
   /**
-   * Who is connecting: the caller `authorization` proves, made the connection's once it may
-   * subscribe and its `subscriptionConnections` budget (src/budgets) grants one. Answers the
-   * refusal otherwise: `forbidden` (no such caller, or one below every subscription field's role)
-   * or the budget's `RateLimitedError`.
+   * Who is connecting: the caller `authorization` proves and whose budgets it draws on, or
+   * `forbidden` (no such caller, or one below every subscription field's role). Charges nothing, so
+   * a transport can check its room for the caller first (`chargeConnection` then charges).
    */
-  async identify(
-    connection: SubscriberConnection,
-    authorization: unknown,
-    address: string,
-  ): Promise<'forbidden' | RateLimitedError | null> {
+  whoIs(authorization: unknown, address: string): SubscriberIdentity | 'forbidden' {
     const caller = this.deps.authenticate(
       typeof authorization === 'string' ? authorization : undefined,
     );
     if (caller === null || RANK[caller.role] < RANK[this.least]) return 'forbidden';
-    const holder = budgetHolder(caller, address);
+    return { caller, holder: budgetHolder(caller, address) };
+  }
+
+  /**
+   * Makes the connection `who`'s once its `subscriptionConnections` budget (src/budgets) grants
+   * one; answers the budget's `RateLimitedError` otherwise. Called once the transport has room for
+   * the connection: a connection refused for want of room costs its caller no budget.
+   */
+  async chargeConnection(
+    connection: SubscriberConnection,
+    who: SubscriberIdentity,
+  ): Promise<RateLimitedError | null> {
     try {
-      await this.deps.components.budgets.charge(holder, 'subscriptionConnections', 1);
+      await this.deps.components.budgets.charge(who.holder, 'subscriptionConnections', 1);
     } catch (err) {
       if (err instanceof RateLimitedError) return err;
       throw err;
     }
-    connection.caller = caller;
-    connection.holder = holder;
-    connection.held.clientKey = clientKey(caller);
+    connection.caller = who.caller;
+    connection.holder = who.holder;
+    connection.held.clientKey = clientKey(who.caller);
     return null;
   }
 
   /**
-   * The identified `connection` of `ticket` (opened with `admission.open`) takes one of its
-   * caller's places: true, or why not (the transport closes it).
+   * `who`'s connection of `ticket` (opened with `admission.open`) takes one of its caller's places:
+   * true, or why not (the transport closes it). Asked before `chargeConnection`.
    */
-  admit(ticket: AdmissionTicket, connection: SubscriberConnection): true | AdmissionRefusal {
-    const holder = connection.holder;
-    if (holder === undefined) return 'The connection was not identified';
-    return this.admission.admit(ticket, `${holder.role}:${holder.id}`);
+  admit(ticket: AdmissionTicket, who: SubscriberIdentity): true | AdmissionRefusal {
+    return this.admission.admit(ticket, `${who.holder.role}:${who.holder.id}`);
   }
 
   /** Subscription `id` of `connection`, checked and counted: the arguments to run it, or errors. */

@@ -117,13 +117,17 @@ export function createSseTransport(rules: SubscriptionRules): SseTransport {
         rules.admission.release(ticket);
         rules.disconnect(connection);
       });
-      const refused = await rules.identify(connection, req.headers.authorization, address);
-      if (refused === 'forbidden') {
+      const who = rules.whoIs(req.headers.authorization, address);
+      if (who === 'forbidden') {
         return sendErrors(res, requestId, 403, {
           message: 'This caller may not subscribe: subscriptions need a client or admin token',
           code: 'FORBIDDEN',
         });
       }
+      // Room first, then the budget: a stream refused for want of room costs its caller nothing.
+      const admitted = rules.admit(ticket, who);
+      if (admitted !== true) return tryAgainLater(res, requestId, admitted);
+      const refused = await rules.chargeConnection(connection, who);
       if (refused !== null) {
         return sendErrors(
           res,
@@ -139,8 +143,6 @@ export function createSseTransport(rules: SubscriptionRules): SseTransport {
           { 'retry-after': String(refused.retryAfter) },
         );
       }
-      const admitted = rules.admit(ticket, connection);
-      if (admitted !== true) return tryAgainLater(res, requestId, admitted);
       const [answer, init] = await handler({
         method: req.method ?? 'GET',
         url: req.url ?? SSE_PATH,

@@ -99,20 +99,21 @@ export function startSubscriptionServer(deps: WebSocketTransportDeps): Subscript
           return false;
         }
         connections.set(socket, connection);
-        const address = clientAddress(request, deps.trustProxy);
-        const refused = await rules.identify(
-          connection,
+        const who = rules.whoIs(
           ctx.connectionParams?.authorization,
-          address,
+          clientAddress(request, deps.trustProxy),
         );
-        if (refused === 'forbidden') return false;
-        if (refused !== null) {
-          socket.close(CLOSE_RATE_LIMITED, `Rate limited; retry after ${refused.retryAfter} s`);
-          return false;
-        }
-        const admitted = rules.admit(ticket, connection);
+        if (who === 'forbidden') return false;
+        // Room first, then the budget: a socket refused for want of room costs its caller nothing.
+        const admitted = rules.admit(ticket, who);
         if (admitted !== true) {
           if (socket.readyState === socket.OPEN) socket.close(CLOSE_TRY_AGAIN_LATER, admitted);
+          return false;
+        }
+        const refused = await rules.chargeConnection(connection, who);
+        if (refused !== null) {
+          // Its admitted place is given back when the socket closes.
+          socket.close(CLOSE_RATE_LIMITED, `Rate limited; retry after ${refused.retryAfter} s`);
           return false;
         }
         return true;

@@ -8,101 +8,15 @@
  * - a client holding its maximum of connections is refused the next, and another caller is not;
  * - a socket that stays silent is closed at `initWaitMs` (4408);
  * - budgets: connections past `subscriptionConnections` are closed 4429 with the wait in the
- *   reason, subscriptions past `subscriptions` answered RATE_LIMITED with `retryAfter`.
+ *   reason, subscriptions past `subscriptions` answered RATE_LIMITED with `retryAfter`; a socket
+ *   refused for want of room costs its caller no budget.
  */
 import WebSocket from 'ws';
 import { SUBSCRIPTIONS } from '../../src/limits';
-import {
-  ADMIN_HEADERS,
-  CLIENT_HEADERS,
-  servicesStoppedAfterAll,
-  type TestService,
-} from '../support/service';
-
-const PROTOCOL = 'graphql-transport-ws';
-/** Far above any wait here on a quiet machine; a hang fails the test instead of stalling it. */
-const WAIT_MS = 30_000;
+import { ADMIN_HEADERS, CLIENT_HEADERS, servicesStoppedAfterAll } from '../support/service';
+import { connect, hangUp, PROTOCOL, silentFlood, wsUrl, type Outcome } from './sockets';
 
 const start = servicesStoppedAfterAll();
-
-const wsUrl = (service: TestService) => `${service.url.replace(/^http/, 'ws')}/graphql`;
-
-type Outcome = { acked: true; socket: WebSocket } | { acked: false; code: number; reason: string };
-
-/** Opens a socket, sends `connection_init` with `headers`, and waits for the ack or the close. */
-function connect(
-  service: TestService,
-  headers: Record<string, string> = CLIENT_HEADERS,
-  upgradeHeaders: Record<string, string> = {},
-): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(wsUrl(service), PROTOCOL, { headers: upgradeHeaders });
-    const timer = setTimeout(() => reject(new Error('no ack or close within the wait')), WAIT_MS);
-    socket.on('open', () =>
-      socket.send(JSON.stringify({ type: 'connection_init', payload: headers })),
-    );
-    socket.on('message', (data) => {
-      if (JSON.parse(String(data)).type !== 'connection_ack') return;
-      clearTimeout(timer);
-      resolve({ acked: true, socket });
-    });
-    socket.on('close', (code, reason) => {
-      clearTimeout(timer);
-      resolve({ acked: false, code, reason: String(reason) });
-    });
-    socket.on('error', () => undefined); // the close that follows says what happened
-  });
-}
-
-/** Closes an acknowledged connection and waits until it is closed. */
-async function hangUp(outcome: Outcome): Promise<void> {
-  if (!outcome.acked) return;
-  const closed = new Promise((resolve) => outcome.socket.once('close', resolve));
-  outcome.socket.close(1000);
-  await closed;
-}
-
-/**
- * Loops opening sockets that never send `connection_init`, each held until the server closes it,
- * until `stop()`; counts what the server did with them.
- */
-function silentFlood(
-  service: TestService,
-  loops: number,
-  upgradeHeaders: (loop: number) => Record<string, string> = () => ({}),
-) {
-  const counts = { opened: 0, pushedOut: 0, timedOut: 0 };
-  let running = true;
-  const loop = async (index: number) => {
-    while (running) {
-      await new Promise<void>((resolve) => {
-        const socket = new WebSocket(wsUrl(service), PROTOCOL, { headers: upgradeHeaders(index) });
-        socket.on('open', () => (counts.opened += 1));
-        socket.on('error', () => undefined);
-        socket.on('close', (code) => {
-          if (code === 1013) counts.pushedOut += 1;
-          if (code === 4408) counts.timedOut += 1;
-          resolve();
-        });
-        // Never sends anything; closed by the server (pushed out, or at its init timeout).
-        const stop = setInterval(() => {
-          if (running) return;
-          clearInterval(stop);
-          socket.terminate();
-        }, 50);
-        socket.once('close', () => clearInterval(stop));
-      });
-    }
-  };
-  const done = Promise.all(Array.from({ length: loops }, (_, i) => loop(i)));
-  return {
-    counts,
-    stop: async () => {
-      running = false;
-      await done;
-    },
-  };
-}
 
 test('the flood: a token client connects 15 of 15 times while silent sockets from one address churn', async () => {
   const service = await start({ env: { NODE_ENV: 'production' } });
@@ -217,4 +131,23 @@ test('budgets: connections past subscriptionConnections are closed 4429, subscri
   });
   expect(error.extensions.retryAfter).toBeGreaterThanOrEqual(1);
   await hangUp(first);
+});
+
+test('a socket refused for want of room costs its caller no subscriptionConnections budget', async () => {
+  const service = await start({
+    env: { BUDGETS: 'subscriptionConnections.client=2/600' },
+    subscriptionBounds: { ...SUBSCRIPTIONS, connectionsPerCaller: 1 },
+  });
+  const held = await connect(service);
+  expect(held.acked).toBe(true);
+  for (let i = 0; i < 3; i += 1) {
+    const refused = await connect(service);
+    expect(refused).toMatchObject({ acked: false, code: 1013 });
+    expect((refused as { reason: string }).reason).toMatch(/At most 1 connections per caller/);
+  }
+  // The budget of 2 paid for the held connection only: the next one after it leaves is admitted.
+  await hangUp(held);
+  const again = await connect(service);
+  expect(again.acked).toBe(true);
+  await hangUp(again);
 });

@@ -51,9 +51,9 @@ const ADDRESS = '127.0.0.1';
 
 async function connected(of: SubscriptionRules, token = CLIENT): Promise<SubscriberConnection> {
   const connection = of.connect();
-  if (connection === null || (await of.identify(connection, `Bearer ${token}`, ADDRESS)) !== null) {
-    throw new Error('no');
-  }
+  const who = of.whoIs(`Bearer ${token}`, ADDRESS);
+  if (connection === null || who === 'forbidden') throw new Error('no');
+  if ((await of.chargeConnection(connection, who)) !== null) throw new Error('no');
   return connection;
 }
 
@@ -65,12 +65,14 @@ test('who: a token that proves no one, or a caller below every subscription fiel
   const production = rules(SUBSCRIPTIONS, 'production');
   const connection = production.connect()!;
   const wrong = 'Bearer wrong-token-0123456789abcdefghijk';
-  expect(await production.identify(connection, wrong, ADDRESS)).toBe('forbidden');
-  expect(await production.identify(connection, undefined, ADDRESS)).toBe('forbidden'); // anonymous
+  expect(production.whoIs(wrong, ADDRESS)).toBe('forbidden');
+  expect(production.whoIs(undefined, ADDRESS)).toBe('forbidden'); // anonymous
   const notAString = { authorization: CLIENT };
-  expect(await production.identify(connection, notAString, ADDRESS)).toBe('forbidden');
+  expect(production.whoIs(notAString, ADDRESS)).toBe('forbidden');
+  const who = production.whoIs(`Bearer ${CLIENT}`, ADDRESS);
+  if (who === 'forbidden') throw new Error('the client token was refused');
   expect(connection.caller).toBeUndefined();
-  expect(await production.identify(connection, `Bearer ${CLIENT}`, ADDRESS)).toBeNull();
+  expect(await production.chargeConnection(connection, who)).toBeNull();
   expect(connection.caller).toEqual({ role: 'client', client: 'acme' });
 });
 

@@ -1,8 +1,9 @@
 /**
  * A private stand-in for tests that make the database misbehave: `failCommand` fail points are
- * server-wide, and on a private server no other test file's commands can hit them (under jest the
- * driver sends no appName, so scoping them on the shared database does not work; see
- * test/reliability/fail-points.ts).
+ * server-wide, and on a private server no other test file's commands can hit them. A service
+ * started on it by `serviceOnFaultyDatabase` has its fail points scoped to its own client's appName,
+ * so they fail the commands of the request's work and never the budgets' charges, which go through
+ * a client of their own (src/components.ts).
  */
 import { MongoClient } from 'mongodb';
 import { startStandin } from 'mongodb-standin';
@@ -23,18 +24,22 @@ export interface FaultyDatabase {
     mode: FaultMode,
     work: () => Promise<T>,
   ): Promise<T>;
+  /** From now on, fail only the commands of clients that announce `appName`. */
+  scopeTo(appName: string): void;
   stop(): Promise<void>;
 }
 
 export async function startFaultyDatabase(): Promise<FaultyDatabase> {
   const standin = await startStandin({ log: () => {} });
   const admin = await MongoClient.connect(standin.uri, { serverSelectionTimeoutMS: 5_000 });
+  let scope: { appName: string } | Record<string, never> = {};
   const failPoint = (mode: FaultMode | 'off', commands: string[] = [], fault?: FindFault) =>
     admin.db('admin').command({
       configureFailPoint: 'failCommand',
       mode,
       data: {
         failCommands: commands,
+        ...scope,
         ...(fault && 'blockTimeMS' in fault ? { blockConnection: true, ...fault } : fault),
       },
     });
@@ -50,6 +55,9 @@ export async function startFaultyDatabase(): Promise<FaultyDatabase> {
     uri: standin.uri,
     whileFind: (fault, mode, work) => whileFailing(['find'], fault, mode, work),
     whileFailing,
+    scopeTo(appName) {
+      scope = { appName };
+    },
     async stop() {
       await admin.close();
       await standin.stop();
@@ -70,7 +78,11 @@ export function serviceOnFaultyDatabase(env: Record<string, string>): ServiceOnF
   let started: ServiceOnFaultyDatabase | undefined;
   beforeAll(async () => {
     const database = await startFaultyDatabase();
-    started = { database, service: await startTestService({ mongodbUri: database.uri, env }) };
+    const service = await startTestService({ mongodbUri: database.uri, env });
+    const { appName } = service.client.options;
+    if (appName === undefined) throw new Error('the test service has no appName to scope to');
+    database.scopeTo(appName);
+    started = { database, service };
   });
   afterAll(async () => {
     await started?.service.stop();

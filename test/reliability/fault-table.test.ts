@@ -15,6 +15,12 @@
  *   acknowledged user stored, the `userid` counter never behind an id it issued.
  * Where the server supports retryable writes (a replica set), the driver retries one
  * RetryableWriteError or dropped connection by itself, and those cases must simply succeed.
+ *
+ * Budgets are on, in windows of a second, so a case's charges reach the database again and again
+ * while its fault is set: they go through the budgets' client of their own (src/components.ts),
+ * whose appName the fail point is not scoped to, so each case checks that they reached it and that
+ * none of them failed. (On a private stand-in, where fail points cannot be scoped and so would fail
+ * every client's commands, budgets are off.)
  */
 import { sentKeyFilter } from '../support/keys';
 import { randomUUID } from 'node:crypto';
@@ -27,11 +33,18 @@ import { BATCH_SIZE, cases, type FaultCase } from './fault-cases';
 import { Ledger } from './ledger';
 import { sendCreation, type CreationResult, type ItemOutcome, type UserInput } from './client';
 import { ID_STRATEGIES } from '../../src/strategies';
+import { DUPLICATE_KEY } from '../../src/database';
 
 /** The service's bound on each database call in this file: short, so blocked cases stay quick. */
 const DB_TIMEOUT_MS = 1_500;
 /** How many of a concurrent case's retries are in flight at once (a fault-free, modest load). */
 const RETRY_CONCURRENCY = 10;
+/**
+ * Every case's caller (no token: outside production, the open-access client) may create a million
+ * users a second: no case is refused, and each window's first charge takes a new lease from the
+ * database.
+ */
+const BUDGETS = 'usersCreated.client=1000000/1';
 
 function inputsFor(testCase: FaultCase): UserInput[] {
   const count = testCase.concurrency ?? (testCase.operation === 'createUser' ? 1 : BATCH_SIZE);
@@ -85,6 +98,21 @@ function appNameOf(service: TestService): string {
   return appName;
 }
 
+/**
+ * The commands `client` completed, and those that failed (name and message), from now on; but a
+ * duplicate key, which is how rate-limiter-flexible opens a new window over an ended one (its
+ * upsert meets the old document of the key, and it updates that instead).
+ */
+function watchCommands(client: MongoClient): { succeeded: number; failed: string[] } {
+  const seen = { succeeded: 0, failed: [] as string[] };
+  client.on('commandSucceeded', () => (seen.succeeded += 1));
+  client.on('commandFailed', (event) => {
+    if ((event.failure as { code?: unknown }).code === DUPLICATE_KEY) return;
+    seen.failed.push(`${event.commandName}: ${String(event.failure)}`);
+  });
+  return seen;
+}
+
 /** A replica set or mongos: the driver then retries one retryable write error by itself. */
 async function supportsRetryableWrites(client: MongoClient): Promise<boolean> {
   const hello = await client.db('admin').command({ hello: 1 });
@@ -124,15 +152,15 @@ describe('fault table: every fault ends in success or a clear error, and nothing
     const service = await startTestService({
       dbName,
       mongodbUri: server.mongodbUri,
-      // Budgets off: a fail point on findAndModify would also hit the budget charge (the budgets
-      // collection's findAndModify), so the fault would not be the one the case names.
-      env: { DB_TIMEOUT_MS: String(DB_TIMEOUT_MS), BUDGETS: 'off' },
+      env: { DB_TIMEOUT_MS: String(DB_TIMEOUT_MS), BUDGETS: server.scoped ? BUDGETS : 'off' },
     });
+    const budgetCommands = server.scoped ? watchCommands(service.budgetsClient) : null;
     try {
       // On a private server the service's appName is not seen by the server: see fail-points.ts.
       const scope = server.scoped ? appNameOf(service) : null;
       const inputs = inputsFor(testCase);
       const faultSetAt = performance.now();
+      const budgetCommandsBefore = budgetCommands?.succeeded ?? 0;
       await setFailPoint(client, scope, testCase.mode, testCase.fault);
       let first: CaseResult;
       let fired: number;
@@ -141,6 +169,7 @@ describe('fault table: every fault ends in success or a clear error, and nothing
       } finally {
         fired = await clearFailPoint(client, scope);
       }
+      const budgetChargesUnderFault = (budgetCommands?.succeeded ?? 0) - budgetCommandsBefore;
       // The fault really hit this request (else the case proves nothing).
       expect(fired).toBeGreaterThanOrEqual(1);
 
@@ -193,6 +222,11 @@ describe('fault table: every fault ends in success or a clear error, and nothing
       }
       expect(perKey).toEqual(Object.fromEntries(keys.map((key) => [key, 1])));
       expect(await ledger.problems(db)).toEqual([]);
+      if (budgetCommands !== null) {
+        // The budgets were charged in the database while the fault was set, and none failed.
+        expect(budgetChargesUnderFault).toBeGreaterThan(0);
+        expect(budgetCommands.failed).toEqual([]);
+      }
     } finally {
       await service.stop();
     }

@@ -25,6 +25,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
 import { startStandin, type RunningStandin } from 'mongodb-standin';
 import { startServiceFleet, type ServiceFleet } from '../../bench/service-processes';
+import { SERVICE_APP_NAME } from '../../src/database';
 import { clearFailPoint, setFailPoint, type FailCommandData } from './fail-points';
 import { postGraphQL, type GraphQLResultLike } from './client';
 import {
@@ -36,8 +37,6 @@ import {
   type WorkloadReport,
 } from './kill-run-workloads';
 
-/** The service's driver appName (src/database/connect.ts): what the fail points are scoped to. */
-const SERVICE_APP_NAME = 'sequential-ids';
 const STATS_POLL_MS = 1_000;
 const RESTART_DELAY_MS = 500;
 const SOCKET_TIMEOUT_MS = 30_000;

@@ -1,6 +1,9 @@
 /**
  * The service as a real process: `src/main.ts` under tsx's loader in a child of the test, with the
- * environment given (PATH, PORT=0 and LOG_LEVEL=info besides), its stdout and stderr collected.
+ * environment given (PATH, PORT=0 and LOG_LEVEL=info besides), its stdout and stderr collected. It
+ * runs in the project's root unless given a `cwd` (as `npm start` in a folder of its own, where the
+ * embedded database keeps its data in `./.data`); the loader is named by its path, so it is found
+ * from any folder.
  *
  * tsx's loader runs in the child itself: the `tsx` CLI would stand between a signal and main.ts and
  * SIGKILL it when it does not confirm the relay within 30 ms (as on a busy machine). The child is
@@ -8,8 +11,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+const TSX_LOADER = pathToFileURL(path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 export const MAIN_PROCESS_TIMEOUT_MS = 60_000;
 const READY_LINE = /service ready at (http:\/\/\S+)\/graphql/;
 
@@ -25,13 +30,13 @@ export interface MainProcess {
 
 export function startMainProcess(
   env: Record<string, string>,
-  options: { nodeArgs?: string[]; timeoutMs?: number } = {},
+  options: { nodeArgs?: string[]; timeoutMs?: number; cwd?: string } = {},
 ): MainProcess {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', ...(options.nodeArgs ?? []), path.join(ROOT, 'src', 'main.ts')],
+    ['--import', TSX_LOADER, ...(options.nodeArgs ?? []), path.join(ROOT, 'src', 'main.ts')],
     {
-      cwd: ROOT,
+      cwd: options.cwd ?? ROOT,
       env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

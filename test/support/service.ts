@@ -5,7 +5,8 @@
  * Each service gets a fresh database unless `dbName` is given; several services given the same
  * `dbName` share one database, as several processes would (each has its own components: its own
  * BLOCK allocator and stats). The client is exposed, with command monitoring on, so a test can
- * count the commands the service sends.
+ * count the commands the service sends; so is the budgets' client of their own (as src/main.ts
+ * makes it, with its own appName; the service's client itself while budgets are off).
  */
 import type { GraphQLFormattedError } from 'graphql';
 import os from 'node:os';
@@ -37,6 +38,8 @@ export interface TestService {
   url: string;
   dbName: string;
   client: MongoClient;
+  /** The client the budgets charge through (`client` itself while budgets are off). */
+  budgetsClient: MongoClient;
   components: ServiceComponents;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers freely (ARCHITECTURE.md)
   graphql<T = any>(
@@ -91,14 +94,23 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ...options.env,
     MONGODB_DB: dbName,
   });
-  const client = new MongoClient(options.mongodbUri ?? testMongoUri(), {
-    ...clientOptions(config, `test-service-${dbName}`),
-    monitorCommands: true,
-    // Under jest the driver cannot load `os` itself and would send no handshake metadata, so a
-    // fail point scoped to this service's appName would never reach it (see test/support/db.ts).
-    runtimeAdapters: { os },
-  });
-  const components = createComponents(client.db(dbName), config, settings);
+  const connect = (appName: string) =>
+    new MongoClient(options.mongodbUri ?? testMongoUri(), {
+      ...clientOptions(config, appName),
+      monitorCommands: true,
+      // Under jest the driver cannot load `os` itself and would send no handshake metadata, so a
+      // fail point scoped to this service's appName would never reach it (see test/support/db.ts).
+      runtimeAdapters: { os },
+    });
+  const client = connect(`test-service-${dbName}`);
+  const budgetsClient =
+    config.BUDGETS === null ? client : connect(`test-service-${dbName}-budgets`);
+  const components = createComponents(
+    client.db(dbName),
+    config,
+    settings,
+    budgetsClient.db(dbName),
+  );
   if (options.ensureIndexes ?? true) {
     await components.users.ensureIndexes();
     await components.budgets.ensureIndexes();
@@ -116,6 +128,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     url: http.url,
     dbName,
     client,
+    budgetsClient,
     components,
     graphql: (query, variables, headers) => postGraphQL(http.url, query, variables, headers),
     stop: async () => {
@@ -123,6 +136,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       // As src/main.ts does on a clean shutdown.
       await components.users.releaseHeldIds();
       await client.close();
+      await budgetsClient.close();
     },
   };
 }

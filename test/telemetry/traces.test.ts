@@ -3,13 +3,17 @@
  * receiver of the test's own (a plain HTTP server taking the JSON the exporter posts): one
  * `createUser` sent with a `traceparent` yields spans in that trace for the HTTP request, the
  * GraphQL operation and each MongoDB command, linked parent to child, and the request id is the
- * trace id; a TRANSACTION creation shows its transaction. Off (no endpoint, or OTEL_SDK_DISABLED),
- * nothing is exported and no OpenTelemetry module is loaded.
+ * trace id; a TRANSACTION creation shows its transaction, and a retry of it that a fail point
+ * causes (a WriteConflict on the insert, on a private stand-in so the fail point meets no other
+ * file's service) shows as the retry event and both attempts' commands. Off (no endpoint, or
+ * OTEL_SDK_DISABLED), nothing is exported and no OpenTelemetry module is loaded.
  */
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { startStandin } from 'mongodb-standin';
 import { testMongoUri, uniqueDbName } from '../support/db';
 import {
   MAIN_PROCESS_TIMEOUT_MS,
@@ -17,6 +21,8 @@ import {
   type MainProcess,
 } from '../support/main-process';
 import { postGraphQL } from '../support/service';
+import { clearFailPoint, setFailPoint } from '../reliability/fail-points';
+import { SERVICE_APP_NAME } from '../../src/database';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -27,7 +33,9 @@ interface ExportedSpan {
   name: string;
   kind: number;
   attributes: Array<{ key: string; value: Record<string, unknown> }>;
-  events?: Array<{ name: string }>;
+  events?: Array<{ name: string; attributes?: ExportedSpan['attributes'] }>;
+  /** OTLP's status: code 2 is ERROR. */
+  status?: { code?: number };
 }
 
 interface Receiver {
@@ -62,7 +70,7 @@ async function startReceiver(): Promise<Receiver> {
   return received;
 }
 
-const attribute = (span: ExportedSpan, key: string) => {
+const attribute = (span: Pick<ExportedSpan, 'attributes'>, key: string) => {
   const value = span.attributes.find((a) => a.key === key)?.value;
   return value === undefined ? undefined : Object.values(value)[0];
 };
@@ -206,6 +214,89 @@ describe('with an OTLP endpoint', () => {
     );
     expect(creation && attribute(creation, 'sequential_ids.transaction_retries')).toBeDefined();
   });
+});
+
+describe('a transaction retry', () => {
+  const WRITE_CONFLICT = 112;
+
+  test(
+    'a WriteConflict on the insert runs the transaction again: the retry event, both attempts and the failed insert are in the trace',
+    async () => {
+      const receiver = await startReceiver();
+      const standin = await startStandin({ log: () => undefined });
+      const admin = await MongoClient.connect(standin.uri, {
+        appName: 'traces-fail-points',
+        serverSelectionTimeoutMS: 5_000,
+      });
+      const main = startMainProcess({
+        NODE_ENV: 'test',
+        MONGODB_URI: standin.uri,
+        MONGODB_DB: 'traced_retries',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      });
+      try {
+        const url = await main.ready;
+        await setFailPoint(
+          admin,
+          SERVICE_APP_NAME,
+          { times: 1 },
+          { failCommands: ['insert'], errorCode: WRITE_CONFLICT },
+        );
+        const traceId = '3af7651916cd43dd8448eb211c80319f';
+        const answer = await postGraphQL<{ createUser: { error: unknown } }>(
+          url,
+          CREATE,
+          { strategy: 'TRANSACTION' },
+          { traceparent: `00-${traceId}-b7ad6b7169203334-01` },
+        );
+        expect(answer.body.data?.createUser.error).toBeNull();
+        expect(await clearFailPoint(admin, SERVICE_APP_NAME)).toBe(1);
+
+        const spans = await spansOf(
+          receiver,
+          traceId,
+          (found) =>
+            found.some((span) => span.name === 'transaction') &&
+            found.some((span) => /commitTransaction/.test(span.name)) &&
+            found.some((span) => attribute(span, 'sequential_ids.strategy') === 'TRANSACTION'),
+        );
+        const transaction = spans.find((span) => span.name === 'transaction') as ExportedSpan;
+        expect(transaction).toBeDefined();
+        expect(Number(attribute(transaction, 'transaction.attempts'))).toBe(2);
+        const retries = (transaction.events ?? []).filter(
+          (event) => event.name === 'transaction.retry',
+        );
+        expect(retries).toHaveLength(1);
+        const retry = { attributes: retries[0].attributes ?? [] };
+        expect(Number(attribute(retry, 'transaction.attempt'))).toBe(1);
+        expect(attribute(retry, 'transaction.write_conflict')).toBe(true);
+        // Both attempts' inserts are the transaction's children; the first failed.
+        const inserts = spans.filter(
+          (span) =>
+            /insert/.test(span.name) &&
+            (attribute(span, 'db.system') === 'mongodb' ||
+              attribute(span, 'db.system.name') === 'mongodb'),
+        );
+        expect(inserts).toHaveLength(2);
+        for (const insert of inserts) {
+          expect(ancestors(insert, spans)).toContainEqual(transaction);
+        }
+        expect(inserts.filter((insert) => insert.status?.code === 2)).toHaveLength(1);
+        const creation = spans.find(
+          (span) => attribute(span, 'sequential_ids.strategy') === 'TRANSACTION',
+        ) as ExportedSpan;
+        expect(Number(attribute(creation, 'sequential_ids.transaction_retries'))).toBe(1);
+      } finally {
+        main.child.kill('SIGTERM');
+        expect(await main.exited).toBe(0);
+        await admin.close();
+        await standin.stop();
+        await receiver.close();
+      }
+    },
+    MAIN_PROCESS_TIMEOUT_MS,
+  );
 });
 
 describe('off', () => {
