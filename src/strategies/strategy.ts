@@ -39,6 +39,15 @@ export interface StrategyProperties {
    * insert): the ids it stores are 1..N with no hole.
    */
   readonly leavesNoHoles: boolean;
+  /**
+   * Concurrent single creations of one process share one insert (TRANSACTION: one transaction)
+   * instead of one each, so commands per user fall as concurrency rises. A taking source with it
+   * must serve `take` from memory and give back without a command (BLOCK's block): a group then
+   * costs its one insert, and a group's give-back writes nothing for any member, whatever its
+   * deadline (src/users/insert-groups.ts). COUNTER has it not: it stays the tutorial's method, one
+   * `findAndModify` and one insert per user, for clients to compare with.
+   */
+  readonly groupsCreations: boolean;
 }
 
 /** The candidate ids of one `take`, and the way back for those stored nowhere. */

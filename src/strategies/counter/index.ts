@@ -20,6 +20,7 @@ export const counter: Strategy = {
     idsInTimeOrder: true,
     reissuesDeletedNewest: false,
     leavesNoHoles: false,
+    groupsCreations: false,
   },
   createSource: (deps) => ({
     maxRounds: COUNTER_MAX_ROUNDS,

@@ -17,6 +17,7 @@ export const optimisticLoop: Strategy = {
     idsInTimeOrder: true,
     reissuesDeletedNewest: true,
     leavesNoHoles: false,
+    groupsCreations: false,
   },
   createSource: (deps) => ({
     maxRounds: deps.optimisticMaxAttempts,

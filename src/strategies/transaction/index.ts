@@ -64,6 +64,7 @@ export const transaction: Strategy = {
     idsInTimeOrder: true,
     reissuesDeletedNewest: false,
     leavesNoHoles: true,
+    groupsCreations: true,
   },
   createSource(deps) {
     return {
