@@ -11,7 +11,7 @@
  */
 import type { ClientSession, MongoClient } from 'mongodb';
 import type { CommandTally } from '../database/index';
-import type { HeldValues, Sequences } from '../sequences/index';
+import type { DroppedReason, HeldValues, Sequences } from '../sequences/index';
 import type { UserIdTurns } from './user-id-turns';
 
 /** What one call that creates users spent, reported to the stats. */
@@ -134,6 +134,8 @@ export interface IdSourceDeps {
   /** BLOCK's first and smallest block (ID_BLOCK_SIZE) and its largest (ID_BLOCK_SIZE_MAX). */
   blockSize: number;
   blockSizeMax: number;
+  /** Hears the ids of BLOCK's blocks that will never be handed out (gaps), for the metrics. */
+  onBlockIdsDropped?: (count: number, reason: DroppedReason) => void;
 }
 
 export interface Strategy {

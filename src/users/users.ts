@@ -102,6 +102,7 @@ export class Users {
       blockSizeMax: deps.blockSizeMax ?? deps.blockSize,
       maxId: (tally) => maxUserId(this.collection, tally),
       optimisticMaxAttempts: deps.optimisticMaxAttempts,
+      onBlockIdsDropped: (count, reason) => deps.stats.recordBlockIdsDropped(count, reason),
     });
     this.indexes = new UserIndexes(this.collection);
     this.sources = sources;

@@ -28,6 +28,7 @@ export const block: Strategy = {
     const blocks = new BlockAllocator(deps.sequences, USER_ID_SEQUENCE, {
       minBlockSize: deps.blockSize,
       maxBlockSize: deps.blockSizeMax,
+      onDropped: deps.onBlockIdsDropped,
     });
     return {
       maxRounds: COUNTER_MAX_ROUNDS,
