@@ -11,18 +11,10 @@ import type { Config } from './config';
 import { writeConcernOf } from './database/index';
 import { SequenceCatalog, Sequences } from './sequences/index';
 import { RequestStats, StrategyStats } from './stats/index';
-import { ID_STRATEGIES, type IdStrategy } from './strategies/index';
+import { ID_STRATEGIES, type IdStrategy, type StrategySettings } from './strategies/index';
 import { Users } from './users/index';
 
-export type ComponentsConfig = Pick<
-  Config,
-  | 'WRITE_CONCERN'
-  | 'DB_TIMEOUT_MS'
-  | 'ID_BLOCK_SIZE'
-  | 'ID_BLOCK_SIZE_MAX'
-  | 'OPTIMISTIC_MAX_ATTEMPTS'
-  | 'BUDGETS'
->;
+export type ComponentsConfig = Pick<Config, 'WRITE_CONCERN' | 'DB_TIMEOUT_MS' | 'BUDGETS'>;
 
 /** The service's components, one set per service process. */
 export interface ServiceComponents {
@@ -35,7 +27,12 @@ export interface ServiceComponents {
   budgets: Budgets;
 }
 
-export function createComponents(db: Db, config: ComponentsConfig): ServiceComponents {
+/** `strategySettings`: each strategy's own variables (src/strategies), read beside `config`. */
+export function createComponents(
+  db: Db,
+  config: ComponentsConfig,
+  strategySettings: StrategySettings,
+): ServiceComponents {
   const writeConcern = writeConcernOf(config);
   const stats = new StrategyStats(ID_STRATEGIES);
   const counters = new Sequences(db, {
@@ -47,11 +44,9 @@ export function createComponents(db: Db, config: ComponentsConfig): ServiceCompo
     db,
     sequences: counters,
     stats,
-    blockSize: config.ID_BLOCK_SIZE,
-    blockSizeMax: config.ID_BLOCK_SIZE_MAX,
+    strategySettings,
     writeConcern,
     maxTimeMS: config.DB_TIMEOUT_MS,
-    optimisticMaxAttempts: config.OPTIMISTIC_MAX_ATTEMPTS,
   });
   const sequences = new SequenceCatalog(counters, [users.idSequence]);
   const budgets = new Budgets(db, { table: config.BUDGETS, maxTimeMS: config.DB_TIMEOUT_MS });

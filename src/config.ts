@@ -4,6 +4,11 @@
  * Invariants: every value the rest of the service sees is typed and in range; a bad value stops the
  * process at start with a message naming the variable, never later in a request. Defaults are the
  * safe choice (write concern `majority`, bounded database calls).
+ *
+ * A component that sits above this module declares its own variables as a zod schema beside its
+ * code (each strategy's, src/strategies) and the process reads them with these
+ * (`loadEnvironment`, composed by src/main.ts), so one bad environment is one message listing
+ * every problem, whichever component declared the variable.
  */
 import { z } from 'zod';
 import { parseClientTokens, tokenProblem } from './auth/index';
@@ -15,7 +20,12 @@ import {
   type BudgetWindow,
 } from './limits';
 
-const positiveInt = (name: string, fallback: number, max = Number.MAX_SAFE_INTEGER) =>
+/** A variable holding a whole number from 1 to `max`, `fallback` when unset; its messages name it. */
+export const positiveIntVariable = (
+  name: string,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+) =>
   z.coerce
     .number({ error: `${name} must be a whole number` })
     .int(`${name} must be a whole number`)
@@ -128,15 +138,12 @@ const environmentSchema = z.object({
       }
       return clients;
     }),
-  ID_BLOCK_SIZE: positiveInt('ID_BLOCK_SIZE', 100, 10_000),
-  ID_BLOCK_SIZE_MAX: positiveInt('ID_BLOCK_SIZE_MAX', 10_000, 10_000),
   WRITE_CONCERN: z
     .enum(['majority', '1'], { error: 'WRITE_CONCERN must be majority or 1' })
     .default('majority')
     .transform((w) => (w === 'majority' ? ('majority' as const) : 1)),
-  DB_TIMEOUT_MS: positiveInt('DB_TIMEOUT_MS', 5_000, 600_000),
-  REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS', 15_000, 600_000),
-  OPTIMISTIC_MAX_ATTEMPTS: positiveInt('OPTIMISTIC_MAX_ATTEMPTS', 10, 1_000),
+  DB_TIMEOUT_MS: positiveIntVariable('DB_TIMEOUT_MS', 5_000, 600_000),
+  REQUEST_TIMEOUT_MS: positiveIntVariable('REQUEST_TIMEOUT_MS', 15_000, 600_000),
   SHUTDOWN_GRACE_MS: z.coerce
     .number({ error: 'SHUTDOWN_GRACE_MS must be a whole number' })
     .int('SHUTDOWN_GRACE_MS must be a whole number')
@@ -183,17 +190,12 @@ const environmentSchema = z.object({
  */
 const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 
-/** Rules between variables, checked once every variable is valid on its own. */
-const configSchema = environmentSchema
-  .refine((env) => env.ID_BLOCK_SIZE_MAX >= env.ID_BLOCK_SIZE, {
-    path: ['ID_BLOCK_SIZE_MAX'],
-    message: 'ID_BLOCK_SIZE_MAX must be at least ID_BLOCK_SIZE',
-  })
-  .transform((env) => ({
-    ...env,
-    SHUTDOWN_GRACE_MS:
-      env.SHUTDOWN_GRACE_MS ?? (env.NODE_ENV === 'test' ? 0 : DEFAULT_SHUTDOWN_GRACE_MS),
-  }));
+/** Defaults that depend on other variables, set once every variable is valid on its own. */
+const configSchema = environmentSchema.transform((env) => ({
+  ...env,
+  SHUTDOWN_GRACE_MS:
+    env.SHUTDOWN_GRACE_MS ?? (env.NODE_ENV === 'test' ? 0 : DEFAULT_SHUTDOWN_GRACE_MS),
+}));
 
 export type Config = z.output<typeof configSchema>;
 
@@ -210,15 +212,38 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
-  if (parsed.success) {
-    const shared = sharedTokenProblem(parsed.data);
-    if (shared === null) return parsed.data;
+/** The environment as a process has it: each variable a string, or absent. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Each problem on a line of its own, named by its variable (the last step of its path). */
+function problemLines(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `  ${String(issue.path.at(-1) ?? '')}: ${issue.message}`);
+}
+
+/**
+ * Reads the environment once: the service's own variables (`config`) and `settings`, the variables
+ * components above this module declare for themselves (a zod schema that reads what it declares
+ * from the whole environment and ignores the rest). Throws one ConfigError listing every problem
+ * of both.
+ */
+export function loadEnvironment<Settings>(
+  settings: z.ZodType<Settings>,
+  env: Environment = process.env,
+): { config: Config; settings: Settings } {
+  const config = configSchema.safeParse(env);
+  const own = settings.safeParse(env);
+  if (config.success && own.success) {
+    const shared = sharedTokenProblem(config.data);
+    if (shared === null) return { config: config.data, settings: own.data };
     throw new ConfigError(`Invalid configuration:\n${shared}`);
   }
-  const problems = parsed.error.issues.map(
-    (issue) => `  ${issue.path.join('.')}: ${issue.message}`,
+  const problems = [config, own].flatMap((parsed) =>
+    parsed.success ? [] : problemLines(parsed.error),
   );
   throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+}
+
+/** The service's own variables alone (`loadEnvironment` without any component's). */
+export function loadConfig(env: Environment = process.env): Config {
+  return loadEnvironment(z.object({}), env).config;
 }

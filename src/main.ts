@@ -14,11 +14,12 @@
 // First of all: when tracing is asked for, its instrumentations must hook the modules below.
 import './telemetry/start';
 import { setFlagsFromString } from 'node:v8';
-import { ConfigError, loadConfig, type Config } from './config';
+import { ConfigError, loadEnvironment, type Config } from './config';
 import { connectDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from './database/index';
 import { createComponents } from './components';
 import { startHttpServer } from './http/index';
 import { createLogger, type Logger } from './logger';
+import { STRATEGY_SETTINGS } from './strategies/index';
 import { stopTracing, tracingEnabled } from './telemetry/index';
 
 async function databaseUri(
@@ -42,13 +43,13 @@ const HEAP_GROWING_PERCENT = 50;
 
 async function main(): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  const config = loadConfig();
+  const { config, settings: strategySettings } = loadEnvironment(STRATEGY_SETTINGS);
   const logger = createLogger(config);
   const { uri, embedded } = await databaseUri(config, logger);
   const client = await connectDatabase(uri, config);
-  const components = createComponents(client.db(config.MONGODB_DB), config);
+  const components = createComponents(client.db(config.MONGODB_DB), config, strategySettings);
   await components.users.ensureIndexes();
-  await components.budgets.ensureIndexes(logger);
+  await components.budgets.ensureIndexes();
   const namespaces = await components.sequences.moveOwnedCounters();
   if (namespaces.moved.length > 0 || namespaces.conflicts.length > 0) {
     logger[namespaces.conflicts.length > 0 ? 'warn' : 'info'](

@@ -16,7 +16,6 @@ import type { Caller } from '../auth/index';
 import { Counter, Registry } from 'prom-client';
 import type { BudgetTable } from '../config';
 import { BUDGETS, type BudgetName, type BudgetRole, type BudgetWindow } from '../limits';
-import type { Logger } from '../logger';
 import { LeasedBudget, type BudgetStanding } from './leases';
 import { budgetStore, ensureBudgetIndexes } from './store';
 
@@ -82,8 +81,8 @@ export class Budgets {
   }
 
   /** The unique and TTL indexes of the `budgets` collection (./store.ts). */
-  async ensureIndexes(logger?: Logger): Promise<void> {
-    if (this.windows !== null) await ensureBudgetIndexes(this.db, logger);
+  async ensureIndexes(): Promise<void> {
+    if (this.windows !== null) await ensureBudgetIndexes(this.db);
   }
 
   /**

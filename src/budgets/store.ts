@@ -6,9 +6,8 @@
  * Invariants: every command the limiter sends is bounded by `maxTimeMS` (the limiter sets none of
  * its own); `key` is unique, which the limiter relies on when two instances open a window at once
  * (the loser's upsert fails with a duplicate key and is retried as an update). Expired windows are
- * deleted by a TTL index on `expire` where the database has them; where it does not (the stand-in
- * refuses `expireAfterSeconds`) an expired document stays until its caller spends again, when the
- * limiter replaces it, so what is left over is one small document per caller ever counted.
+ * deleted by a TTL index on `expire` (MongoDB's TTL monitor, and the stand-in's, pass every
+ * minute), so what is kept is the windows of callers counted lately.
  */
 import type {
   Collection,
@@ -18,7 +17,6 @@ import type {
   FindOneAndUpdateOptions,
   UpdateFilter,
 } from 'mongodb';
-import type { Logger } from '../logger';
 
 export const BUDGETS_COLLECTION = 'budgets';
 
@@ -41,16 +39,9 @@ export function budgetStore(db: Db, maxTimeMS: number) {
   return { collection: () => commands };
 }
 
-/** The unique `key` index, and the TTL index where the database supports one (see the header). */
-export async function ensureBudgetIndexes(db: Db, logger?: Logger): Promise<void> {
+/** The unique `key` index and the TTL index on `expire` (see the header). */
+export async function ensureBudgetIndexes(db: Db): Promise<void> {
   const collection = db.collection(BUDGETS_COLLECTION);
   await collection.createIndex({ key: 1 }, { unique: true });
-  try {
-    await collection.createIndex({ expire: -1 }, { expireAfterSeconds: 0 });
-  } catch (err) {
-    logger?.warn(
-      { err },
-      'budgets: the database refused a TTL index; expired budget windows are replaced when their caller spends again, never deleted',
-    );
-  }
+  await collection.createIndex({ expire: -1 }, { expireAfterSeconds: 0 });
 }

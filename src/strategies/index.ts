@@ -1,13 +1,14 @@
 /**
- * The id strategies: one folder each (its properties and its id source, see ./strategy.ts) and
- * one entry each in `STRATEGIES` below. Every other module, test and bench iterates `ID_STRATEGIES`
- * or a subset named here, so a new strategy is created, measured and tested everywhere once it is
- * listed (docs/ARCHITECTURE.md, "Adding a strategy"; test/strategies/tables.test.ts finds the
- * tables outside the code that must name it).
+ * The id strategies: one folder each (its properties, its settings and its id source, see
+ * ./strategy.ts) and one entry each in `STRATEGIES` below. Every other module, test and bench
+ * iterates `ID_STRATEGIES` or a subset named here, so a new strategy is created, configured,
+ * measured and tested everywhere once it is listed (CONTRIBUTING.md, "Adding a strategy";
+ * test/strategies/tables.test.ts finds the tables outside the code that must name it).
  *
  * This component sits below users (which inserts under the ids a source takes) and knows nothing
  * of users, stats or the API.
  */
+import { z } from 'zod';
 import { block } from './block/index';
 import { counter } from './counter/index';
 import { optimisticLoop } from './optimistic-loop/index';
@@ -38,10 +39,34 @@ export function strategiesWhere(property: keyof StrategyProperties): readonly Id
 /** The strategies fed by the `userid` counter (COUNTER, BLOCK, TRANSACTION). */
 export const COUNTER_FED_STRATEGIES = strategiesWhere('fedByCounter');
 
-/** One id source per strategy, for one `Users` (one process). */
-export function idSources(deps: IdSourceDeps): Record<IdStrategy, IdSource> {
+const settingsShape = Object.fromEntries(
+  ID_STRATEGIES.map((strategy) => [strategy, STRATEGIES[strategy].settings]),
+) as { [S in IdStrategy]: (typeof STRATEGIES)[S]['settings'] };
+
+/**
+ * Every strategy's settings, for `loadEnvironment` (src/config.ts): each strategy's schema reads
+ * its own variables from the whole environment.
+ */
+export const STRATEGY_SETTINGS = z.preprocess(
+  (env) => Object.fromEntries(ID_STRATEGIES.map((strategy) => [strategy, env])),
+  z.object(settingsShape),
+);
+
+export type StrategySettings = z.output<typeof STRATEGY_SETTINGS>;
+
+/**
+ * One id source per strategy, for one `Users` (one process), each given its own settings (the
+ * users component passes them on unread).
+ */
+export function idSources(
+  deps: IdSourceDeps,
+  settings: StrategySettings,
+): Record<IdStrategy, IdSource> {
   const sources = {} as Record<IdStrategy, IdSource>;
-  for (const strategy of ID_STRATEGIES) sources[strategy] = STRATEGIES[strategy].createSource(deps);
+  for (const strategy of ID_STRATEGIES) {
+    const listed: Strategy = STRATEGIES[strategy];
+    sources[strategy] = listed.createSource(deps, settings[strategy]);
+  }
   return sources;
 }
 

@@ -1,8 +1,8 @@
 /**
  * What an id strategy is: its properties (what it promises; the README's strategy table states
- * them and tests select strategies by them) and its id source (how it takes ids for one round of
- * inserts). Each strategy lives in its own folder beside this file and is listed once in
- * `index.ts`.
+ * them and tests select strategies by them), its settings (the environment variables it reads,
+ * with their defaults and bounds) and its id source (how it takes ids for one round of inserts).
+ * Each strategy lives in its own folder beside this file and is listed once in `index.ts`.
  *
  * Invariants every source keeps: a candidate id is only a proposal; the unique index on `_id`
  * decides, so no strategy can store a duplicate, whatever the others do on the same collection.
@@ -10,6 +10,7 @@
  * was handed (see `CommandTally`, src/database).
  */
 import type { ClientSession, MongoClient } from 'mongodb';
+import { z } from 'zod';
 import type { CommandTally } from '../database/index';
 import type { DroppedReason, HeldValues, Sequences } from '../sequences/index';
 import type { UserIdTurns } from './user-id-turns';
@@ -130,15 +131,23 @@ export interface IdSourceDeps {
   maxTimeMS: number;
   /** The largest stored user `_id` (one command, added to the tally). */
   maxId(tally: CreationTally): Promise<number>;
-  optimisticMaxAttempts: number;
-  /** BLOCK's first and smallest block (ID_BLOCK_SIZE) and its largest (ID_BLOCK_SIZE_MAX). */
-  blockSize: number;
-  blockSizeMax: number;
   /** Hears the ids of BLOCK's blocks that will never be handed out (gaps), for the metrics. */
   onBlockIdsDropped?: (count: number, reason: DroppedReason) => void;
 }
 
-export interface Strategy {
+/**
+ * A strategy's settings: a zod object whose keys are the environment variables it reads, each
+ * with its default and its bounds (their reasons beside them), and refinements between them. The
+ * README's configuration table has a row for each (test/strategies/tables.test.ts).
+ */
+export type StrategySettingsSchema = z.ZodObject;
+
+/** The settings of a strategy that reads no variable. */
+export const NO_SETTINGS = z.object({});
+
+export interface Strategy<Settings extends StrategySettingsSchema = StrategySettingsSchema> {
   readonly properties: StrategyProperties;
-  createSource(deps: IdSourceDeps): IdSource;
+  readonly settings: Settings;
+  /** `settings`: the variables of `settings` as read from this process's environment. */
+  createSource(deps: IdSourceDeps, settings: z.output<Settings>): IdSource;
 }

@@ -4,9 +4,10 @@
  * Invariants: every write uses the configured write concern (WRITE_CONCERN), so an acknowledged
  * user survives a failover; every command carries maxTimeMS (DB_TIMEOUT_MS) through
  * `boundedCollection`; documents are read with `promoteLongs: false`, so ids stay `Long` end to
- * end. Defaults live in src/config.ts only: every setting here is required. The id sources
- * (src/strategies) live here, one per strategy per `Users` (one per process), so all requests of a
- * process share BLOCK's block and its single in-flight refill.
+ * end. Defaults live where each setting is declared (src/config.ts, each strategy's folder):
+ * every setting here is required. The id sources (src/strategies) live here, one per strategy per
+ * `Users` (one per process), so all requests of a process share BLOCK's block and its single
+ * in-flight refill.
  */
 import { Long } from 'bson';
 import type DataLoader from 'dataloader';
@@ -28,6 +29,7 @@ import {
   USER_ID_SEQUENCE,
   type IdSource,
   type IdStrategy,
+  type StrategySettings,
 } from '../strategies/index';
 import { BatchAdmission } from './batch-admission';
 import { watchCreatedUsers } from './changes';
@@ -59,12 +61,9 @@ export interface UsersDeps {
   db: Db;
   sequences: Sequences;
   stats: StrategyStats<IdStrategy>;
-  /** BLOCK's first and smallest block (ID_BLOCK_SIZE). */
-  blockSize: number;
-  /** BLOCK's largest block (ID_BLOCK_SIZE_MAX); `blockSize` (a fixed size) when omitted. */
-  blockSizeMax?: number;
+  /** Each strategy's own settings, handed to its id source unread. */
+  strategySettings: StrategySettings;
   writeConcern: WriteConcernSettings;
-  optimisticMaxAttempts: number;
   /** Server-side time limit of each command (DB_TIMEOUT_MS). */
   maxTimeMS: number;
 }
@@ -93,17 +92,17 @@ export class Users {
       deps.maxTimeMS,
     );
     const turns = new UserIdTurns();
-    const sources = idSources({
-      sequences: deps.sequences,
-      client: deps.db.client,
-      turns,
-      maxTimeMS: deps.maxTimeMS,
-      blockSize: deps.blockSize,
-      blockSizeMax: deps.blockSizeMax ?? deps.blockSize,
-      maxId: (tally) => maxUserId(this.collection, tally),
-      optimisticMaxAttempts: deps.optimisticMaxAttempts,
-      onBlockIdsDropped: (count, reason) => deps.stats.recordBlockIdsDropped(count, reason),
-    });
+    const sources = idSources(
+      {
+        sequences: deps.sequences,
+        client: deps.db.client,
+        turns,
+        maxTimeMS: deps.maxTimeMS,
+        maxId: (tally) => maxUserId(this.collection, tally),
+        onBlockIdsDropped: (count, reason) => deps.stats.recordBlockIdsDropped(count, reason),
+      },
+      deps.strategySettings,
+    );
     this.indexes = new UserIndexes(this.collection);
     this.sources = sources;
     this.sequences = deps.sequences;

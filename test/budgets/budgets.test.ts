@@ -73,6 +73,17 @@ describe('charging', () => {
     usersCreated: { anonymous: { points, seconds: 600 }, client: null, admin: null },
   });
 
+  test('ensureIndexes gives the budgets collection its TTL index, so ended windows are deleted', async () => {
+    const db = client.db(uniqueDbName('budget-indexes'));
+    await new Budgets(db, { table: table(10), maxTimeMS: 5_000 }).ensureIndexes();
+    expect(await db.collection('budgets').indexes()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ key: { key: 1 }, unique: true }),
+        expect.objectContaining({ key: { expire: -1 }, expireAfterSeconds: 0 }),
+      ]),
+    );
+  });
+
   test('one database command per lease: 100 charges of a budget of 2,000 send one', async () => {
     const db = client.db(uniqueDbName('budget-leases'));
     const budgets = new Budgets(db, { table: table(2_000), maxTimeMS: 5_000 });

@@ -4,7 +4,7 @@
  * times at once creates each user once, and every other send says it replayed it.
  */
 import { ID_STRATEGIES } from '../../src/strategies';
-import { startTestService, type TestService } from '../support/service';
+import { startPatientService, type TestService } from '../support/service';
 
 const CREATE_USER = `
   mutation Create($input: CreateUserInput!, $strategy: IdStrategy) {
@@ -18,11 +18,7 @@ const REQUESTS = 500;
 let service: TestService;
 
 beforeAll(async () => {
-  // The claim is about ids, not latency: on a busy 2-core machine 500 queued requests may wait
-  // longer than the production limits, so this service waits longer and the loop retries longer.
-  service = await startTestService({
-    env: { OPTIMISTIC_MAX_ATTEMPTS: '1000', REQUEST_TIMEOUT_MS: '150000', DB_TIMEOUT_MS: '60000' },
-  });
+  service = await startPatientService();
 });
 
 afterAll(async () => {

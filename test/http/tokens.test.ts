@@ -3,20 +3,11 @@
  * could match differently from different clients, stops the process with a message naming the
  * variable or the client, and never printing the token.
  */
-import { ConfigError, loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/config';
+import { refusalOf } from '../support/environment';
 
 const GOOD = 'a'.repeat(16) + 'B'.repeat(16);
 const OTHER = 'c'.repeat(20) + '-_.~!0123456';
-
-function problemOf(env: Record<string, string>): string {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as Error).message;
-  }
-  throw new Error('accepted');
-}
 
 describe('ADMIN_TOKEN', () => {
   test.each([
@@ -27,7 +18,7 @@ describe('ADMIN_TOKEN', () => {
     ['a tab', `${GOOD}\t`],
     ['31 characters', GOOD.slice(1)],
   ])('refuses %s, naming ADMIN_TOKEN and not printing it', (_name, token) => {
-    const message = problemOf({ ADMIN_TOKEN: token });
+    const message = refusalOf({ ADMIN_TOKEN: token });
     expect(message).toMatch(/ADMIN_TOKEN/);
     expect(message).not.toContain(token.trim());
   });
@@ -65,14 +56,14 @@ describe('CLIENT_TOKENS', () => {
       /client imports.*another client/,
     ],
   ])('refuses %s', (_name, value, expected) => {
-    const message = problemOf({ CLIENT_TOKENS: value });
+    const message = refusalOf({ CLIENT_TOKENS: value });
     expect(message).toMatch(/CLIENT_TOKENS/);
     expect(message).toMatch(expected);
     expect(message).not.toContain(GOOD);
   });
 
   test('refuses a client token that is also the admin token', () => {
-    const message = problemOf({ ADMIN_TOKEN: GOOD, CLIENT_TOKENS: `billing:${GOOD}` });
+    const message = refusalOf({ ADMIN_TOKEN: GOOD, CLIENT_TOKENS: `billing:${GOOD}` });
     expect(message).toMatch(/client billing is also ADMIN_TOKEN/);
     expect(message).not.toContain(GOOD);
   });

@@ -10,7 +10,6 @@
 import type { GraphQLFormattedError } from 'graphql';
 import os from 'node:os';
 import { MongoClient } from 'mongodb';
-import { loadConfig } from '../../src/config';
 import { clientOptions } from '../../src/database';
 import type { ServiceComponents } from '../../src/components';
 import { createComponents } from '../../src/components';
@@ -18,6 +17,8 @@ import { startHttpServer } from '../../src/http';
 import type { SubscriptionBounds } from '../../src/graphql/subscription-holdings';
 import { createLogger } from '../../src/logger';
 import { testMongoUri, uniqueDbName } from './db';
+import { PATIENT_ENV } from './domain-options';
+import { readEnvironment } from './environment';
 
 /** The admin token every test service accepts unless `env.ADMIN_TOKEN` says otherwise. */
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghij';
@@ -81,7 +82,7 @@ export async function postGraphQL<T>(
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const dbName = options.dbName ?? uniqueDbName();
-  const config = loadConfig({
+  const { config, settings } = readEnvironment({
     NODE_ENV: 'test',
     PORT: '0',
     LOG_LEVEL: 'silent',
@@ -97,7 +98,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     // fail point scoped to this service's appName would never reach it (see test/support/db.ts).
     runtimeAdapters: { os },
   });
-  const components = createComponents(client.db(dbName), config);
+  const components = createComponents(client.db(dbName), config, settings);
   if (options.ensureIndexes ?? true) {
     await components.users.ensureIndexes();
     await components.budgets.ensureIndexes();
@@ -124,6 +125,14 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       await client.close();
     },
   };
+}
+
+/**
+ * `startTestService` under `PATIENT_ENV`, for a claim about ids under load rather than latency:
+ * its requests and commands may wait far longer than the production bounds.
+ */
+export function startPatientService(options: TestServiceOptions = {}): Promise<TestService> {
+  return startTestService({ ...options, env: { ...PATIENT_ENV, ...options.env } });
 }
 
 /**

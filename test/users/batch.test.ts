@@ -1,6 +1,7 @@
 import { DuplicateEmailError, UnknownInviterError } from '../../src/users';
 import { COUNTER_FED_STRATEGIES, ID_STRATEGIES, STRATEGIES } from '../../src/strategies';
 import { createdIds, idsOf, names, UsersTestBed } from './fixture';
+import { strategySettings } from '../support/domain-options';
 
 let bed: UsersTestBed;
 beforeAll(async () => {
@@ -123,7 +124,9 @@ describe.each(ID_STRATEGIES)('%s createUsers', (strategy) => {
 });
 
 test('OPTIMISTIC_LOOP createUsers takes max+1..max+n and retries only colliding items', async () => {
-  const { users, db } = await bed.fresh({ optimisticMaxAttempts: 50 });
+  const { users, db } = await bed.fresh({
+    strategySettings: strategySettings({ OPTIMISTIC_MAX_ATTEMPTS: '50' }),
+  });
   await users.createUsers(names(5, 'before'), 'OPTIMISTIC_LOOP');
   const [batch, ...singles] = await Promise.all([
     users.createUsers(names(200, 'batch'), 'OPTIMISTIC_LOOP'),

@@ -1,5 +1,6 @@
 import { COUNTER_FED_STRATEGIES, ID_STRATEGIES } from '../../src/strategies';
 import { idsOf, UsersTestBed } from './fixture';
+import { patientUsersSettings, strategySettings } from '../support/domain-options';
 
 let bed: UsersTestBed;
 beforeAll(async () => {
@@ -8,9 +9,7 @@ beforeAll(async () => {
 afterAll(() => bed.close());
 
 test('500 concurrent creations with mixed strategies get 500 distinct stored ids', async () => {
-  // Commands bounded at 60 s instead of DB_TIMEOUT_MS's 5 s: on a machine at load 30 a command
-  // of 500 in flight can wait longer than 5 s for its turn on the database, which is no wrong id.
-  const { users, db } = await bed.fresh({ optimisticMaxAttempts: 1000, maxTimeMS: 60_000 });
+  const { users, db } = await bed.fresh(patientUsersSettings);
   const created = await Promise.all(
     Array.from({ length: 500 }, (_, i) =>
       users.createUser(
@@ -32,7 +31,9 @@ test('500 concurrent creations with mixed strategies get 500 distinct stored ids
 }, 240_000);
 
 test('BLOCK in two processes on one database: 300 concurrent creations stay unique', async () => {
-  const { users, otherProcess, db } = await bed.fresh({ blockSize: 10 });
+  const { users, otherProcess, db } = await bed.fresh({
+    strategySettings: strategySettings({ ID_BLOCK_SIZE: '10' }),
+  });
   const other = await otherProcess();
   const created = await Promise.all(
     Array.from({ length: 300 }, (_, i) =>
@@ -51,7 +52,7 @@ test.each(COUNTER_FED_STRATEGIES)(
     // round collides; its retry (repair, take, insert) runs alone in the process, so no insert of
     // this process can take the repaired counter's next id first. Before, a retry beside
     // optimistic traffic could collide again and again, up to ID_CONTENTION.
-    const { users } = await bed.fresh({ optimisticMaxAttempts: 1000, maxTimeMS: 60_000 });
+    const { users } = await bed.fresh(patientUsersSettings);
     let stopping = false;
     // Each lane answers its ids, or the error that stopped it (a rejection would go unhandled
     // while the counter-fed creations run).

@@ -8,6 +8,7 @@
  */
 import type { CommandStartedEvent } from 'mongodb';
 import { ID_STRATEGIES, STRATEGIES } from '../../src/strategies';
+import { patientUsersSettings, strategySettings } from '../support/domain-options';
 import { idsOf, names, storedIds, upTo, UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;
@@ -21,12 +22,9 @@ const count = (commands: string[], name: string) => commands.filter((c) => c ===
 const CONCURRENT = 32;
 
 test.each(ID_STRATEGIES)(
-  '%s: %s concurrent creations share inserts exactly when the strategy groups creations',
+  `%s: ${CONCURRENT} concurrent creations share inserts exactly when the strategy groups creations`,
   async (strategy) => {
-    const { users, db, commandsDuring } = await bed.fresh({
-      optimisticMaxAttempts: 1000,
-      maxTimeMS: 60_000,
-    });
+    const { users, db, commandsDuring } = await bed.fresh(patientUsersSettings);
     let created: Array<{ user: { id: string } }> = [];
     const commands = await commandsDuring(async () => {
       created = await Promise.all(
@@ -158,7 +156,9 @@ describe('BLOCK', () => {
 
   test("a deadline that fires while the group's ids are taken: nothing sent for it, its id goes back", async () => {
     // Blocks of one, so the second group's take waits for an allocation of its own.
-    const { users, db } = await bed.fresh({ blockSize: 1, blockSizeMax: 1 });
+    const { users, db } = await bed.fresh({
+      strategySettings: strategySettings({ ID_BLOCK_SIZE: '1' }),
+    });
     const deadline = new AbortController();
     let allocations = 0;
     const inserted: string[] = [];

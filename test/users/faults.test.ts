@@ -4,12 +4,11 @@
  * can be hit.
  */
 import { MongoClient } from 'mongodb';
-import { Sequences } from '../../src/sequences';
 import { startStandin, type RunningStandin } from 'mongodb-standin';
-import { StrategyStats } from '../../src/stats';
-import { DuplicateEmailError, Users } from '../../src/users';
+import { DuplicateEmailError } from '../../src/users';
 import { ID_STRATEGIES } from '../../src/strategies';
-import { sequencesOptions, usersSettings } from '../support/domain-options';
+import { strategySettings } from '../support/domain-options';
+import { componentsOn } from './fixture';
 
 let server: RunningStandin;
 let client: MongoClient;
@@ -32,9 +31,10 @@ async function failNextInserts(times: number, errorCode: number) {
 
 function usersIn(dbName: string) {
   const db = client.db(dbName);
-  const sequences = new Sequences(db, sequencesOptions);
-  const stats = new StrategyStats(ID_STRATEGIES);
-  return { db, users: new Users({ db, sequences, stats, ...usersSettings, blockSize: 10 }) };
+  const { users } = componentsOn(db, {
+    strategySettings: strategySettings({ ID_BLOCK_SIZE: '10' }),
+  });
+  return { db, users };
 }
 
 test.each(ID_STRATEGIES)(

@@ -27,6 +27,24 @@ export interface UsersUnderTest {
   commandsSent(run: () => Promise<unknown>): Promise<CommandStartedEvent[]>;
 }
 
+/**
+ * One process's domain components over `db`, as the service composes them (`Sequences`,
+ * `StrategyStats`, `Users` with `overrides` of its settings); the indexes are not created yet.
+ */
+export function componentsOn(
+  db: Db,
+  overrides: Partial<UsersDeps> = {},
+): { sequences: Sequences; stats: StrategyStats<IdStrategy>; users: Users } {
+  // One bound for every command of the test, as the service gives both one DB_TIMEOUT_MS.
+  const sequences = new Sequences(db, {
+    ...sequencesOptions,
+    maxTimeMS: overrides.maxTimeMS ?? sequencesOptions.maxTimeMS,
+  });
+  const stats = new StrategyStats(ID_STRATEGIES);
+  const users = new Users({ db, sequences, stats, ...usersSettings, ...overrides });
+  return { sequences, stats, users };
+}
+
 export class UsersTestBed {
   private constructor(readonly client: MongoClient) {}
 
@@ -38,15 +56,9 @@ export class UsersTestBed {
   async fresh(options: Partial<UsersDeps> = {}): Promise<UsersUnderTest> {
     const db = this.client.db(uniqueDbName());
     const build = async (overrides: Partial<UsersDeps>) => {
-      // One bound for every command of the test, as the service gives both one DB_TIMEOUT_MS.
-      const sequences = new Sequences(db, {
-        ...sequencesOptions,
-        maxTimeMS: overrides.maxTimeMS ?? sequencesOptions.maxTimeMS,
-      });
-      const stats = new StrategyStats(ID_STRATEGIES);
-      const users = new Users({ db, sequences, stats, ...usersSettings, ...overrides });
-      await users.ensureIndexes();
-      return { sequences, stats, users };
+      const components = componentsOn(db, overrides);
+      await components.users.ensureIndexes();
+      return components;
     };
     const own = await build(options);
     return {

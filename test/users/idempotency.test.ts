@@ -1,6 +1,7 @@
 import { ID_STRATEGIES } from '../../src/strategies';
 import { IdempotencyKeyReusedError } from '../../src/users';
 import { UsersTestBed } from './fixture';
+import { strategySettings } from '../support/domain-options';
 
 let bed: UsersTestBed;
 beforeAll(async () => {
@@ -35,7 +36,9 @@ describe.each(ID_STRATEGIES)('%s with an idempotency key', (strategy) => {
   });
 
   test('30 concurrent first requests with one key create exactly one user', async () => {
-    const { users, db } = await bed.fresh({ optimisticMaxAttempts: 100 });
+    const { users, db } = await bed.fresh({
+      strategySettings: strategySettings({ OPTIMISTIC_MAX_ATTEMPTS: '100' }),
+    });
     const input = { name: 'Ann', email: 'ann@example.com', idempotencyKey: 'double-click' };
     const answers = await Promise.all(
       Array.from({ length: 30 }, () => users.createUser(input, strategy)),

@@ -11,7 +11,7 @@ import { ID_STRATEGIES } from '../../src/strategies';
 import {
   ADMIN_HEADERS,
   CLIENT_HEADERS,
-  startTestService,
+  startPatientService,
   type TestService,
 } from '../support/service';
 
@@ -32,10 +32,7 @@ const ADVANCE = `mutation Advance($name: String!, $to: Long!) {
 let service: TestService;
 
 beforeAll(async () => {
-  // The claim is about ids, not latency: on a busy machine queued requests may wait long.
-  service = await startTestService({
-    env: { OPTIMISTIC_MAX_ATTEMPTS: '1000', REQUEST_TIMEOUT_MS: '150000', DB_TIMEOUT_MS: '60000' },
-  });
+  service = await startPatientService();
 });
 
 afterAll(async () => {

@@ -10,6 +10,7 @@ import type { Db } from 'mongodb';
 import { ID_STRATEGIES } from '../../src/strategies';
 import { startTestService } from '../support/service';
 import { UsersTestBed } from './fixture';
+import { strategySettings } from '../support/domain-options';
 
 let bed: UsersTestBed;
 beforeAll(async () => {
@@ -40,7 +41,9 @@ async function uniqueIndexNames(db: Db): Promise<string[]> {
 
 describe.each(ID_STRATEGIES)('%s after users was dropped', (strategy) => {
   test('the same email is refused the second time, and the indexes are back', async () => {
-    const { users, db } = await bed.fresh({ optimisticMaxAttempts: 100 });
+    const { users, db } = await bed.fresh({
+      strategySettings: strategySettings({ OPTIMISTIC_MAX_ATTEMPTS: '100' }),
+    });
     await users.createUser({ name: 'Ann', email: 'ann@example.com' }, strategy);
     await db.collection('users').drop();
     await users.createUser({ name: 'Ann', email: 'ann@example.com' }, strategy);
@@ -52,7 +55,9 @@ describe.each(ID_STRATEGIES)('%s after users was dropped', (strategy) => {
   });
 
   test('20 concurrent requests with one key create exactly one user', async () => {
-    const { users, db } = await bed.fresh({ optimisticMaxAttempts: 100 });
+    const { users, db } = await bed.fresh({
+      strategySettings: strategySettings({ OPTIMISTIC_MAX_ATTEMPTS: '100' }),
+    });
     await users.createUser({ name: 'warm-up', email: 'w@example.com' }, strategy);
     await db.collection('users').drop();
     const answers = await Promise.all(

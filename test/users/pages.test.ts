@@ -5,6 +5,7 @@
 import { type UserPageRequest, type Users } from '../../src/users';
 import { ID_STRATEGIES } from '../../src/strategies';
 import { idsOf, names, UsersTestBed } from './fixture';
+import { strategySettings } from '../support/domain-options';
 
 let bed: UsersTestBed;
 beforeAll(async () => {
@@ -50,7 +51,9 @@ test('first/after and last/before walk all users in both orders, with exact flag
 });
 
 test('filters by strategy and by inviter, and totalCount counts the filter', async () => {
-  const { users } = await bed.fresh({ optimisticMaxAttempts: 50 });
+  const { users } = await bed.fresh({
+    strategySettings: strategySettings({ OPTIMISTIC_MAX_ATTEMPTS: '50' }),
+  });
   // Every strategy twice; the second round is invited by user 1.
   const invitedUsers: Array<{ name: string; id: number }> = [];
   for (const [i, strategy] of [...ID_STRATEGIES, ...ID_STRATEGIES].entries()) {

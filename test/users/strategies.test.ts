@@ -2,6 +2,7 @@ import { Long } from 'bson';
 import { ID_STRATEGIES, type IdStrategy } from '../../src/strategies';
 import { DuplicateEmailError, IdContentionError, type User } from '../../src/users';
 import { idsOf, names, UsersTestBed } from './fixture';
+import { strategySettings } from '../support/domain-options';
 
 let bed: UsersTestBed;
 beforeAll(async () => {
@@ -102,7 +103,9 @@ describe('OPTIMISTIC_LOOP', () => {
   });
 
   test('gives up after its attempts with a retryable ID_CONTENTION, storing no duplicate', async () => {
-    const { users, db } = await bed.fresh({ optimisticMaxAttempts: 1 });
+    const { users, db } = await bed.fresh({
+      strategySettings: strategySettings({ OPTIMISTIC_MAX_ATTEMPTS: '1' }),
+    });
     const settled = await Promise.allSettled(
       names(40).map((input) => users.createUser(input, 'OPTIMISTIC_LOOP')),
     );

@@ -5,10 +5,6 @@
  * (no conflict, no pool deadlock), and a standalone is refused by name.
  */
 import { startStandin } from 'mongodb-standin';
-import { Sequences } from '../../src/sequences';
-import { StrategyStats } from '../../src/stats';
-import { ID_STRATEGIES } from '../../src/strategies';
-import { Users } from '../../src/users';
 import { Long } from 'bson';
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import { boundedCollection } from '../../src/database';
@@ -22,10 +18,10 @@ import {
 import type { UnsavedUser } from '../../src/users/insert';
 import type { UserDocument } from '../../src/users/model';
 import { TransactionGroups } from '../../src/users/transaction-groups';
-import { sequencesOptions, usersSettings } from '../support/domain-options';
+import { patientUsersSettings, usersSettings } from '../support/domain-options';
 import { uniqueDbName } from '../support/db';
 import { clearFailPoint, setFailPoint } from '../reliability/fail-points';
-import { createdIds, names, storedIds, upTo, UsersTestBed } from './fixture';
+import { componentsOn, createdIds, names, storedIds, upTo, UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;
 beforeAll(async () => {
@@ -121,13 +117,7 @@ test('a standalone has no transactions: BAD_USER_INPUT on strategy naming the re
   });
   try {
     const db = client.db('standalone');
-    const sequences = new Sequences(db, sequencesOptions);
-    const users = new Users({
-      db,
-      sequences,
-      stats: new StrategyStats(ID_STRATEGIES),
-      ...usersSettings,
-    });
+    const { users } = componentsOn(db);
     await users.ensureIndexes();
     const refused = await users.createUser({ name: 'invoice' }, STRATEGY).catch((err) => err);
     expect(refused).toMatchObject({ code: 'BAD_USER_INPUT', field: 'strategy' });
@@ -170,10 +160,7 @@ test('a creation whose deadline fires while it waits for its turn writes nothing
 test('beside the other strategies in one process it never conflicts, and a pool of 2 does not deadlock', async () => {
   const smallPool = await UsersTestBed.open({ maxPoolSize: 2 });
   try {
-    const { users, db, stats } = await smallPool.fresh({
-      maxTimeMS: 60_000,
-      optimisticMaxAttempts: 1000,
-    });
+    const { users, db, stats } = await smallPool.fresh(patientUsersSettings);
     const transactionEnds: string[] = [];
     const listener = (event: CommandStartedEvent) => {
       if (event.commandName === 'commitTransaction' || event.commandName === 'abortTransaction') {
@@ -285,13 +272,7 @@ test('a commit that fails for good frees the counter at once: another instance c
 
     // Another instance (its own client, so not the failed transaction's pooled session): its
     // transaction would conflict on the counter until the open one's lifetime (60 s on mongod).
-    const stats = new StrategyStats(ID_STRATEGIES);
-    const other = new Users({
-      db: bed.client.db(db.databaseName),
-      sequences: new Sequences(bed.client.db(db.databaseName), sequencesOptions),
-      stats,
-      ...usersSettings,
-    });
+    const { users: other, stats } = componentsOn(bed.client.db(db.databaseName));
     const created = await other.createUser({ name: 'next' }, STRATEGY);
     expect(created.user.id).toBe('1');
     expect(stats.snapshot().find((s) => s.strategy === STRATEGY)).toMatchObject({
@@ -399,16 +380,16 @@ test('a group whose values another writer stores before every run answers ID_CON
       return super.alone(round);
     }
   }
-  const source = idSources({
-    sequences,
-    client: db.client,
-    turns: new StealingTurns(),
-    maxTimeMS: usersSettings.maxTimeMS,
-    blockSize: usersSettings.blockSize,
-    blockSizeMax: usersSettings.blockSize,
-    maxId: () => Promise.resolve(0),
-    optimisticMaxAttempts: usersSettings.optimisticMaxAttempts,
-  }).TRANSACTION as TransactionalIdSource;
+  const source = idSources(
+    {
+      sequences,
+      client: db.client,
+      turns: new StealingTurns(),
+      maxTimeMS: usersSettings.maxTimeMS,
+      maxId: () => Promise.resolve(0),
+    },
+    usersSettings.strategySettings,
+  ).TRANSACTION as TransactionalIdSource;
   const groups = new TransactionGroups(collection, source);
   // The first round runs alone (its run steals member 0's email) while the members queue behind
   // it: they make up the next group. Its first run meets 0 and 1 taken, then one more per run.

@@ -24,6 +24,9 @@
  * `memoryLimitBytes` of heap, commands that would grow the stored data are refused
  * with ExceededMemoryLimit (146) while everything else keeps working; cursors are bounded by
  * state/cursors.ts.
+ *
+ * Between commands, TTL indexes delete what has expired (engine/ttl.ts, state/ttl-monitor.ts),
+ * each pass as one command of its own.
  */
 import net from 'node:net';
 import { getHeapStatistics } from 'node:v8';
@@ -37,6 +40,8 @@ import { Store } from './engine/store';
 import { Document, isNumeric, isPlainDocument, numberOf } from './engine/values';
 import { Activity } from './state/activity';
 import { FailPoints, FailureAction } from './state/fail-points';
+import { TtlMonitor } from './state/ttl-monitor';
+import { removeExpired } from './engine/ttl';
 import { errorReply, runCommand } from './commands/registry';
 import { canonicalName, commandNameOf, failPointNameOf } from './commands/command-names';
 import { isHelloName, noteAppName } from './commands/hello';
@@ -169,6 +174,7 @@ export class StandinServer {
       changes: new ChangeHistory(limits.changeHistoryBytes, store.clock.now()),
       cursors: new CursorRegistry(limits.cursors),
       failPoints: new FailPoints(),
+      ttl: new TtlMonitor(() => this.removeExpired()),
       activity: new Activity(limits.maxConnections),
       startedAt: new Date(),
       port: 0,
@@ -219,12 +225,14 @@ export class StandinServer {
         this.server.off('error', reject);
         this.state.port = (this.server.address() as net.AddressInfo).port;
         this.state.replica?.serve(`${host}:${this.state.port}`);
+        this.state.ttl.start();
         resolve(this.state.port);
       });
     });
   }
 
   async close(): Promise<void> {
+    this.state.ttl.stop();
     for (const socket of this.sockets) socket.destroy();
     this.state.transactions.abortAll();
     this.state.changes.close();
@@ -423,6 +431,26 @@ export class StandinServer {
         );
       }
     }
+  }
+
+  /**
+   * A TTL pass (engine/ttl.ts) as one command of its own, journaled as one record. While the
+   * journal cannot write it is skipped; a pass that fails is undone and logged, and the next one
+   * tries again.
+   */
+  private removeExpired(): void {
+    if (this.journal?.troubled) return;
+    this.store.beginCommand();
+    let failure: Error | null = null;
+    try {
+      removeExpired(this.store, Date.now());
+    } catch (error) {
+      failure = error as Error;
+    } finally {
+      if (failure) this.store.rollbackCommand();
+      else this.endCommand();
+    }
+    if (failure) this.log(`MongoDB stand-in: TTL pass failed, undone: ${failure.stack}`);
   }
 
   /**

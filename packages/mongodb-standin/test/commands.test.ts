@@ -11,6 +11,7 @@ import { ReplicaSetIdentity } from '../src/state/replica-set';
 import { HelloMonitors } from '../src/state/hello-monitors';
 import { RetryableWrites } from '../src/state/retryable-writes';
 import { SnapshotReads } from '../src/state/snapshot-reads';
+import { TtlMonitor } from '../src/state/ttl-monitor';
 import { runCommand } from '../src/commands/registry';
 import { failPointNameOf } from '../src/commands/command-names';
 import { noteAppName } from '../src/commands/hello';
@@ -28,6 +29,7 @@ function freshContext(database = 'db', appName?: string): CommandContext {
       changes: new ChangeHistory(1024 * 1024, store.clock.now()),
       cursors: new CursorRegistry(),
       failPoints: new FailPoints(),
+      ttl: new TtlMonitor(() => undefined),
       activity: new Activity(10),
       startedAt: new Date(),
       port: 0,

@@ -15,8 +15,9 @@ import {
   repairCounterDrift,
   USER_ID_SEQUENCE,
 } from '../user-id-counter';
+import { blockSettings } from './settings';
 
-export const block: Strategy = {
+export const block: Strategy<typeof blockSettings> = {
   properties: {
     fedByCounter: true,
     idsInTimeOrder: false,
@@ -24,10 +25,11 @@ export const block: Strategy = {
     leavesNoHoles: false,
     groupsCreations: true,
   },
-  createSource(deps) {
+  settings: blockSettings,
+  createSource(deps, settings) {
     const blocks = new BlockAllocator(deps.sequences, USER_ID_SEQUENCE, {
-      minBlockSize: deps.blockSize,
-      maxBlockSize: deps.blockSizeMax,
+      minBlockSize: settings.ID_BLOCK_SIZE,
+      maxBlockSize: settings.ID_BLOCK_SIZE_MAX,
       onDropped: deps.onBlockIdsDropped,
     });
     return {

@@ -5,7 +5,7 @@
  * still the counter's newest (see ../user-id-counter.ts).
  */
 import { valuesOf } from '../../sequences/index';
-import type { Strategy } from '../strategy';
+import { NO_SETTINGS, type Strategy } from '../strategy';
 import {
   assertIssuable,
   COUNTER_MAX_ROUNDS,
@@ -22,6 +22,7 @@ export const counter: Strategy = {
     leavesNoHoles: false,
     groupsCreations: false,
   },
+  settings: NO_SETTINGS,
   createSource: (deps) => ({
     maxRounds: COUNTER_MAX_ROUNDS,
     retriesAlone: true,

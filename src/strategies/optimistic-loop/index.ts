@@ -5,13 +5,25 @@
  * nothing, so it gives nothing back, and reissues a deleted newest user's id.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { positiveIntVariable } from '../../config';
 import { SequenceExhaustedError } from '../../sequences/index';
 import type { Strategy } from '../strategy';
 
 const BACKOFF_BASE_MS = 2;
 const BACKOFF_CAP_MS = 1000;
 
-export const optimisticLoop: Strategy = {
+/**
+ * `OPTIMISTIC_MAX_ATTEMPTS` (default 10, at most 1,000): rounds before ID_CONTENTION. From the
+ * ninth on each back-off waits up to `BACKOFF_CAP_MS`, half of it on average, so 1,000 rounds
+ * wait about 500 s in all, near the longest request deadline (REQUEST_TIMEOUT_MS, 600 s): more
+ * rounds could never run.
+ */
+const optimisticSettings = z.object({
+  OPTIMISTIC_MAX_ATTEMPTS: positiveIntVariable('OPTIMISTIC_MAX_ATTEMPTS', 10, 1_000),
+});
+
+export const optimisticLoop: Strategy<typeof optimisticSettings> = {
   properties: {
     fedByCounter: false,
     idsInTimeOrder: true,
@@ -19,8 +31,9 @@ export const optimisticLoop: Strategy = {
     leavesNoHoles: false,
     groupsCreations: false,
   },
-  createSource: (deps) => ({
-    maxRounds: deps.optimisticMaxAttempts,
+  settings: optimisticSettings,
+  createSource: (deps, settings) => ({
+    maxRounds: settings.OPTIMISTIC_MAX_ATTEMPTS,
     retriesAlone: false,
     async take(count, tally) {
       const max = await deps.maxId(tally);

@@ -26,7 +26,7 @@ import {
 } from '../../database/index';
 import { BadUserInputError, ContentionError } from '../../errors';
 import { valuesOf } from '../../sequences/index';
-import type { Strategy } from '../strategy';
+import { NO_SETTINGS, type Strategy } from '../strategy';
 import {
   assertIssuable,
   COUNTER_MAX_ROUNDS,
@@ -66,6 +66,7 @@ export const transaction: Strategy = {
     leavesNoHoles: true,
     groupsCreations: true,
   },
+  settings: NO_SETTINGS,
   createSource(deps) {
     return {
       maxRounds: COUNTER_MAX_ROUNDS,

@@ -19,6 +19,7 @@ import { ReplicaSetIdentity } from '../state/replica-set';
 import { HelloMonitors } from '../state/hello-monitors';
 import { RetryableWrites } from '../state/retryable-writes';
 import { SnapshotReads } from '../state/snapshot-reads';
+import { TtlMonitor } from '../state/ttl-monitor';
 
 export interface ConnectionInfo {
   id: number;
@@ -39,6 +40,8 @@ export interface ServerState {
   changes: ChangeHistory;
   cursors: CursorRegistry;
   failPoints: FailPoints;
+  /** when TTL indexes delete (its period is a parameter) */
+  ttl: TtlMonitor;
   activity: Activity;
   startedAt: Date;
   port: number;

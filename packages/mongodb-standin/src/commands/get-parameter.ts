@@ -6,12 +6,15 @@
 import { CommandDefinition, ServerState } from './context';
 import { CommandError, ErrorCode, unsupported } from '../engine/errors';
 import { isPlainDocument } from '../engine/values';
+import { SETTABLE } from './set-parameter';
 
 const PARAMETERS: Record<string, (server: ServerState) => unknown> = {
   featureCompatibilityVersion: () => ({ version: '7.0' }),
   enableTestCommands: () => true,
   authenticationMechanisms: () => [],
-  transactionLifetimeLimitSeconds: (server) => server.transactions.lifetimeMs / 1000,
+  ...Object.fromEntries(
+    Object.entries(SETTABLE).map(([name, parameter]) => [name, parameter.get] as const),
+  ),
 };
 
 export const getParameter: CommandDefinition = {

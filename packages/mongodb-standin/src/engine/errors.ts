@@ -48,6 +48,7 @@ export const ErrorCode = {
   TransactionExceededLifetimeLimitSeconds: 290,
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,
+  InvalidIndexSpecificationOption: 197,
   NetworkTimeout: 89,
   ShutdownInProgress: 91,
   WriteConflict: 112,
@@ -92,6 +93,8 @@ export const LocationCode = {
   InvalidRegexOption: 51108,
   /** options given both in a regex literal and in $options */
   RegexOptionsTwice: 51075,
+  /** a regex match that failed while running (PCRE2's match limit; the stand-in's time budget) */
+  RegexMatchFailed: 51156,
   /** a distinct reply above the 16 MB BSON limit */
   DistinctTooBig: 17217,
   /** `$$name` with no such variable */

@@ -3,12 +3,22 @@
  * string of the indexed values to the owning document's `_id` key, so a duplicate is found in
  * O(1) and reported in mongod's exact E11000 shape. A missing field indexes as null; a partial
  * index skips documents outside its filter. Non-unique indexes are kept only as definitions
- * (listIndexes shows them; queries scan). Unique keys over arrays (multikey) are refused.
+ * (listIndexes shows them; queries scan). Unique keys over arrays (multikey) are refused. A TTL
+ * index (`expireAfterSeconds`, one field) is validated as mongod's createIndexes does; what it
+ * deletes, and when: ttl.ts.
  */
+import type { Double, Int32 } from 'bson';
 import { CommandError, ErrorCode, unsupported } from './errors';
-import { compileFilter, Predicate } from './matcher';
+import { bsonTypeName, compileFilter, Predicate } from './matcher';
 import { getPath } from './paths';
-import { Document, formatDocument, indexKeyOf, isPlainDocument } from './values';
+import {
+  Document,
+  formatDocument,
+  indexKeyOf,
+  isNumeric,
+  isPlainDocument,
+  numberOf,
+} from './values';
 
 export interface IndexSpec {
   name: string;
@@ -16,6 +26,9 @@ export interface IndexSpec {
   unique?: boolean;
   sparse?: boolean;
   partialFilterExpression?: Document;
+  /** a TTL index: its documents expire this long after the date in its field (ttl.ts); a BSON
+   * number when read back from disk (expiryOf) */
+  expireAfterSeconds?: number | Int32 | Double;
 }
 
 export class Index {
@@ -40,9 +53,14 @@ export class Index {
     return this.spec.unique === true || this.spec.name === '_id_';
   }
 
+  /** Whether the index holds `doc` at all: a partial index only the documents its filter matches. */
+  covers(doc: Document): boolean {
+    return !this.filter || this.filter(doc);
+  }
+
   /** Canonical key of `doc` in this index, or null when the index does not cover the document. */
   keyOf(doc: Document): string | null {
-    if (this.filter && !this.filter(doc)) return null;
+    if (!this.covers(doc)) return null;
     const values = this.fields.map((field) => getPath(doc, field));
     if (this.spec.sparse && values.every((value) => value === undefined)) return null;
     if (this.unique && values.some(Array.isArray)) {
@@ -75,7 +93,38 @@ const INDEX_OPTIONS = new Set([
   'partialFilterExpression',
   'v',
   'background',
+  'expireAfterSeconds',
 ]);
+
+/** The largest `expireAfterSeconds` mongod takes on an index: a 32-bit integer. */
+const MAX_EXPIRE_AFTER_SECONDS = 2 ** 31 - 1;
+
+/** `expireAfterSeconds` as mongod's createIndexes checks it (CannotCreateIndex, 67, naming the spec). */
+function expireAfterSecondsOf(raw: Document): number {
+  const refuse = (why: string) =>
+    new CommandError(ErrorCode.CannotCreateIndex, `${why}. Index spec: ${formatDocument(raw)}`);
+  const value = raw.expireAfterSeconds;
+  if (!isNumeric(value))
+    throw refuse(
+      `TTL index 'expireAfterSeconds' option must be numeric, but received a type of '${bsonTypeName(value)}'`,
+    );
+  const seconds = numberOf(value);
+  if (Number.isNaN(seconds)) throw refuse("TTL index 'expireAfterSeconds' option must not be NaN");
+  if (seconds < 0) throw refuse("TTL index 'expireAfterSeconds' option cannot be less than 0");
+  if (Math.trunc(seconds) > MAX_EXPIRE_AFTER_SECONDS)
+    throw refuse(
+      "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number",
+    );
+  const fields = Object.keys(raw.key as Document);
+  if (fields.length !== 1)
+    throw refuse('TTL indexes are single-field indexes, compound indexes do not support TTL');
+  if (fields[0] === '_id')
+    throw new CommandError(
+      ErrorCode.InvalidIndexSpecificationOption,
+      "The field 'expireAfterSeconds' is not valid for an _id index specification.",
+    );
+  return Math.trunc(seconds);
+}
 
 /** Validates a createIndexes entry; refuses index kinds and options the stand-in does not implement. */
 export function parseIndexSpec(raw: unknown): IndexSpec {
@@ -99,7 +148,16 @@ export function parseIndexSpec(raw: unknown): IndexSpec {
   if (raw.sparse === true) spec.sparse = true;
   if (raw.partialFilterExpression)
     spec.partialFilterExpression = raw.partialFilterExpression as Document;
+  if (raw.expireAfterSeconds !== undefined) spec.expireAfterSeconds = expireAfterSecondsOf(raw);
   return spec;
+}
+
+/**
+ * A spec's expireAfterSeconds as a number: a spec read back from the journal or a snapshot holds
+ * it as the BSON number it was written as (an Int32), one from createIndexes as a number.
+ */
+export function expiryOf(spec: IndexSpec): number | undefined {
+  return spec.expireAfterSeconds === undefined ? undefined : numberOf(spec.expireAfterSeconds);
 }
 
 export function sameSpec(a: IndexSpec, b: IndexSpec): boolean {
@@ -107,6 +165,7 @@ export function sameSpec(a: IndexSpec, b: IndexSpec): boolean {
     indexKeyOf(a.key) === indexKeyOf(b.key) &&
     Boolean(a.unique) === Boolean(b.unique) &&
     Boolean(a.sparse) === Boolean(b.sparse) &&
-    indexKeyOf(a.partialFilterExpression) === indexKeyOf(b.partialFilterExpression)
+    indexKeyOf(a.partialFilterExpression) === indexKeyOf(b.partialFilterExpression) &&
+    expiryOf(a) === expiryOf(b)
   );
 }

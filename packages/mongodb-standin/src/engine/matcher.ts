@@ -12,7 +12,7 @@ import { BSONRegExp, BSONSymbol, Double, Int32, Long } from 'bson';
 import { badValue, CommandError, LocationCode, unsupported } from './errors';
 import { evaluate, isTruthy, Variables } from './expressions';
 import { valuesAtPath } from './paths';
-import { compileRegex, isRegexValue, RegexValue, regexParts } from './regex';
+import { compileRegex, isRegexValue, matchWithinBudget, RegexValue, regexParts } from './regex';
 import { compareValues, Document, isPlainDocument, typeRank } from './values';
 
 export type Predicate = (doc: Document) => boolean;
@@ -60,6 +60,12 @@ export function bsonTypeNumber(value: unknown): number {
   return byRank[typeRank(value)] ?? -2;
 }
 
+/** mongod's name of a stored value's BSON type (`string`, `bool`, `date`, ...), as its messages give it. */
+export function bsonTypeName(value: unknown): string {
+  const number = bsonTypeNumber(value);
+  return Object.keys(TYPE_ALIASES).find((name) => TYPE_ALIASES[name] === number) ?? 'unknown';
+}
+
 function typeTest(spec: unknown): ValueTest {
   const specs = Array.isArray(spec) ? spec : [spec];
   const wanted = new Set<number>();
@@ -88,8 +94,8 @@ function regexTest(regex: RegexValue, options?: string): ValueTest {
   const parts = regexParts(regex);
   const compiled = compileRegex(parts.pattern, options ?? parts.options);
   return (value) => {
-    if (typeof value === 'string') return compiled.test(value);
-    if (value instanceof BSONSymbol) return compiled.test(value.value);
+    if (typeof value === 'string') return matchWithinBudget(compiled, value);
+    if (value instanceof BSONSymbol) return matchWithinBudget(compiled, value.value);
     return isRegexValue(value) && compareValues(value, regex) === 0;
   };
 }

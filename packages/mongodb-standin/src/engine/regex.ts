@@ -12,7 +12,12 @@
  * Constructs JavaScript cannot express (possessive quantifiers, atomic groups, inline options,
  * recursion, conditionals, `\G \K \R \h \v \X`, POSIX classes, …) are refused by name. A pattern
  * PCRE2 rejects is refused with mongod's code 51091, an unknown option with 51108.
+ *
+ * A match runs within a budget (matchWithinBudget): PCRE2 stops a match at its match limit, V8's
+ * RegExp never does, and the server runs one command at a time, so one pattern that backtracks
+ * catastrophically would hold every client.
  */
+import vm from 'node:vm';
 import { BSONRegExp } from 'bson';
 import { CommandError, LocationCode, unsupported } from './errors';
 
@@ -237,8 +242,86 @@ function outsideClass(t: Translation, char: string): void {
   t.i++;
 }
 
-/** Rewrites one PCRE2 pattern into JavaScript `u`-mode syntax (see the header). */
-function translate(pattern: string, options: string): string {
+/**
+ * What bounds the work of a backtracking match: quantifiers on one character (a literal, an
+ * escape, a class, `.`), each trying at most one more way than the subject has characters; the
+ * alternatives of every group, tried one after the other; and the pattern's length. A
+ * quantifier on a group, or a back reference, has no such bound (`^(a+)+$` tries about 2^n ways).
+ * So one test of a subject of n characters takes at most
+ * `alternatives × (n + 1)^(quantifiers + 1) × (length + quantifiers × n + 1)` steps: each start
+ * position (n + 1) times each way of choosing (alternatives × (n + 1)^quantifiers) times the
+ * longest way (the pattern, and each quantifier consuming the subject).
+ */
+export interface PatternShape {
+  /** a quantifier on a group, or a back reference */
+  readonly unbounded: boolean;
+  readonly quantifiers: number;
+  readonly alternatives: number;
+  readonly length: number;
+}
+
+/** Reads a pattern's shape token by token, as translate() reads it. */
+class ShapeReader {
+  private last: 'atom' | 'group' | 'quantifier' | 'none' = 'none';
+  private unbounded = false;
+  private quantifiers = 0;
+  private alternatives = 1;
+  /** the branch count of each open group, the whole pattern first */
+  private readonly branches = [1];
+
+  constructor(private readonly length: number) {}
+
+  atom(): void {
+    this.last = 'atom';
+  }
+
+  /** One token outside a class, `pattern.slice(start, start + length)` as translate() read it. */
+  token(pattern: string, start: number, length: number): void {
+    const char = pattern[start];
+    const quantifier = '*+?'.includes(char) || (char === '{' && length > 1);
+    if (quantifier) {
+      // `?` after a quantifier makes it lazy: still one quantifier
+      if (char === '?' && this.last === 'quantifier') return;
+      if (this.last === 'group') this.unbounded = true;
+      this.quantifiers++;
+      this.last = 'quantifier';
+    } else if (char === '(') {
+      if (pattern.startsWith('(?#', start)) return; // a comment: the quantifier after it applies before it
+      this.branches.push(1);
+      this.last = 'none';
+    } else if (char === ')') {
+      this.alternatives *= this.branches.length > 1 ? this.branches.pop()! : 1;
+      this.last = 'group';
+    } else if (char === '|') {
+      this.branches[this.branches.length - 1]++;
+      this.last = 'none';
+    } else if (char === '[') {
+      this.last = 'none'; // the class is an atom once it closes
+    } else {
+      if (char === '\\' && /[1-9]/.test(pattern[start + 1] ?? '')) this.unbounded = true;
+      this.last = 'atom';
+    }
+  }
+
+  done(): PatternShape {
+    return {
+      unbounded: this.unbounded,
+      quantifiers: this.quantifiers,
+      alternatives: this.alternatives * this.branches[0],
+      length: this.length,
+    };
+  }
+}
+
+/** The most steps of one test against `length` characters (PatternShape), Infinity when unknown. */
+function stepBound(shape: PatternShape, length: number): number {
+  if (shape.unbounded) return Infinity;
+  const ways = shape.alternatives * (length + 1) ** (shape.quantifiers + 1);
+  return ways * (shape.length + shape.quantifiers * length + 1);
+}
+
+/** Rewrites one PCRE2 pattern into JavaScript `u`-mode syntax (see the header), and reads its shape. */
+function translate(pattern: string, options: string): { source: string; shape: PatternShape } {
   const t: Translation = {
     pattern,
     multiline: options.includes('m'),
@@ -248,22 +331,37 @@ function translate(pattern: string, options: string): string {
     i: 0,
     inClass: false,
   };
+  const shape = new ShapeReader(pattern.length);
   while (t.i < pattern.length) {
     const char = pattern[t.i];
+    const start = t.i;
+    const wasInClass = t.inClass;
     if (char === '\\') escape(t);
     else if (t.inClass) classCharacter(t, char);
     else if (t.extended && /[ \t\n\v\f\r]/.test(char)) t.i++;
     else if (t.extended && char === '#') {
       const end = pattern.indexOf('\n', t.i);
       t.i = end === -1 ? pattern.length : end + 1;
+      continue;
     } else outsideClass(t, char);
+    if (wasInClass) {
+      if (!t.inClass) shape.atom(); // the class closed: one character, as a literal is
+    } else if (!/[ \t\n\v\f\r]/.test(char) || !t.extended) {
+      shape.token(pattern, start, t.i - start);
+    }
   }
   if (t.inClass) throw invalid(pattern, 'missing terminating ] for character class');
-  return t.out;
+  return { source: t.out, shape: shape.done() };
+}
+
+/** A MongoDB regex as it runs: the JavaScript RegExp with its meaning, and the pattern's shape. */
+export interface CompiledRegex {
+  readonly regex: RegExp;
+  readonly shape: PatternShape;
 }
 
 /** Compiles a MongoDB regex (pattern + options string) to a JavaScript RegExp with its meaning. */
-export function compileRegex(pattern: string, options: string): RegExp {
+export function compileRegex(pattern: string, options: string): CompiledRegex {
   for (const option of options) {
     if (!REGEX_OPTIONS.has(option))
       throw new CommandError(
@@ -271,10 +369,63 @@ export function compileRegex(pattern: string, options: string): RegExp {
         `invalid flag in regex options: ${option}`,
       );
   }
-  const source = translate(pattern, options);
+  const { source, shape } = translate(pattern, options);
   try {
-    return new RegExp(source, options.includes('i') ? 'iu' : 'u');
+    return { regex: new RegExp(source, options.includes('i') ? 'iu' : 'u'), shape };
   } catch (error) {
     throw invalid(pattern, (error as Error).message);
+  }
+}
+
+/**
+ * How long one match may run, in milliseconds. mongod's PCRE2 stops a match after 10,000,000
+ * steps of backtracking (its default match limit); this is the stand-in's bound in its place,
+ * and a client waiting behind a match that runs past it waits less than a tenth of a second.
+ * A match linear in its subject finishes within it up to megabytes (over 8 MB, V8 took 5 ms for
+ * `!$`, 13 ms for `^[ab]*!$`, but 54 ms for the case-insensitive `ba!`).
+ */
+export const REGEX_MATCH_BUDGET_MS = 50;
+
+/** What the budgeted script reads: set for each match, cleared after it so no subject is kept. */
+const matchInput: { regex: RegExp | null; subject: string } = { regex: null, subject: '' };
+const matchContext = vm.createContext(matchInput);
+const matchScript = new vm.Script('regex.test(subject)');
+
+/**
+ * Tests whose step bound is at most this run as they are: a few milliseconds at most (V8 took
+ * 55 ms for the 2^21 steps of `^(a+)+$` against 20 `a`s and a `!`). The budget's watchdog starts
+ * a thread per test (177 µs a test where a plain one took 0.24), so only tests that could run
+ * long pay for it.
+ */
+const UNBUDGETED_STEP_BOUND = 200_000;
+
+/** Whether a test of `compiled` against `length` characters could run long enough to need the budget. */
+export function needsBudget(compiled: CompiledRegex, length: number): boolean {
+  return stepBound(compiled.shape, length) > UNBUDGETED_STEP_BOUND;
+}
+
+/**
+ * `regex.test(subject)`, stopped after REGEX_MATCH_BUDGET_MS unless its step bound says it ends
+ * sooner: the vm module's timeout has V8 terminate the script from a watchdog thread, which a
+ * RegExp's backtracking checks for. A match stopped so fails its command with the code and
+ * message mongod gives when PCRE2's match limit stops one (51156, as its `$regexMatch` reports
+ * it; a mongod `$regex` query takes such a match for no match, which the stand-in cannot know
+ * to be mongod's answer, its budget not being PCRE2's, so it refuses instead of guessing).
+ */
+export function matchWithinBudget(compiled: CompiledRegex, subject: string): boolean {
+  if (!needsBudget(compiled, subject.length)) return compiled.regex.test(subject);
+  matchInput.regex = compiled.regex;
+  matchInput.subject = subject;
+  try {
+    return matchScript.runInContext(matchContext, { timeout: REGEX_MATCH_BUDGET_MS }) === true;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw error;
+    throw new CommandError(
+      LocationCode.RegexMatchFailed,
+      `Error occurred while executing the regular expression in $regex. Result code: match limit exceeded (the MongoDB stand-in stops a match after ${REGEX_MATCH_BUDGET_MS} ms)`,
+    );
+  } finally {
+    matchInput.regex = null;
+    matchInput.subject = '';
   }
 }

@@ -103,9 +103,10 @@ export async function generationsForHistory(
   const kept = new Set<number>();
   let bytes = 0;
   for (const generation of [...contained].sort((a, b) => b - a)) {
-    bytes += (await stat(path.join(dir, journalName(generation)))).size;
+    const size = (await stat(path.join(dir, journalName(generation)))).size;
+    bytes += size;
     if (bytes > maxBytes) break;
-    kept.add(generation);
+    if (size > 0) kept.add(generation); // an empty one holds no history
   }
   return kept;
 }
@@ -159,13 +160,15 @@ export class DurableState {
 
   /**
    * Reads `dir` into this (empty) state: the snapshot, then the journal generations it does not
-   * contain, truncating a torn last record; deletes the generations the snapshot contains beyond
-   * those kept for the change history, whose changes it restores into the history.
+   * contain, truncating a torn last record. At a start (`atStart`; not when memory is read back
+   * while a journal generation is open) it also deletes the generations the snapshot contains
+   * beyond those kept for the change history, whose changes it restores into the history, and
+   * the generations that hold no record.
    */
   async readDirectory(
     dir: string,
     log: (line: string) => void,
-    withHistory = true,
+    atStart = true,
   ): Promise<DirectoryContents> {
     const journalFrom = await loadSnapshot(dir, this.store, (record, file) =>
       this.apply(record, file),
@@ -178,7 +181,7 @@ export class DurableState {
       newestGeneration: generations[generations.length - 1] ?? 0,
       journalFrom,
     };
-    const kept = withHistory
+    const kept = atStart
       ? await generationsForHistory(
           dir,
           generations.filter((generation) => generation < journalFrom),
@@ -188,7 +191,7 @@ export class DurableState {
     for (const generation of generations) {
       const file = path.join(dir, journalName(generation));
       if (generation < journalFrom) {
-        if (!withHistory) continue;
+        if (!atStart) continue;
         if (kept.has(generation))
           this.restoreHistory(decodeRecords(await readFile(file), file).records);
         else await rm(file);
@@ -205,10 +208,16 @@ export class DurableState {
           `MongoDB stand-in: dropped a torn last journal record (${contents.tornBytes} bytes) of ${file}`,
         );
       }
+      // a generation with no record (a start that wrote nothing) holds nothing to keep: each
+      // start opens a new one, so keeping them would grow the directory with every restart
+      if (atStart && decoded.records.length === 0) {
+        await rm(file);
+        continue;
+      }
       // the torn record, and the zeros written ahead of the records (journal-file.ts)
       if (decoded.validLength < buffer.length) await truncate(file, decoded.validLength);
       for (const record of decoded.records) this.apply(record, file);
-      if (withHistory) this.restoreHistory(decoded.records);
+      if (atStart) this.restoreHistory(decoded.records);
       contents.journalRecords += decoded.records.length;
       contents.journalBytes += decoded.validLength;
     }
