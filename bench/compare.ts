@@ -24,10 +24,10 @@
 import { MongoClient } from 'mongodb';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { isIdStrategy } from '../src/strategies';
+import { ID_STRATEGIES, isIdStrategy } from '../src/strategies';
 import { startBenchDatabase } from './database';
 import { type LoadShape } from './http-load';
-import { median, type CellResult } from './report';
+import { BURST_CONCURRENCY, median, type CellResult } from './report';
 import { measureServiceCell, warmUp, type ServicePlan } from './service-cells';
 import { startServiceFleet, type ServiceFleet } from './service-processes';
 
@@ -60,7 +60,12 @@ function parseOptions(argv: string[]): Options {
     const whole = Number(value);
     if (flag === '--strategy' && isIdStrategy(value)) {
       options.strategy = value;
-    } else if (flag === '--concurrency' && Number.isInteger(whole) && whole >= 1 && whole <= 256) {
+    } else if (
+      flag === '--concurrency' &&
+      Number.isInteger(whole) &&
+      whole >= 1 &&
+      whole <= BURST_CONCURRENCY
+    ) {
       options.concurrency = whole;
     } else if (flag === '--seconds' && whole >= 1 && whole <= 60) {
       options.seconds = whole;
@@ -83,7 +88,7 @@ function parseOptions(argv: string[]): Options {
       continue;
     } else {
       throw new Error(
-        'options: --strategy COUNTER|OPTIMISTIC_LOOP|BLOCK, --concurrency 1..256, ' +
+        `options: --strategy ${ID_STRATEGIES.join('|')}, --concurrency 1..${BURST_CONCURRENCY}, ` +
           '--users-per-request 1|100|1000, --seconds 1..60, --rounds 1..9, --together, then two or more ' +
           'built entry points, each after its own --node-args "FLAGS" and --env KEY=VALUE if any',
       );

@@ -143,6 +143,7 @@ export async function runDriverBaseline(options: {
     transactionRetriesPerUser: null,
     writeConflictsPerUser: null,
     failedRequests: 0,
+    retryableRefusals: 0,
     cpuMsPerUser: cpuPerUser(cpu, users),
     peakRssMb: null,
   };

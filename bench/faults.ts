@@ -1,5 +1,5 @@
 /**
- * `npm run bench:faults [-- --seconds S --clients C --workload transaction|gapless]`: issue 22's
+ * `npm run bench:faults [-- --seconds S --clients C --workload transaction|block|gapless]`: issue 22's
  * fault run at its scale. For each workload, 2 service processes × C clients (default 32) for S
  * seconds (default 30) on a private stand-in, with `failCommand` fail points set in turn and one
  * process killed with SIGKILL mid-run and started again (test/reliability/kill-run.ts); then what
@@ -8,7 +8,7 @@
  * processes per workload and loads them for the whole run.
  */
 import { runKillRun, type KillRunReport } from '../test/reliability/kill-run';
-import type { WorkloadName } from '../test/reliability/kill-run-workloads';
+import { WORKLOADS, type WorkloadName } from '../test/reliability/kill-run-workloads';
 
 interface Options {
   seconds: number;
@@ -17,7 +17,11 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { seconds: 30, clients: 32, workloads: ['transaction', 'gapless'] };
+  const options: Options = {
+    seconds: 30,
+    clients: 32,
+    workloads: ['transaction', 'block', 'gapless'],
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const [name, inline] = argv[i].split('=', 2);
     const value = inline ?? argv[++i];
@@ -26,11 +30,11 @@ function parseOptions(argv: string[]): Options {
       if (!Number.isInteger(n) || n < 1 || n > 600)
         throw new Error(`${name} takes a whole number from 1 to 600`);
       options[name === '--seconds' ? 'seconds' : 'clients'] = n;
-    } else if (name === '--workload' && (value === 'transaction' || value === 'gapless')) {
-      options.workloads = [value];
+    } else if (name === '--workload' && Object.hasOwn(WORKLOADS, value)) {
+      options.workloads = [value as WorkloadName];
     } else {
       throw new Error(
-        `unknown option ${argv[i]} (known: --seconds S, --clients C, --workload transaction|gapless)`,
+        `unknown option ${argv[i]} (known: --seconds S, --clients C, --workload ${Object.keys(WORKLOADS).join('|')})`,
       );
     }
   }

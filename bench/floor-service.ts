@@ -29,7 +29,8 @@ const typeDefs = `#graphql
   enum IdStrategy { COUNTER OPTIMISTIC_LOOP BLOCK }
   input CreateUserInput { name: String! }
   type User { id: ID! name: String! }
-  type CreateUserPayload { user: User attempts: Int! }
+  type PayloadError { code: String! retryable: Boolean! }
+  type CreateUserPayload { user: User attempts: Int! error: PayloadError }
   type Query { ok: Boolean }
   type Mutation { createUser(input: CreateUserInput!, strategy: IdStrategy): CreateUserPayload! }
 `;
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
             { maxTimeMS: MAX_TIME_MS },
           );
           created.inc();
-          return { user: { id: String(id), name: args.input.name }, attempts: 1 };
+          return { user: { id: String(id), name: args.input.name }, attempts: 1, error: null };
         },
       },
     },

@@ -9,7 +9,8 @@
  * (ObjectId insert; the tutorial's getNextSequence + insert), then each service plan after a
  * warm-up. Default plans: COUNTER, OPTIMISTIC_LOOP, BLOCK (blocks adapting from 100 to 10,000),
  * and createUsers batches of 100 with COUNTER, each at concurrency 1, 8 and 64, and batches of
- * 1,000 at 64; then 6 paired rounds (1 with `--quick`) of the raw tutorial loop, the floor fixture
+ * 1,000 at 64; COUNTER, BLOCK, TRANSACTION and the raw tutorial loop also at 256 and 512 (a
+ * burst); then 6 paired rounds (1 with `--quick`) of the raw tutorial loop, the floor fixture
  * (./floor-service.ts) and COUNTER at 64, taking turns, from which issue 14's COUNTER-versus-raw
  * verdicts are read. `--instances K`: K processes per fleet, COUNTER and BLOCK with fixed block sizes
  * 10, 100 and 1,000 at concurrency 64, with counter-document writes. Every
@@ -35,6 +36,7 @@ import { startBenchDatabase } from './database';
 import { progress } from './progress';
 import { writeReport, type CellResult, type PairedRound, type RunEnvironment } from './report';
 import {
+  BURST_CONCURRENCIES,
   CONCURRENCIES,
   measureServiceCell,
   servicePlans,
@@ -223,7 +225,7 @@ function planRun(options: Options): RunPlan {
     pairedRounds,
     pairedSlices: options.quick ? 1 : PAIRED_SLICES,
     totalCells:
-      baselines.length * CONCURRENCIES.length +
+      baselines.reduce((n, baseline) => n + baselineConcurrencies(baseline).length, 0) +
       plans.reduce((n, plan) => n + plan.concurrencies.length, 0) +
       pairedRounds,
   };
@@ -335,12 +337,19 @@ interface Measuring {
   bar: ReturnType<typeof progress>;
 }
 
-/** The driver baselines, each at every concurrency, each on its own database. */
+/** Every concurrency for the raw tutorial loop, the yardstick at a burst too; the others' usual. */
+function baselineConcurrencies(baseline: DriverBaseline): number[] {
+  return baseline === 'TUTORIAL_GET_NEXT_SEQUENCE'
+    ? [...CONCURRENCIES, ...BURST_CONCURRENCIES]
+    : CONCURRENCIES;
+}
+
+/** The driver baselines, each at its concurrencies, each on its own database. */
 async function measureBaselines({ run, database, counting, databases, bar }: Measuring) {
   const cells: CellResult[] = [];
   for (const baseline of run.baselines) {
     const dbName = databases.fresh(baseline);
-    for (const concurrency of CONCURRENCIES) {
+    for (const concurrency of baselineConcurrencies(baseline)) {
       bar.cell(`${DRIVER_BASELINES[baseline]} @${concurrency}`);
       cells.push(
         await runDriverBaseline({

@@ -8,10 +8,10 @@
  * counter-document writes, transaction retries and write conflicts, CPU) use the same count. Latency percentiles are autocannon's, per
  * request. A cell starts only after the previous load on the fleet has drained.
  */
-import { ID_STRATEGIES } from '../src/strategies';
+import { COUNTER_FED_STRATEGIES, ID_STRATEGIES } from '../src/strategies';
 import { runHttpLoad, type LoadShape } from './http-load';
 import { startCpuMeter } from './process-usage';
-import { batchStrategy, cpuPerUser, type CellResult } from './report';
+import { batchStrategy, BURST_CONCURRENCY, cpuPerUser, type CellResult } from './report';
 import { metricValue, type ServiceFleet } from './service-processes';
 
 export interface ServicePlan {
@@ -26,6 +26,12 @@ export interface ServicePlan {
 }
 
 export const CONCURRENCIES = [1, 8, 64];
+/**
+ * A burst: a sign-up campaign or a batch job starting. The counter-fed strategies (COUNTER, BLOCK,
+ * TRANSACTION) and the raw tutorial loop are also measured at these; OPTIMISTIC_LOOP is not, as
+ * it falls apart under concurrency well below them.
+ */
+export const BURST_CONCURRENCIES = [256, BURST_CONCURRENCY];
 const INSTANCES_CONCURRENCY = 64;
 const INSTANCES_BLOCK_SIZES = [10, 100, 1000];
 const BATCH_SIZE = 100;
@@ -40,8 +46,8 @@ const DRAIN_QUIET_POLLS = 3;
 const DRAIN_TIMEOUT_MS = 20_000;
 
 /**
- * Issue 5's cells and issue 14's batches of 1,000 at 64, or with `instances` issue 8's (COUNTER,
- * and BLOCK by fixed block size, at 64).
+ * Issue 5's cells, issue 14's batches of 1,000 at 64 and issue 37's bursts, or with `instances`
+ * issue 8's (COUNTER, and BLOCK by fixed block size, at 64).
  */
 export function servicePlans(instances: number | null): ServicePlan[] {
   if (instances !== null) {
@@ -74,7 +80,9 @@ export function servicePlans(instances: number | null): ServicePlan[] {
     shape: { strategy, usersPerRequest: 1 },
     blockSize: DEFAULT_BLOCK_SIZE,
     blockSizeMax: DEFAULT_BLOCK_SIZE_MAX,
-    concurrencies: CONCURRENCIES,
+    concurrencies: COUNTER_FED_STRATEGIES.includes(strategy)
+      ? [...CONCURRENCIES, ...BURST_CONCURRENCIES]
+      : CONCURRENCIES,
   });
   const batches = (size: number, concurrencies: number[]): ServicePlan => ({
     label: `GraphQL createUsers ×${size} COUNTER`,
@@ -171,6 +179,7 @@ export async function measureServiceCell(
       delta('sequential_ids_user_transaction_write_conflicts_total', plan.strategy),
     ),
     failedRequests: load.failedRequests,
+    retryableRefusals: load.retryableRefusals,
     cpuMsPerUser: cpuPerUser(cpu, users),
     peakRssMb,
     counterWrites: delta('sequential_ids_counter_document_writes_total'),

@@ -56,6 +56,7 @@ export function mergeSlices(slices: CellResult[]): CellResult {
     transactionRetriesPerUser: weighted((slice) => slice.transactionRetriesPerUser),
     writeConflictsPerUser: weighted((slice) => slice.writeConflictsPerUser),
     failedRequests: slices.reduce((sum, slice) => sum + slice.failedRequests, 0),
+    retryableRefusals: slices.reduce((sum, slice) => sum + slice.retryableRefusals, 0),
     cpuMsPerUser: {
       service: weighted((slice) => slice.cpuMsPerUser.service),
       database: weighted((slice) => slice.cpuMsPerUser.database),

@@ -36,6 +36,9 @@
  *   values that ends at the newest allocation's last value, with the counter's compare-and-set
  *   (`Sequences.releaseUnused`: only while that value is still the counter's latest, so nobody can
  *   hold anything above it). Whatever else it holds stays a gap, and it says how many.
+ * - Every value it will never hand out is told to `onDropped` once, with its reason: `discarded`
+ *   (by `discardBlock()`, also the rest of an allocation that lands after it) or `shutdown` (left
+ *   unused by `close()`). A process that dies tells nothing: its block is a gap nobody counted.
  */
 import { MongoError } from 'mongodb';
 import type { CommandTally } from '../database/index';
@@ -44,6 +47,9 @@ import { assertAllocationCount } from './definition';
 import { SequenceExhaustedError } from './errors';
 import type { SequenceKey } from './keys';
 import { type AllocatedRange, type Sequences, valuesOf } from './sequences';
+
+/** Why values reserved by a process will never be handed out (gaps): see `onDropped`. */
+export type DroppedReason = 'discarded' | 'shutdown';
 
 export interface BlockSizing {
   /** The smallest block, and the first one's size (ID_BLOCK_SIZE). */
@@ -54,6 +60,8 @@ export interface BlockSizing {
   lifetimeMs?: number;
   /** Milliseconds, for the rate; `performance.now` unless a test drives time itself. */
   now?: () => number;
+  /** Hears the values dropped for good (see the header), e.g. for the metrics. */
+  onDropped?: (count: number, reason: DroppedReason) => void;
 }
 
 /** What `close()` did with the values this process held. */
@@ -107,6 +115,7 @@ export class BlockAllocator {
   private readonly maxBlockSize: number;
   private readonly lifetimeMs: number;
   private readonly now: () => number;
+  private readonly onDropped: (count: number, reason: DroppedReason) => void;
 
   constructor(
     private readonly sequences: Sequences,
@@ -126,6 +135,7 @@ export class BlockAllocator {
     this.maxBlockSize = maxBlockSize;
     this.lifetimeMs = sizing.lifetimeMs ?? DEFAULT_LIFETIME_MS;
     this.now = sizing.now ?? (() => performance.now());
+    this.onDropped = sizing.onDropped ?? (() => undefined);
   }
 
   /** Takes that found nothing held and waited for an allocation, since this allocator started. */
@@ -164,6 +174,12 @@ export class BlockAllocator {
   }
 
   discardBlock(): void {
+    this.dropHeld('discarded');
+  }
+
+  /** Empties the allocator; what it held is told to `onDropped` with `reason`. */
+  private dropHeld(reason: DroppedReason, count = this.heldCount()): void {
+    if (count > 0) this.onDropped(count, reason);
     this.current = EMPTY;
     this.ahead = null;
     this.givenBack = [];
@@ -196,8 +212,13 @@ export class BlockAllocator {
         if (!(err instanceof MongoError)) throw err;
       }
     }
-    this.discardBlock();
-    return { givenBack, leftUnused: held.size - givenBack };
+    const leftUnused = held.size - givenBack;
+    this.dropHeld('shutdown', leftUnused);
+    return { givenBack, leftUnused };
+  }
+
+  private heldCount(): number {
+    return this.givenBack.length + this.current.remaining + (this.ahead?.count ?? 0);
   }
 
   /** Up to `wanted` held values (given back first, then the blocks), appended to `ids`. */
@@ -236,7 +257,7 @@ export class BlockAllocator {
         if (generation === this.generation) {
           this.ahead = range;
           this.newestLast = range.last;
-        }
+        } else this.onDropped(range.count, 'discarded');
       },
       // Near `max` or with the database away: the take that runs dry allocates and reports it.
       () => undefined,
@@ -255,7 +276,7 @@ export class BlockAllocator {
         this.current = runOf(range, needed);
         this.currentSize = range.count;
         this.newestLast = range.last;
-      }
+      } else if (range.count > needed) this.onDropped(range.count - needed, 'discarded');
       return own;
     });
     this.track(reserved);

@@ -5,7 +5,12 @@
  * a sequence (gaps) and the per-process BLOCK allocator. Other
  * components import from here only.
  */
-export { BlockAllocator, type BlockSizing, type HeldValues } from './block-allocator';
+export {
+  BlockAllocator,
+  type BlockSizing,
+  type DroppedReason,
+  type HeldValues,
+} from './block-allocator';
 export { SequenceCatalog, type ReservedSequence, type SequenceAccess } from './catalog';
 export type { SequenceState } from './counter-document';
 export { MAX_SEQUENCE_VALUE, type DefinitionInput, type SequenceDefinition } from './definition';

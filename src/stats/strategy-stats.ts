@@ -16,6 +16,8 @@
  * (one createUser call, or one createUsers batch). Label cardinality is bounded whatever callers
  * do: sequence names are chosen by clients, so only the first `MAX_SEQUENCE_LABELS` names written
  * get a `sequence` label of their own, and every later one counts under `sequence="other"`.
+ * BLOCK's dropped ids (`sequential_ids_block_ids_dropped_total`) are labelled by a reason the
+ * code gives (src/sequences/block-allocator.ts names two), never by a caller's input.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { LatencySketch } from './latency-sketch';
@@ -115,6 +117,7 @@ export class StrategyStats<S extends string = string> {
   private readonly counterWrites: Counter<'sequence'>;
   private readonly counterWritesOf = new Map<string, Counter.Internal>();
   private readonly otherCounterWrites: Counter.Internal;
+  private readonly blockIdsDropped: Counter<'reason'>;
 
   /** `strategies`: the labels, in the order `snapshot()` lists them. */
   constructor(
@@ -135,6 +138,15 @@ export class StrategyStats<S extends string = string> {
       registers,
     });
     this.otherCounterWrites = this.counterWrites.labels({ sequence: OTHER_SEQUENCES });
+    this.blockIdsDropped = new Counter({
+      name: `${METRIC_PREFIX}block_ids_dropped_total`,
+      help:
+        'Ids of BLOCK blocks this process reserved and will never hand out (holes in the stored ids), ' +
+        'by reason: discarded (the block was dropped after one of its ids was found taken), ' +
+        'shutdown (left unused at a clean shutdown, another process having allocated since).',
+      labelNames: ['reason'],
+      registers,
+    });
     const latencies = this.latencies;
     new Gauge({
       name: `${METRIC_PREFIX}user_creation_duration_seconds`,
@@ -204,6 +216,11 @@ export class StrategyStats<S extends string = string> {
       }
     }
     child.inc();
+  }
+
+  /** `count` ids of BLOCK's blocks that this process will never hand out, and why. */
+  recordBlockIdsDropped(count: number, reason: string): void {
+    this.blockIdsDropped.inc({ reason }, count);
   }
 
   snapshot(): StrategySnapshot<S>[] {

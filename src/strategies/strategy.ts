@@ -12,7 +12,7 @@
 import type { ClientSession, MongoClient } from 'mongodb';
 import { z } from 'zod';
 import type { CommandTally } from '../database/index';
-import type { HeldValues, Sequences } from '../sequences/index';
+import type { DroppedReason, HeldValues, Sequences } from '../sequences/index';
 import type { UserIdTurns } from './user-id-turns';
 
 /** What one call that creates users spent, reported to the stats. */
@@ -45,6 +45,15 @@ export interface StrategyProperties {
    * insert): the ids it stores are 1..N with no hole.
    */
   readonly leavesNoHoles: boolean;
+  /**
+   * Concurrent single creations of one process share one insert (TRANSACTION: one transaction)
+   * instead of one each, so commands per user fall as concurrency rises. A taking source with it
+   * must serve `take` from memory and give back without a command (BLOCK's block): a group then
+   * costs its one insert, and a group's give-back writes nothing for any member, whatever its
+   * deadline (src/users/insert-groups.ts). COUNTER has it not: it stays the tutorial's method, one
+   * `findAndModify` and one insert per user, for clients to compare with.
+   */
+  readonly groupsCreations: boolean;
 }
 
 /** The candidate ids of one `take`, and the way back for those stored nowhere. */
@@ -127,6 +136,8 @@ export interface IdSourceDeps {
   maxTimeMS: number;
   /** The largest stored user `_id` (one command, added to the tally). */
   maxId(tally: CreationTally): Promise<number>;
+  /** Hears the ids of BLOCK's blocks that will never be handed out (gaps), for the metrics. */
+  onBlockIdsDropped?: (count: number, reason: DroppedReason) => void;
 }
 
 /**

@@ -32,10 +32,9 @@ import {
   insertOneWithFreshId,
   insertWithFreshIds,
   type InsertReport,
-  type InsertResult,
   type Numbering,
 } from './fresh-ids';
-import type { UnsavedUser } from './insert';
+import type { InsertResult, UnsavedUser } from './insert';
 import { ownedKey, type KeyOwner } from './key-owners';
 import type { Tracked, UserIndexes } from './indexes';
 import type { CreateUserInput, UserDocument, UsersCollection } from './model';

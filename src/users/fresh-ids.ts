@@ -23,6 +23,10 @@
  * (`insertInGroups`, with the rounds waiting beside it: ./transaction-groups.ts): a refused document rolls its whole round back, ids included, then fails
  * alone while the others go again, so a refused item consumes no id and nothing is withdrawn.
  *
+ * Groups (`groupsCreations`, BLOCK): a single creation's first round goes into the source's next
+ * insert group (./insert-groups.ts), where the creations that waited share one insert; a
+ * creation whose `_id` was taken there goes on alone with the rounds below.
+ *
  * Turns: every round that writes outside a transaction runs in a shared turn of the process's
  * `UserIdTurns`, a group transaction alone (src/strategies/user-id-turns.ts says why). So does a
  * counter-fed source's round after a collision (`retriesAlone`): its repair moves the counter to
@@ -34,27 +38,20 @@
 import { Long } from 'bson';
 import { beforeWrite, countCommand } from '../database/index';
 import { DomainError } from '../errors';
-import type {
-  CreationTally,
-  IdSource,
-  IdStrategy,
-  TakenIds,
-  TakingIdSource,
-  UserIdTurns,
+import {
+  STRATEGIES,
+  type CreationTally,
+  type IdSource,
+  type IdStrategy,
+  type TakenIds,
+  type TakingIdSource,
+  type UserIdTurns,
 } from '../strategies/index';
 import { IdContentionError } from './errors';
-import {
-  duplicatedField,
-  insertUnordered,
-  type InsertOptions,
-  type UniqueField,
-  type UnsavedUser,
-} from './insert';
+import { insertUnordered, type InsertOptions, type InsertResult, type UnsavedUser } from './insert';
+import { InsertGroups, roundResult, type OneCreation } from './insert-groups';
 import type { UserDocument, UsersCollection } from './model';
 import { TransactionGroups, type MemberRound } from './transaction-groups';
-
-export type InsertResult =
-  { created: UserDocument } | { duplicateOn: 'email' | 'idempotencyKey' } | { error: DomainError };
 
 export interface InsertReport {
   /** One per document, in order. */
@@ -67,10 +64,12 @@ export interface InsertReport {
 
 /**
  * How one strategy numbers users in this process: a taking source with the process's turns on the
- * `userid` counter (see src/strategies), or a transactional source's group transactions.
+ * `userid` counter (see src/strategies) and, when it groups creations, its insert groups; or a
+ * transactional source's group transactions.
  */
 export type Numbering =
-  { source: TakingIdSource; turns: UserIdTurns } | { groups: TransactionGroups };
+  | { source: TakingIdSource; turns: UserIdTurns; insertGroups?: InsertGroups }
+  | { groups: TransactionGroups };
 
 /** One `Numbering` per strategy, for one `Users` (one process). */
 export function numberings(
@@ -80,10 +79,11 @@ export function numberings(
 ): Record<IdStrategy, Numbering> {
   const all = {} as Record<IdStrategy, Numbering>;
   for (const [strategy, source] of Object.entries(sources) as Array<[IdStrategy, IdSource]>) {
-    all[strategy] =
-      'takeWithInsert' in source
-        ? { groups: new TransactionGroups(users, source) }
-        : { source, turns };
+    if ('takeWithInsert' in source)
+      all[strategy] = { groups: new TransactionGroups(users, source) };
+    else if (STRATEGIES[strategy].properties.groupsCreations) {
+      all[strategy] = { source, turns, insertGroups: new InsertGroups(users, source, turns) };
+    } else all[strategy] = { source, turns };
   }
   return all;
 }
@@ -196,9 +196,9 @@ export interface SingleInsertReport {
 /**
  * `insertWithFreshIds` for one document: the same rounds (take, insert, give back; a repair and a
  * turn alone after a collision), without a batch's bookkeeping (positions, a result and a count per
- * document, the withdrawal, which needs a second document), and with `insertOne`, the same `insert`
- * command as `insertMany` without the driver's bulk-write machinery (`BulkWriteResult`, batching).
- * Why a path of its own: nearly every creation is one `createUser`, and a batch of one cost it
+ * document, the withdrawal, which needs a second document). With insert groups (BLOCK) its first
+ * round is its share of a group (./insert-groups.ts), and only a retry after a taken `_id` runs
+ * here. Why a path of its own: nearly every creation is one `createUser`, and a batch of one cost it
  * measurably more CPU per user (bench/results/0.4.md, "CPU levers of 0.4, part 3"). So a rule of
  * the rounds is written twice, here and in `takingRound`: test/users/plain-creation.test.ts holds
  * the two to the same commands in the same order, outcomes, stored documents and stats.
@@ -216,9 +216,17 @@ export async function insertOneWithFreshId(
     const [attempts] = report.attempts;
     return { result, attempts, duplicateKeyRetries: report.duplicateKeyRetries };
   }
-  const { source, turns } = numbering;
+  const { source, turns, insertGroups } = numbering;
   const one: SingleRound = { users, unsaved, source, tally, options, attempts: 0, retries: 0 };
-  for (let round = 1; ; round += 1) {
+  let round = 1;
+  if (insertGroups !== undefined) {
+    const result = await insertGroups.firstRound(one);
+    if (result !== null) {
+      return { result, attempts: one.attempts, duplicateKeyRetries: one.retries };
+    }
+    round = 2;
+  }
+  for (; ; round += 1) {
     const run = () => singleRound(round, one);
     const result = await (round > 1 && source.retriesAlone ? turns.alone(run) : turns.shared(run));
     if (result !== null) {
@@ -227,16 +235,9 @@ export async function insertOneWithFreshId(
   }
 }
 
-interface SingleRound {
+interface SingleRound extends OneCreation {
   users: UsersCollection;
-  unsaved: UnsavedUser;
   source: TakingIdSource;
-  tally: CreationTally;
-  options?: InsertOptions;
-  /** Inserts sent so far. */
-  attempts: number;
-  /** Inserts sent again after the `_id` was taken. */
-  retries: number;
 }
 
 /** `takingRound` for one document; null when its `_id` was taken and it goes again. */
@@ -257,24 +258,12 @@ async function singleRound(round: number, one: SingleRound): Promise<InsertResul
   const doc: UserDocument = { _id: Long.fromNumber(taken.ids[0]), ...unsaved };
   beforeWrite(options);
   options?.beforeInsert?.([doc]);
-  countCommand(tally);
-  let field: UniqueField | undefined;
-  try {
-    await users.collection.insertOne(doc, users.options());
-  } catch (err) {
-    field = duplicatedField(err);
-    if (field === undefined) throw err;
+  const field = (await insertUnordered(users, [doc], tally)).get(0);
+  if (field === '_id') source.onCollision?.();
+  else if (field !== undefined && !options?.signal?.aborted) {
+    await taken.giveBack(new Set([0]), tally);
   }
-  one.attempts += 1;
-  if (field === undefined) return { created: doc };
-  if (field !== '_id') {
-    if (!options?.signal?.aborted) await taken.giveBack(new Set([0]), tally);
-    return { duplicateOn: field };
-  }
-  source.onCollision?.();
-  if (round >= source.maxRounds) return { error: new IdContentionError(one.attempts) };
-  one.retries += 1;
-  return null;
+  return roundResult(round, one, doc, field, source.maxRounds);
 }
 
 /**

@@ -99,6 +99,7 @@ export class Users {
         turns,
         maxTimeMS: deps.maxTimeMS,
         maxId: (tally) => maxUserId(this.collection, tally),
+        onBlockIdsDropped: (count, reason) => deps.stats.recordBlockIdsDropped(count, reason),
       },
       deps.strategySettings,
     );

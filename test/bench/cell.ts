@@ -21,6 +21,7 @@ export const cell = (
   transactionRetriesPerUser: 0,
   writeConflictsPerUser: 0,
   failedRequests: 0,
+  retryableRefusals: 0,
   cpuMsPerUser: { service: 0.5, database: 0.25, client: null },
   peakRssMb: 120,
   ...extra,

@@ -165,6 +165,45 @@ describe('targetChecks', () => {
     expect(fast.filter((t) => t.issue === 22).map((t) => t.met)).toEqual([true, true]);
   });
 
+  it('holds BLOCK and TRANSACTION@64 to the raw loop, their tails, and every counter-fed strategy through a burst of 512', () => {
+    const steady = [
+      cell('TUTORIAL_GET_NEXT_SEQUENCE', 64, { usersPerSecond: 1_000 }),
+      cell('COUNTER', 64, { usersPerSecond: 800 }),
+      cell('BLOCK', 64, { usersPerSecond: 1_100, commandsPerUser: 0.05, p50Ms: 10, p99Ms: 19 }),
+      cell('TRANSACTION', 64, { usersPerSecond: 900, p50Ms: 10, p99Ms: 25 }),
+    ];
+    const burst = [
+      cell('COUNTER', 512, { usersPerSecond: 760, p99Ms: 900 }),
+      cell('BLOCK', 512, { usersPerSecond: 900, failedRequests: 3, retryableRefusals: 40 }),
+      cell('TRANSACTION', 512, { usersPerSecond: 950, p99Ms: 16_000 }),
+    ];
+    const checks = targetChecks([...steady, ...burst]).filter((t) => t.issue === 37);
+    const of = (fragment: string) => checks.find((t) => t.target.includes(fragment));
+    expect(of('BLOCK@64 users/s ≥ 1.0× the raw')).toMatchObject({ measured: '1.10×', met: true });
+    expect(of('TRANSACTION@64 users/s ≥ 1.0× the raw')).toMatchObject({
+      measured: '0.90×',
+      met: false,
+    });
+    expect(of('0.1 commands')).toMatchObject({ measured: '0.050', met: true });
+    expect(of('TRANSACTION@64 p99')).toMatchObject({ measured: '2.50×', met: false });
+    expect(of('COUNTER@512 users/s')).toMatchObject({ measured: '0.95×', met: true });
+    expect(of('BLOCK@512 users/s')).toMatchObject({ measured: '0.82×', met: false });
+    expect(of('BLOCK@512: no failed')).toMatchObject({ measured: '3 (40 refused)', met: false });
+    expect(of('COUNTER@512: no failed')).toMatchObject({ met: true });
+    expect(of('COUNTER@512 p99')).toMatchObject({ measured: '900 ms', met: true });
+    expect(of('TRANSACTION@512 p99')).toMatchObject({ measured: '16000 ms', met: false });
+    // A cell that no answer came back in has no p99 to meet the deadline with.
+    const unanswered = targetChecks([cell('COUNTER', 512, { p50Ms: 0, p99Ms: 0 })]);
+    expect(unanswered.find((t) => t.target.includes('COUNTER@512 p99'))).toMatchObject({
+      measured: 'n/a',
+      met: null,
+    });
+    // Without the burst cells, their targets say so.
+    const unmeasured = targetChecks(steady).filter((t) => t.target.includes('@512'));
+    expect(unmeasured).toHaveLength(9);
+    for (const check of unmeasured) expect(check).toMatchObject({ measured: 'n/a', met: null });
+  });
+
   it('shows transaction retries and write conflicts per user in the cells table', () => {
     const table = cellsTable([
       cell('TRANSACTION', 64, { transactionRetriesPerUser: 0.25, writeConflictsPerUser: 0.125 }),
@@ -305,7 +344,7 @@ describe('markdownReport', () => {
       'above the core count, so other work competed',
     );
     expect(report).toContain(CAVEAT);
-    expect(report).toMatch(/\| COUNTER \| 1 \| 1000 \| 5\.0 \| 20\.0 \| 2\.000 \|/);
+    expect(report).toMatch(/\| COUNTER \| 1 \| 1000 \| 5\.0 \| 20\.0 \| 4\.00× \| 2\.000 \|/);
     expect(report).toContain('| 0.50 / 0.25 / n/a |');
     expect(report).toContain(
       '| Issue | Target | Measured | Verdict | Same ratio from CPU per user |',

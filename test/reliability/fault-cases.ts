@@ -16,6 +16,11 @@ export const BATCH_SIZE = 5;
 const POOL_EXHAUSTING_REQUESTS = 110;
 /** A stall shorter than the service's connect and socket timeouts: slow, but it completes. */
 const STALL_MS = 1_000;
+/**
+ * Single createUser requests sent at once to a strategy that groups creations
+ * (`groupsCreations`): the ones that wait share the next insert, so the fault hits a group.
+ */
+export const GROUPED_REQUESTS = 20;
 
 const UNAVAILABLE = ['SERVICE_UNAVAILABLE'];
 
@@ -330,6 +335,44 @@ export const cases: FaultCase[] = [
     fault: blocked([COUNTER_UPDATE]),
     allowedCodes: UNAVAILABLE,
   },
+  // BLOCK groups concurrent creations: the ones that waited share one insert.
+  {
+    name: 'BLOCK: 20 concurrent creations, connection closed on a shared insert',
+    operation: 'createUser',
+    strategy: 'BLOCK',
+    concurrency: GROUPED_REQUESTS,
+    mode: once,
+    fault: closed('insert'),
+    allowedCodes: UNAVAILABLE,
+    retriedByDriver: true,
+  },
+  {
+    name: 'BLOCK: 20 concurrent creations, write concern WriteConcernFailed (64) on a shared insert',
+    operation: 'createUser',
+    strategy: 'BLOCK',
+    concurrency: GROUPED_REQUESTS,
+    mode: once,
+    fault: writeConcernFailed('insert'),
+    allowedCodes: UNAVAILABLE,
+  },
+  {
+    name: 'BLOCK: 20 concurrent creations, E11000 naming no index on a shared insert: each goes again alone',
+    operation: 'createUser',
+    strategy: 'BLOCK',
+    concurrency: GROUPED_REQUESTS,
+    mode: once,
+    fault: failing('insert', 11000, false),
+    allowedCodes: [],
+  },
+  {
+    name: 'BLOCK: 20 concurrent creations, a shared insert blocked past the timeout',
+    operation: 'createUser',
+    strategy: 'BLOCK',
+    concurrency: GROUPED_REQUESTS,
+    mode: once,
+    fault: blocked(['insert']),
+    allowedCodes: UNAVAILABLE,
+  },
   {
     name: 'BLOCK: ReadConcernMajorityNotAvailableYet (134) on the block refill',
     operation: 'createUser',
@@ -487,6 +530,15 @@ export const cases: FaultCase[] = [
     strategy: 'TRANSACTION',
     mode: once,
     fault: closed('commitTransaction'),
+    allowedCodes: [],
+  },
+  {
+    name: "TRANSACTION: 20 concurrent creations, WriteConflict (112) on a group transaction's insert runs it again",
+    operation: 'createUser',
+    strategy: 'TRANSACTION',
+    concurrency: GROUPED_REQUESTS,
+    mode: once,
+    fault: failing('insert', 112, false),
     allowedCodes: [],
   },
   {

@@ -29,10 +29,10 @@ import type { Db, MongoClient } from 'mongodb';
 import { uniqueDbName } from '../support/db';
 import { startTestService, type TestService } from '../support/service';
 import { clearFailPoint, faultServer, setFailPoint, type FaultServer } from './fail-points';
-import { BATCH_SIZE, cases, type FaultCase } from './fault-cases';
+import { BATCH_SIZE, cases, GROUPED_REQUESTS, type FaultCase } from './fault-cases';
 import { Ledger } from './ledger';
 import { sendCreation, type CreationResult, type ItemOutcome, type UserInput } from './client';
-import { ID_STRATEGIES } from '../../src/strategies';
+import { ID_STRATEGIES, strategiesWhere } from '../../src/strategies';
 import { DUPLICATE_KEY } from '../../src/database';
 
 /** The service's bound on each database call in this file: short, so blocked cases stay quick. */
@@ -145,6 +145,19 @@ describe('fault table: every fault ends in success or a clear error, and nothing
     for (const strategy of ID_STRATEGIES) {
       expect(covered).toContain(`createUser ${strategy}`);
       expect(covered).toContain(`createUsers ${strategy}`);
+    }
+  });
+
+  test('every strategy that groups creations has concurrent cases with a fault on the insert they share', () => {
+    for (const strategy of strategiesWhere('groupsCreations')) {
+      const grouped = cases.filter(
+        (c) =>
+          c.strategy === strategy &&
+          c.operation === 'createUser' &&
+          c.concurrency === GROUPED_REQUESTS &&
+          c.fault.failCommands.includes('insert'),
+      );
+      expect({ strategy, grouped: grouped.length > 0 }).toEqual({ strategy, grouped: true });
     }
   });
 

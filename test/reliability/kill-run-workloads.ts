@@ -1,11 +1,14 @@
 /**
- * The kill run's two workloads (./kill-run.ts runs them): what each client sends, and what the
+ * The kill run's workloads (./kill-run.ts runs them): what each client sends, and what the
  * database must hold afterwards.
  *
- * TRANSACTION: each client creates users one by one with `createUser(strategy: TRANSACTION)`, each
- * with its own idempotency key, a fifth of them with one of two shared emails (refused inserts,
- * which must take no id). Afterwards (`Ledger`, then a scan of `users`): stored ids exactly 1..N,
- * no id twice, every acknowledged user stored with its name and key, and the `userid` counter at N.
+ * TRANSACTION and BLOCK: each client creates users one by one with `createUser` of the strategy,
+ * each with its own idempotency key, a fifth of them with one of two shared emails (refused
+ * inserts). Concurrent creations of one process share a transaction (TRANSACTION) or an insert
+ * (BLOCK), so the faults and the kill land inside groups. Afterwards (`Ledger`, then a scan of
+ * `users`): no id twice, every acknowledged user stored with its name and key, and the `userid`
+ * counter never behind a stored id. TRANSACTION (`leavesNoHoles`): stored ids exactly 1..N and the
+ * counter at N. BLOCK: holes are counted, not refused (a killed process's block, a fault's ids).
  *
  * Gapless: the clients allocate from one gapless sequence (hold `holdSeconds`) and, in turn,
  * confirm (7 in 10), release (2 in 10) or abandon (1 in 10: its hold expires) each value. A
@@ -19,10 +22,11 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from 'mongodb';
 import { FLEET_CLIENT } from '../../bench/service-processes';
+import { STRATEGIES } from '../../src/strategies';
 import { CREATE_USER, postGraphQL, type GraphQLResultLike } from './client';
 import { Ledger } from './ledger';
 
-export type WorkloadName = 'transaction' | 'gapless';
+export type WorkloadName = 'transaction' | 'block' | 'gapless';
 
 export interface WorkloadReport {
   /** Users created, or values confirmed, as acknowledged to the clients. */
@@ -193,9 +197,10 @@ async function sendUntilAnswered(
 /** One input in 5 asks for one of these few emails, so refused inserts come early and often. */
 const SHARED_EMAILS = 2;
 
-function transactionWorkload(): Workload {
+function userWorkload(strategy: 'TRANSACTION' | 'BLOCK'): Workload {
+  const { leavesNoHoles } = STRATEGIES[strategy].properties;
   return {
-    faultedCommands: ['findAndModify', 'insert', 'commitTransaction'],
+    faultedCommands: ['findAndModify', 'insert', ...(leavesNoHoles ? ['commitTransaction'] : [])],
     async prepare(context) {
       const ledger = new Ledger();
       const counts = { emailsRefused: 0, unresolved: 0 };
@@ -211,7 +216,7 @@ function transactionWorkload(): Workload {
             };
             const answer = await sendUntilAnswered(context, c, 'createUser', CREATE_USER, {
               input,
-              strategy: 'TRANSACTION',
+              strategy,
             });
             const user = answer.payload?.user as { id: string; name: string } | undefined;
             if (user) {
@@ -238,8 +243,8 @@ function transactionWorkload(): Workload {
             .collection<{ _id: string; seq: unknown }>('counters')
             .findOne({ _id: 'userid' }, { maxTimeMS: READ_TIMEOUT_MS });
           const seq = counter === null ? 0 : Number(counter.seq);
-          if (holes > 0) problems.push(`${holes} holes below id ${highest}`);
-          if (seq !== highest)
+          if (leavesNoHoles && holes > 0) problems.push(`${holes} holes below id ${highest}`);
+          if (leavesNoHoles ? seq !== highest : seq < highest)
             problems.push(`userid counter at ${seq}, largest stored id ${highest}`);
           return {
             acknowledged: ledger.size,
@@ -401,6 +406,7 @@ function gaplessWorkload(): Workload {
 }
 
 export const WORKLOADS: Record<WorkloadName, Workload> = {
-  transaction: transactionWorkload(),
+  transaction: userWorkload('TRANSACTION'),
+  block: userWorkload('BLOCK'),
   gapless: gaplessWorkload(),
 };

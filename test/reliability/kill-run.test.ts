@@ -9,17 +9,7 @@
  * On a loaded machine the run only gets slower: the clients retry with bounded attempts and
  * generous request bounds, and nothing here asserts a rate or a time.
  */
-import { runKillRun, type KillRunOptions } from './kill-run';
-
-const SMALL: Omit<KillRunOptions, 'workload'> = {
-  instances: 2,
-  clientsPerInstance: 8,
-  seconds: 6,
-  killAt: 0.4,
-  failPointEveryMs: 300,
-  transactionLifetimeMs: 3_000,
-  holdSeconds: 1,
-};
+import { runKillRun, SMALL_KILL_RUN as SMALL } from './kill-run';
 
 test('TRANSACTION, 2 processes × 8 clients, fail points and a kill -9: ids exactly 1..N, every acknowledged user stored', async () => {
   const report = await runKillRun({ ...SMALL, workload: 'transaction' });

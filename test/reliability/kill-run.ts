@@ -2,8 +2,8 @@
  * The kill run (issue 22's proof of no holes): K real service processes on one database, C
  * clients each, for S seconds, with `failCommand` fail points set one after another, one instance
  * killed with SIGKILL in the middle of the load and started again; then the invariants, read from
- * the database. Two workloads (./kill-run-workloads.ts): `createUser` with TRANSACTION, and a
- * gapless sequence's allocations with confirmations, releases and expiries.
+ * the database. The workloads (./kill-run-workloads.ts): `createUser` with TRANSACTION or BLOCK,
+ * and a gapless sequence's allocations with confirmations, releases and expiries.
  * `test/reliability/kill-run.test.ts` runs it small and asserts; `npm run bench:faults` runs it at
  * issue 22's scale (2 × 32 clients, 30 s) and prints the figures.
  *
@@ -55,6 +55,17 @@ export interface KillRunOptions {
   holdSeconds: number;
   log?: (line: string) => void;
 }
+
+/** The kill run of the tests: 2 processes × 8 clients for 6 s, small enough for `npm test`. */
+export const SMALL_KILL_RUN: Omit<KillRunOptions, 'workload'> = {
+  instances: 2,
+  clientsPerInstance: 8,
+  seconds: 6,
+  killAt: 0.4,
+  failPointEveryMs: 300,
+  transactionLifetimeMs: 3_000,
+  holdSeconds: 1,
+};
 
 /** One fail point of the rotation: what it fails, and how many commands it failed in all. */
 interface FaultRow {

@@ -14,18 +14,20 @@
  * Promises checked at the end, against the database itself (`Ledger`): zero ids issued twice, zero
  * acknowledged users lost, one user per idempotency key, the `userid` counter never behind an id
  * COUNTER or BLOCK issued; and no response other than a user, a retryable error, or (for a shared
- * email) EMAIL_TAKEN.
+ * email) EMAIL_TAKEN. The strategies that group creations (`groupsCreations`: BLOCK's shared
+ * inserts, TRANSACTION's shared transactions) must have grouped in the run: some insert carried
+ * the documents of several requests, so the promises held for groups too.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { MongoClient } from 'mongodb';
+import type { CommandStartedEvent, MongoClient } from 'mongodb';
 import { connectTestClient, uniqueDbName } from '../support/db';
 import { startTestService, type TestService } from '../support/service';
 import { Ledger } from './ledger';
 import { sendCreation, type CreationResult, type Strategy, type UserInput } from './client';
-import { ID_STRATEGIES } from '../../src/strategies';
+import { ID_STRATEGIES, strategiesWhere } from '../../src/strategies';
 
 const INSTANCES = 4;
 const CLIENTS_PER_INSTANCE = 32;
@@ -118,6 +120,19 @@ function planRequest(label: string): Plan {
   return { strategy, inputs, delivery };
 }
 
+/**
+ * The strategy of a `users` insert and how many requests its documents came from (a request's
+ * inputs are named `<label> <i>`, so the name without its last word names the request); null for
+ * any other command.
+ */
+function requestsInInsert(event: CommandStartedEvent): { strategy: string; count: number } | null {
+  if (event.commandName !== 'insert' || event.command.insert !== 'users') return null;
+  const docs = event.command.documents as Array<{ name: string; createdWith: string }>;
+  if (docs.length === 0) return null;
+  const labels = new Set(docs.map((doc) => doc.name.slice(0, doc.name.lastIndexOf(' '))));
+  return { strategy: docs[0].createdWith, count: labels.size };
+}
+
 describe('soak: concurrent instances, strategies and retries on one database', () => {
   const dbName = uniqueDbName();
   const ledger = new Ledger();
@@ -208,13 +223,27 @@ describe('soak: concurrent instances, strategies and retries on one database', (
     async () => {
       const loopDelay = monitorEventLoopDelay({ resolution: 20 });
       loopDelay.enable();
+      const grouped = new Map<string, number>();
+      const watchGroups = (event: CommandStartedEvent) => {
+        const requests = requestsInInsert(event);
+        if (requests !== null && requests.count > 1) {
+          grouped.set(requests.strategy, (grouped.get(requests.strategy) ?? 0) + 1);
+        }
+      };
+      for (const service of services) service.client.on('commandStarted', watchGroups);
       const started = performance.now();
       const deadline = started + SECONDS * 1000;
-      await Promise.all(
-        services.flatMap((_, instance) =>
-          Array.from({ length: CLIENTS_PER_INSTANCE }, (_, c) => runClient(instance, c, deadline)),
-        ),
-      );
+      try {
+        await Promise.all(
+          services.flatMap((_, instance) =>
+            Array.from({ length: CLIENTS_PER_INSTANCE }, (_, c) =>
+              runClient(instance, c, deadline),
+            ),
+          ),
+        );
+      } finally {
+        for (const service of services) service.client.off('commandStarted', watchGroups);
+      }
       const elapsedSeconds = (performance.now() - started) / 1000;
       loopDelay.disable();
 
@@ -235,7 +264,7 @@ describe('soak: concurrent instances, strategies and retries on one database', (
           `  requests ${tally.requests} (${(tally.requests / elapsedSeconds).toFixed(0)}/s), users acknowledged ${ledger.size}, stored ${storedTotal} (${(storedTotal / elapsedSeconds).toFixed(0)} users/s)`,
           `  by strategy: ${STRATEGIES.map((s) => `${s} ${tally.usersByStrategy.get(s) ?? 0}`).join(', ')}`,
           `  response time p50 ${tally.latency(0.5).toFixed(0)} ms, p99 ${tally.latency(0.99).toFixed(0)} ms, max ${tally.latency(1).toFixed(0)} ms; event-loop delay in this process p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms; load average ${loadavg()[0].toFixed(1)}`,
-          `  taken emails refused ${tally.emailsRefused}`,
+          `  taken emails refused ${tally.emailsRefused}; inserts holding several requests' users: ${[...grouped].map(([s, n]) => `${s} ${n}`).join(', ') || 'none'}`,
           `  sent twice with one key ${tally.duplicateSends}, replays ${tally.replays}, retries ${tally.retries} (${[...tally.retryableErrors].map(([code, n]) => `${code} ${n}`).join(', ') || 'none'}), unresolved (retries exhausted or past the grace) ${tally.unresolved}`,
         ].join('\n'),
       );
@@ -246,6 +275,12 @@ describe('soak: concurrent instances, strategies and retries on one database', (
         expect(tally.usersByStrategy.get(strategy) ?? 0).toBeGreaterThan(0);
       }
       expect(tally.replays).toBeGreaterThan(0);
+      for (const strategy of strategiesWhere('groupsCreations')) {
+        expect({ strategy, grouped: (grouped.get(strategy) ?? 0) > 0 }).toEqual({
+          strategy,
+          grouped: true,
+        });
+      }
     },
     SECONDS * 1000 + RETRY_GRACE_MS + SATURATED_HANG_LIMIT_MS + 60_000,
   );

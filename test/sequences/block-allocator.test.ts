@@ -259,6 +259,50 @@ describe('BlockAllocator.close on a clean shutdown', () => {
   });
 });
 
+describe('BlockAllocator counting what it drops', () => {
+  test('every value it will never hand out is told once, with its reason; values handed out or given back to the counter never', async () => {
+    const db = bed.db();
+    const sequences = bed.sequences(db);
+    const dropped: Array<[number, string]> = [];
+    const counted = (count: number, reason: string) => dropped.push([count, reason]);
+    const blocks = new BlockAllocator(sequences, userid, { ...fixed(100), onDropped: counted });
+    expect(await blocks.take(1)).toEqual([1]);
+    blocks.giveBack([1]);
+    blocks.discardBlock(); // 2..100 and the given-back 1
+    blocks.discardBlock(); // nothing held: nothing told
+    expect(dropped).toEqual([[100, 'discarded']]);
+
+    // An allocation in flight at the discard: the waiting take gets its value, the rest is dropped.
+    const inFlight = blocks.take(1);
+    blocks.discardBlock();
+    expect(await inFlight).toEqual([101]);
+    expect(dropped).toEqual([
+      [100, 'discarded'],
+      [99, 'discarded'],
+    ]);
+
+    // Refilled ahead, then discarded before the refill lands: all of the refill is dropped.
+    const ahead = new BlockAllocator(sequences, userid, { ...fixed(10), onDropped: counted });
+    expect(await ahead.take(6)).toEqual([201, 202, 203, 204, 205, 206]);
+    expect(await ahead.take(1)).toEqual([207]); // 208..210 held, under half: 211..220 fetched ahead
+    ahead.discardBlock();
+    await ahead.close(); // waits for the refill, which lands discarded
+    expect(dropped.slice(2)).toEqual([
+      [3, 'discarded'],
+      [10, 'discarded'],
+    ]);
+
+    // A clean shutdown: what cannot go back to the counter is dropped as `shutdown`.
+    const last = new BlockAllocator(sequences, userid, { ...fixed(100), onDropped: counted });
+    expect(await last.take(1)).toEqual([221]);
+    expect(await bed.sequences(db).allocate(userid)).toMatchObject({ first: 321 });
+    expect(await last.close()).toEqual({ givenBack: 0, leftUnused: 99 });
+    expect(dropped.slice(4)).toEqual([[99, 'shutdown']]);
+    const total = dropped.reduce((sum, [count]) => sum + count, 0);
+    expect(total).toBe(100 + 99 + 3 + 10 + 99);
+  });
+});
+
 describe('BlockAllocator when the database cannot be reached', () => {
   test('a failed refill fails every caller waiting for it, with one attempt in all', async () => {
     const unreachable = new MongoClient('mongodb://127.0.0.1:9/', {

@@ -85,6 +85,18 @@ export function idsOf(users: Array<{ id: string }>): number[] {
   return users.map((user) => Number(user.id));
 }
 
+/** Every stored user's `_id`, ascending. */
+export async function storedIds(db: Db): Promise<number[]> {
+  const docs = await db
+    .collection('users')
+    .find({}, { projection: { _id: 1 }, sort: { _id: 1 } })
+    .toArray();
+  return docs.map((doc) => Number(doc._id));
+}
+
+/** 1, 2, ..., n. */
+export const upTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
 /** The ids of the created items of a `createUsers` result, in input order. */
 export function createdIds(
   results: Array<{ user: { id: string } } | { error: unknown }>,

@@ -21,7 +21,7 @@ import { TransactionGroups } from '../../src/users/transaction-groups';
 import { patientUsersSettings, usersSettings } from '../support/domain-options';
 import { uniqueDbName } from '../support/db';
 import { clearFailPoint, setFailPoint } from '../reliability/fail-points';
-import { componentsOn, createdIds, names, UsersTestBed } from './fixture';
+import { componentsOn, createdIds, names, storedIds, upTo, UsersTestBed } from './fixture';
 
 let bed: UsersTestBed;
 beforeAll(async () => {
@@ -30,16 +30,6 @@ beforeAll(async () => {
 afterAll(() => bed.close());
 
 const STRATEGY = 'TRANSACTION';
-
-async function storedIds(db: import('mongodb').Db): Promise<number[]> {
-  const docs = await db
-    .collection('users')
-    .find({}, { projection: { _id: 1 }, sort: { _id: 1 } })
-    .toArray();
-  return docs.map((doc) => Number(doc._id));
-}
-
-const upTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 test('a batch with duplicate emails stores 1..N: refused items roll their round back and take no id', async () => {
   const { users, db, commandsDuring, sequences } = await bed.fresh();

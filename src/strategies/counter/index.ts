@@ -21,6 +21,7 @@ export const counter: Strategy = {
     idsInTimeOrder: true,
     reissuesDeletedNewest: false,
     leavesNoHoles: false,
+    groupsCreations: false,
   },
   settings: NO_SETTINGS,
   createSource: (deps) => ({

@@ -30,6 +30,7 @@ export const optimisticLoop: Strategy<typeof optimisticSettings> = {
     idsInTimeOrder: true,
     reissuesDeletedNewest: true,
     leavesNoHoles: false,
+    groupsCreations: false,
   },
   settings: optimisticSettings,
   createSource: (deps, settings) => ({

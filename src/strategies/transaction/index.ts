@@ -65,6 +65,7 @@ export const transaction: Strategy = {
     idsInTimeOrder: true,
     reissuesDeletedNewest: false,
     leavesNoHoles: true,
+    groupsCreations: true,
   },
   settings: NO_SETTINGS,
   createSource(deps) {
