@@ -3,8 +3,9 @@
  * receiver of the test's own (a plain HTTP server taking the JSON the exporter posts): one
  * `createUser` sent with a `traceparent` yields spans in that trace for the HTTP request, the
  * GraphQL operation and each MongoDB command, linked parent to child, and the request id is the
- * trace id; a TRANSACTION creation shows its transaction. Off (no endpoint, or OTEL_SDK_DISABLED),
- * nothing is exported and no OpenTelemetry module is loaded.
+ * trace id; no value of the request's input is in a span; a TRANSACTION creation shows its
+ * transaction; probes are not traced. Off (no endpoint, or OTEL_SDK_DISABLED), nothing is exported
+ * and no OpenTelemetry module is loaded.
  */
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -146,7 +147,10 @@ describe('with an OTLP endpoint', () => {
     expect(receiver.contentTypes).toContain('application/json');
     const server = spans.find((span) => span.kind === 2);
     expect(server?.parentSpanId).toBe(callerSpan);
-    expect(server?.name).toMatch(/^POST/);
+    expect(server?.name).toBe('POST /graphql');
+    expect(server && attribute(server, 'http.request.method')).toBe('POST');
+    expect(server && attribute(server, 'http.route')).toBe('/graphql');
+    expect(server && Number(attribute(server, 'http.response.status_code'))).toBe(200);
     const operation = spans.find((span) => span.name === 'mutation Signup');
     expect(operation).toBeDefined();
     expect(ancestors(operation as ExportedSpan, spans)).toContainEqual(server);
@@ -160,10 +164,12 @@ describe('with an OTLP endpoint', () => {
     expect(commands.map((span) => span.name).join(' ')).toMatch(/insert/);
     // The caller's budget is charged at admission, before GraphQL runs (src/budgets): its command
     // is the HTTP request's; every other command is the operation's.
-    // The instrumentation names a findAndModify's collection `$cmd`; the limiter's query is known by
-    // its fields (rate-limiter-flexible's documents: `key`, `points`, `expire`).
+    // The instrumentation names a findAndModify's collection `$cmd`; the limiter's command is known
+    // by the collection its text names (src/telemetry/command-text.ts).
     const collectionOf = (span: ExportedSpan) =>
-      /"expire"/.test(String(attribute(span, 'db.query.text') ?? '')) ? 'budgets' : 'service';
+      /^\{"findAndModify":"budgets"/.test(String(attribute(span, 'db.query.text') ?? ''))
+        ? 'budgets'
+        : 'service';
     for (const command of commands) {
       expect(ancestors(command, spans)).toContainEqual(
         collectionOf(command) === 'budgets' ? server : operation,
@@ -176,6 +182,36 @@ describe('with an OTLP endpoint', () => {
       (span) => attribute(span, 'sequential_ids.strategy') === 'COUNTER',
     );
     expect(withFacts && attribute(withFacts, 'sequential_ids.ids_taken')).toBeDefined();
+    // Commands are named and shown without a value: the user's name is in no span.
+    expect(commands.every((span) => /^\{"/.test(String(attribute(span, 'db.query.text'))))).toBe(
+      true,
+    );
+    expect(JSON.stringify(spans)).not.toContain('Traced');
+  });
+
+  test('probes are not traced, and neither are the commands they send', async () => {
+    const probeTrace = '3af7651916cd43dd8448eb211c80319f';
+    for (const path of ['/health', '/ready']) {
+      const probe = await fetch(`${url}${path}`, {
+        headers: { traceparent: `00-${probeTrace}-b7ad6b7169203334-01` },
+      });
+      expect(probe.status).toBe(200);
+    }
+    // A traced request after the probes: once its spans are exported, the probes' would be too.
+    const traceId = '4af7651916cd43dd8448eb211c80319a';
+    await postGraphQL(
+      url,
+      CREATE,
+      { strategy: 'COUNTER' },
+      {
+        traceparent: `00-${traceId}-b7ad6b7169203335-01`,
+      },
+    );
+    await spansOf(receiver, traceId, (found) => found.some((span) => span.kind === 2));
+    expect(receiver.spans.some((span) => span.traceId === traceId)).toBe(true);
+    expect(receiver.spans.filter((span) => span.traceId === probeTrace)).toEqual([]);
+    // The readiness probe's ping ran outside any request's span: no trace of its own either.
+    expect(receiver.spans.filter((span) => /^ping\b/.test(span.name))).toEqual([]);
   });
 
   test('a TRANSACTION creation shows its transaction, the parent of its commands', async () => {
