@@ -3,7 +3,7 @@
  * service adds to it. ./index.ts says the contract.
  */
 import type * as OpenTelemetryApi from '@opentelemetry/api';
-import type { Attributes, Span, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export type { Span };
@@ -11,6 +11,8 @@ export type { Span };
 export interface ActiveTracing {
   api: typeof OpenTelemetryApi;
   tracer: Tracer;
+  /** `context` with every span started in it left unrecorded at once (the SDK's own switch). */
+  suppressTracing(context: Context): Context;
   /** Ends the SDK: exports the spans still buffered. */
   shutdown(): Promise<void>;
 }
@@ -96,6 +98,11 @@ export interface ServedTarget {
  * and the answer's status once `work` settles (an error status from 500 on, as the conventions
  * say of a server span). While tracing is off it just runs `work`.
  *
+ * A request the sampler leaves out (`OTEL_TRACES_SAMPLER`; a caller's unsampled `traceparent`)
+ * keeps its trace id (its request id, its log lines) but is served with tracing suppressed: its
+ * operation and commands would be left out too (their sampling follows their parent), and being
+ * asked for their spans costs the instrumentations most of what recording them costs.
+ *
  * Why the service's own span rather than @opentelemetry/instrumentation-http: that instrumentation
  * binds the trace context to every listener of the request and the response, patches outgoing
  * requests too, and reads a score of attributes from headers and sockets; one span with the
@@ -124,12 +131,15 @@ export function inServerSpan(
     },
     caller,
   );
-  return api.context.with(api.trace.setSpan(caller, span), work).finally(() => {
-    span.setAttribute('http.response.status_code', res.statusCode);
-    if (res.statusCode >= 500) {
-      span.setAttribute('error.type', String(res.statusCode));
-      span.setStatus({ code: api.SpanStatusCode.ERROR });
-    }
-    span.end();
-  });
+  const served = api.trace.setSpan(caller, span);
+  return api.context
+    .with(span.isRecording() ? served : tracing.suppressTracing(served), work)
+    .finally(() => {
+      span.setAttribute('http.response.status_code', res.statusCode);
+      if (res.statusCode >= 500) {
+        span.setAttribute('error.type', String(res.statusCode));
+        span.setStatus({ code: api.SpanStatusCode.ERROR });
+      }
+      span.end();
+    });
 }

@@ -13,10 +13,12 @@
  * GraphQL operation's and each MongoDB command's come from the graphql and mongodb
  * instrumentations, without a span per resolver (the operation's span carries the service's
  * facts) and with ./command-text.ts as the commands' `db.query.text`; a command outside any
- * request's span (a probe's ping, index checks) has none. The service name is `OTEL_SERVICE_NAME`
+ * request's span (a probe's ping, index checks) has none, nor has anything of a request the
+ * sampler left out. The service name is `OTEL_SERVICE_NAME`
  * or `sequential-ids`.
  */
 import type * as OpenTelemetryApi from '@opentelemetry/api';
+import type * as CoreModule from '@opentelemetry/core';
 import type * as ExporterModule from '@opentelemetry/exporter-trace-otlp-http';
 import type * as InstrumentationModule from '@opentelemetry/instrumentation';
 import type * as GraphQLInstrumentationModule from '@opentelemetry/instrumentation-graphql';
@@ -43,6 +45,7 @@ function startTracing(env: NodeJS.ProcessEnv): void {
   const api = require('@opentelemetry/api') as typeof OpenTelemetryApi;
   const { NodeTracerProvider, BatchSpanProcessor } =
     require('@opentelemetry/sdk-trace-node') as typeof TraceNodeModule;
+  const { suppressTracing } = require('@opentelemetry/core') as typeof CoreModule;
   const { OTLPTraceExporter } =
     require('@opentelemetry/exporter-trace-otlp-http') as typeof ExporterModule;
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof ResourcesModule;
@@ -70,6 +73,7 @@ function startTracing(env: NodeJS.ProcessEnv): void {
   enableTracing({
     api,
     tracer: api.trace.getTracer('sequential-ids'),
+    suppressTracing,
     shutdown: () => provider.shutdown(),
   });
 }

@@ -189,6 +189,46 @@ describe('with an OTLP endpoint', () => {
     expect(JSON.stringify(spans)).not.toContain('Traced');
   });
 
+  test("a caller's unsampled trace keeps its id and records nothing", async () => {
+    const unsampled = '5af7651916cd43dd8448eb211c80319b';
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        traceparent: `00-${unsampled}-b7ad6b7169203336-00`,
+      },
+      body: JSON.stringify({ query: CREATE, variables: { strategy: 'TRANSACTION' } }),
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { data?: { createUser: { error: unknown } } };
+    expect(body.data?.createUser.error).toBeNull();
+    expect(response.headers.get('x-request-id')).toBe(unsampled);
+    // A sampled request after it: once its spans are exported, the unsampled one's would be too.
+    const sampled = '6af7651916cd43dd8448eb211c80319c';
+    await postGraphQL(
+      url,
+      CREATE,
+      { strategy: 'TRANSACTION' },
+      {
+        traceparent: `00-${sampled}-b7ad6b7169203337-01`,
+      },
+    );
+    await spansOf(receiver, sampled, (found) => found.some((span) => span.kind === 2));
+    expect(receiver.spans.filter((span) => span.traceId === unsampled)).toEqual([]);
+    // Nothing of it either as a trace of its own (its operation, its transaction, its commands).
+    const rootless = receiver.spans.filter(
+      (span) => span.parentSpanId === undefined || span.parentSpanId === '',
+    );
+    expect(
+      rootless.filter(
+        (span) =>
+          span.name === 'mutation Signup' ||
+          span.name === 'transaction' ||
+          attribute(span, 'db.system.name') === 'mongodb',
+      ),
+    ).toEqual([]);
+  });
+
   test('probes are not traced, and neither are the commands they send', async () => {
     const probeTrace = '3af7651916cd43dd8448eb211c80319f';
     for (const path of ['/health', '/ready']) {
