@@ -21,6 +21,10 @@
  * which the load balancer sends to another instance. Outside production `GET /` opens Apollo Sandbox (served at `/graphql`) or, when Apollo's
  * CDN cannot be reached, the local explorer at `/explorer`, and `GET /schema.graphql` answers the
  * SDL (./explorer.ts). Anything else is 404.
+ *
+ * While tracing is on, each request to the GraphQL routes is served in its server span
+ * (src/telemetry `inServerSpan`), the parent of its operation's and its database commands' spans;
+ * probes, scrapes and the explorer are not traced.
  */
 import { HeaderMap, type ApolloServer, type HTTPGraphQLResponse } from '@apollo/server';
 import cors from 'cors';
@@ -45,7 +49,7 @@ import {
 } from '../graphql/index';
 import { SUBSCRIPTIONS } from '../limits';
 import type { Logger } from '../logger';
-import { REQUEST_ID_HEADER, requestIdsOf } from '../telemetry/index';
+import { inServerSpan, REQUEST_ID_HEADER, requestIdsOf } from '../telemetry/index';
 import { corsOptions } from './cors';
 import { servedExplorer } from './explorer';
 import { jsonBodyReader, type Middleware } from './json-body';
@@ -125,6 +129,11 @@ function splitUrl(url = '/'): { path: string; search: string } {
   return mark < 0
     ? { path: url, search: '' }
     : { path: url.slice(0, mark), search: url.slice(mark) };
+}
+
+/** The GraphQL routes: `/graphql` (Apollo answers below it too) and SSE_PATH. */
+function isGraphQLPath(path: string): boolean {
+  return path === '/graphql' || path.startsWith('/graphql/');
 }
 
 /** `GET /metrics`: the Prometheus text, for a client or admin token. */
@@ -318,15 +327,14 @@ export function createApp(deps: AppDeps): RequestListener {
   const metrics = metricsHandler(components);
   const ready = readinessHandler(client, components, lifecycle);
 
-  const route = async (req: ServiceRequest, res: ServerResponse) => {
-    const { path, search } = splitUrl(req.url);
+  const route = async (req: ServiceRequest, res: ServerResponse, path: string, search: string) => {
     const read = req.method === 'GET' || req.method === 'HEAD';
     if (lifecycle.stopping) res.setHeader('connection', 'close');
     // First, before anything that reads headers or bodies: a liveness probe costs nothing.
     if (read && path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (read && path === '/ready') return ready(res);
     const caller = authenticate(req.headers.authorization);
-    if (path === '/graphql' || path.startsWith('/graphql/')) {
+    if (isGraphQLPath(path)) {
       // Timed from here, a token refusal and a failure included (the request histogram).
       const observed = (req.observed = components.requests.start());
       try {
@@ -350,9 +358,24 @@ export function createApp(deps: AppDeps): RequestListener {
 
   return (incoming, res) => {
     const req = incoming as ServiceRequest;
-    // First of all: every answer, a probe's too, names the request it answers.
-    req.ids = requestIdsOf(req.headers);
-    res.setHeader(REQUEST_ID_HEADER, req.ids.requestId);
-    route(req, res).catch((err: unknown) => answerFailure(logger, req, res, err));
+    const { path, search } = splitUrl(req.url);
+    const serve = () => {
+      // First of all: every answer, a probe's too, names the request it answers (in its span, so
+      // a traced request is named by its trace id).
+      req.ids = requestIdsOf(req.headers);
+      res.setHeader(REQUEST_ID_HEADER, req.ids.requestId);
+      return route(req, res, path, search).catch((err: unknown) =>
+        answerFailure(logger, req, res, err),
+      );
+    };
+    // Only the API is traced: probes, scrapes and the explorer would drown the traces of requests.
+    if (!isGraphQLPath(path)) void serve();
+    else
+      void inServerSpan(
+        req,
+        res,
+        { path, route: path === SSE_PATH ? SSE_PATH : '/graphql' },
+        serve,
+      );
   };
 }

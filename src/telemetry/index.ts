@@ -1,7 +1,8 @@
 /**
- * Traces: what the rest of the service calls to put its own facts on the trace of a request
- * (strategy, ids taken, transaction retries, turns waited, budget refusals), and the trace id its
- * request ids and log lines carry.
+ * Traces: the server span each traced HTTP request is served in (`inServerSpan`, the parent of
+ * everything the request does), what the rest of the service calls to put its own facts on the
+ * trace of a request (strategy, ids taken, transaction retries, turns waited, budget refusals),
+ * and the trace id its request ids and log lines carry.
  *
  * Contract: tracing is off unless src/telemetry/start.ts found an OTLP endpoint in the environment
  * at process start (docs/operations.md, "Traces"); while it is off, nothing of OpenTelemetry is
@@ -13,11 +14,13 @@ export {
   activeTraceId,
   annotateActiveSpan,
   enableTracing,
+  inServerSpan,
   inSpan,
   recordBudgetRefusal,
   stopTracing,
   tracingEnabled,
   type ActiveTracing,
+  type ServedTarget,
   type Span,
 } from './spans';
 export { traceIdOfHeader } from './trace-context';

@@ -3,13 +3,16 @@
  * service adds to it. ./index.ts says the contract.
  */
 import type * as OpenTelemetryApi from '@opentelemetry/api';
-import type { Attributes, Span, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export type { Span };
 
 export interface ActiveTracing {
   api: typeof OpenTelemetryApi;
   tracer: Tracer;
+  /** `context` with every span started in it left unrecorded at once (the SDK's own switch). */
+  suppressTracing(context: Context): Context;
   /** Ends the SDK: exports the spans still buffered. */
   shutdown(): Promise<void>;
 }
@@ -80,4 +83,63 @@ export function inSpan<T>(
       span.end();
     }
   });
+}
+
+/** Where a traced HTTP request went: its path, and the route that served it (low-cardinality). */
+export interface ServedTarget {
+  path: string;
+  route: string;
+}
+
+/**
+ * Runs `work`, the serving of one HTTP request, in the request's server span: a child of the
+ * caller's span when the request carries a W3C `traceparent` (else the root of a trace of its
+ * own), named `METHOD route`, with the attributes OpenTelemetry's HTTP server conventions require
+ * and the answer's status once `work` settles (an error status from 500 on, as the conventions
+ * say of a server span). While tracing is off it just runs `work`.
+ *
+ * A request the sampler leaves out (`OTEL_TRACES_SAMPLER`; a caller's unsampled `traceparent`)
+ * keeps its trace id (its request id, its log lines) but is served with tracing suppressed: its
+ * operation and commands would be left out too (their sampling follows their parent), and being
+ * asked for their spans costs the instrumentations most of what recording them costs.
+ *
+ * Why the service's own span rather than @opentelemetry/instrumentation-http: that instrumentation
+ * binds the trace context to every listener of the request and the response, patches outgoing
+ * requests too, and reads a score of attributes from headers and sockets; one span with the
+ * required attributes is what the trace needs (the cost is in docs/operations.md, "Traces").
+ */
+export function inServerSpan(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: ServedTarget,
+  work: () => Promise<void>,
+): Promise<void> {
+  if (tracing === null) return work();
+  const { api, tracer } = tracing;
+  const caller = api.propagation.extract(api.ROOT_CONTEXT, req.headers);
+  const method = req.method ?? 'GET';
+  const span = tracer.startSpan(
+    `${method} ${target.route}`,
+    {
+      kind: api.SpanKind.SERVER,
+      attributes: {
+        'http.request.method': method,
+        'http.route': target.route,
+        'url.path': target.path,
+        'url.scheme': 'http',
+      },
+    },
+    caller,
+  );
+  const served = api.trace.setSpan(caller, span);
+  return api.context
+    .with(span.isRecording() ? served : tracing.suppressTracing(served), work)
+    .finally(() => {
+      span.setAttribute('http.response.status_code', res.statusCode);
+      if (res.statusCode >= 500) {
+        span.setAttribute('error.type', String(res.statusCode));
+        span.setStatus({ code: api.SpanStatusCode.ERROR });
+      }
+      span.end();
+    });
 }

@@ -3,10 +3,11 @@
  * receiver of the test's own (a plain HTTP server taking the JSON the exporter posts): one
  * `createUser` sent with a `traceparent` yields spans in that trace for the HTTP request, the
  * GraphQL operation and each MongoDB command, linked parent to child, and the request id is the
- * trace id; a TRANSACTION creation shows its transaction, and a retry of it that a fail point
- * causes (a WriteConflict on the insert, on a private stand-in so the fail point meets no other
- * file's service) shows as the retry event and both attempts' commands. Off (no endpoint, or
- * OTEL_SDK_DISABLED), nothing is exported and no OpenTelemetry module is loaded.
+ * trace id; no value of the request's input is in a span; a TRANSACTION creation shows its
+ * transaction, and a retry of it that a fail point causes (a WriteConflict on the insert, on a
+ * private stand-in so the fail point meets no other file's service) shows as the retry event and
+ * both attempts' commands; probes are not traced. Off (no endpoint, or OTEL_SDK_DISABLED), nothing
+ * is exported and no OpenTelemetry module is loaded.
  */
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -127,6 +128,20 @@ describe('with an OTLP endpoint', () => {
     await receiver.close();
   });
 
+  /** Sends a sampled createUser in trace `traceId` and waits until its server span is exported. */
+  async function tracedRequestExported(traceId: string) {
+    await postGraphQL(
+      url,
+      CREATE,
+      { strategy: 'COUNTER' },
+      {
+        traceparent: `00-${traceId}-b7ad6b7169203335-01`,
+      },
+    );
+    const spans = await spansOf(receiver, traceId, (found) => found.some((s) => s.kind === 2));
+    expect(spans.some((span) => span.kind === 2)).toBe(true);
+  }
+
   test("one createUser: HTTP, GraphQL and every MongoDB command, in the caller's trace, parent to child", async () => {
     const traceId = '0af7651916cd43dd8448eb211c80319c';
     const callerSpan = 'b7ad6b7169203331';
@@ -154,7 +169,10 @@ describe('with an OTLP endpoint', () => {
     expect(receiver.contentTypes).toContain('application/json');
     const server = spans.find((span) => span.kind === 2);
     expect(server?.parentSpanId).toBe(callerSpan);
-    expect(server?.name).toMatch(/^POST/);
+    expect(server?.name).toBe('POST /graphql');
+    expect(server && attribute(server, 'http.request.method')).toBe('POST');
+    expect(server && attribute(server, 'http.route')).toBe('/graphql');
+    expect(server && Number(attribute(server, 'http.response.status_code'))).toBe(200);
     const operation = spans.find((span) => span.name === 'mutation Signup');
     expect(operation).toBeDefined();
     expect(ancestors(operation as ExportedSpan, spans)).toContainEqual(server);
@@ -168,10 +186,12 @@ describe('with an OTLP endpoint', () => {
     expect(commands.map((span) => span.name).join(' ')).toMatch(/insert/);
     // The caller's budget is charged at admission, before GraphQL runs (src/budgets): its command
     // is the HTTP request's; every other command is the operation's.
-    // The instrumentation names a findAndModify's collection `$cmd`; the limiter's query is known by
-    // its fields (rate-limiter-flexible's documents: `key`, `points`, `expire`).
+    // The instrumentation names a findAndModify's collection `$cmd`; the limiter's command is known
+    // by the collection its text names (src/telemetry/command-text.ts).
     const collectionOf = (span: ExportedSpan) =>
-      /"expire"/.test(String(attribute(span, 'db.query.text') ?? '')) ? 'budgets' : 'service';
+      /^\{"findAndModify":"budgets"/.test(String(attribute(span, 'db.query.text') ?? ''))
+        ? 'budgets'
+        : 'service';
     for (const command of commands) {
       expect(ancestors(command, spans)).toContainEqual(
         collectionOf(command) === 'budgets' ? server : operation,
@@ -184,6 +204,57 @@ describe('with an OTLP endpoint', () => {
       (span) => attribute(span, 'sequential_ids.strategy') === 'COUNTER',
     );
     expect(withFacts && attribute(withFacts, 'sequential_ids.ids_taken')).toBeDefined();
+    // Commands are named and shown without a value: the user's name is in no span.
+    expect(commands.every((span) => /^\{"/.test(String(attribute(span, 'db.query.text'))))).toBe(
+      true,
+    );
+    expect(JSON.stringify(spans)).not.toContain('Traced');
+  });
+
+  test("a caller's unsampled trace keeps its id and records nothing", async () => {
+    const unsampled = '5af7651916cd43dd8448eb211c80319b';
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        traceparent: `00-${unsampled}-b7ad6b7169203336-00`,
+      },
+      body: JSON.stringify({ query: CREATE, variables: { strategy: 'TRANSACTION' } }),
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { data?: { createUser: { error: unknown } } };
+    expect(body.data?.createUser.error).toBeNull();
+    expect(response.headers.get('x-request-id')).toBe(unsampled);
+    // Once a sampled request's spans are exported, the unsampled one's would be too.
+    await tracedRequestExported('6af7651916cd43dd8448eb211c80319c');
+    expect(receiver.spans.filter((span) => span.traceId === unsampled)).toEqual([]);
+    // Nothing of it either as a trace of its own (its operation, its transaction, its commands).
+    const rootless = receiver.spans.filter(
+      (span) => span.parentSpanId === undefined || span.parentSpanId === '',
+    );
+    expect(
+      rootless.filter(
+        (span) =>
+          span.name === 'mutation Signup' ||
+          span.name === 'transaction' ||
+          attribute(span, 'db.system.name') === 'mongodb',
+      ),
+    ).toEqual([]);
+  });
+
+  test('probes are not traced, and neither are the commands they send', async () => {
+    const probeTrace = '3af7651916cd43dd8448eb211c80319f';
+    for (const path of ['/health', '/ready']) {
+      const probe = await fetch(`${url}${path}`, {
+        headers: { traceparent: `00-${probeTrace}-b7ad6b7169203334-01` },
+      });
+      expect(probe.status).toBe(200);
+    }
+    // Once a traced request's spans are exported, the probes' would be too.
+    await tracedRequestExported('4af7651916cd43dd8448eb211c80319a');
+    expect(receiver.spans.filter((span) => span.traceId === probeTrace)).toEqual([]);
+    // The readiness probe's ping ran outside any request's span: no trace of its own either.
+    expect(receiver.spans.filter((span) => /^ping\b/.test(span.name))).toEqual([]);
   });
 
   test('a TRANSACTION creation shows its transaction, the parent of its commands', async () => {
