@@ -1,12 +1,13 @@
 /**
  * `npm run bench:compare -- [--strategy S] [--concurrency C] [--users-per-request U] [--seconds N]
- * [--rounds R] [--together] [--node-args FLAGS] A [--node-args FLAGS] B ...`: one cell (COUNTER `createUser` at
+ * [--rounds R] [--together] [--node-args FLAGS] [--env KEY=VALUE ...] A [--node-args FLAGS] B ...`: one cell (COUNTER `createUser` at
  * concurrency 64 unless told otherwise; U > 1 loads `createUsers` batches of U) measured on several
  * builds of the service in one session, round after round (A B A B ...), so a change's before and
  * after meet the same machine load. Each build is a built entry point (`dist/main.js` of some
  * checkout, or a build of it elsewhere that can resolve this checkout's node_modules and schema),
- * run with the `node` flags (space-separated) of the `--node-args` just before it, if any: the
- * same build twice with different flags compares the flags.
+ * run with the `node` flags (space-separated) of the `--node-args` just before it, if any, and the
+ * environment of the `--env` options just before it (e.g. `BUDGETS=off`, an OTLP endpoint): the
+ * same build twice with different flags or environments compares them.
  *
  * Contract: every build runs as one process of its own, as in `npm run bench`, on its own fresh
  * database of one database process (dropped at the end); all start up front and idle between their turns; each is
@@ -37,7 +38,7 @@ interface Options {
   usersPerRequest: number;
   rounds: number;
   together: boolean;
-  entries: { entry: string; nodeArgs: string[] }[];
+  entries: { entry: string; nodeArgs: string[]; env: Record<string, string> }[];
 }
 
 const WARM_UP_SECONDS = 3;
@@ -53,6 +54,7 @@ function parseOptions(argv: string[]): Options {
     entries: [],
   };
   let nodeArgs: string[] = [];
+  let env: Record<string, string> = {};
   for (let i = 0; i < argv.length; i += 1) {
     const [flag, value] = [argv[i], argv[i + 1]];
     const whole = Number(value);
@@ -67,25 +69,35 @@ function parseOptions(argv: string[]): Options {
     } else if (flag === '--together') {
       options.together = true;
       continue;
+    } else if (flag === '--env' && value !== undefined && /^[A-Z_][A-Z0-9_]*=/.test(value)) {
+      const at = value.indexOf('=');
+      env[value.slice(0, at)] = value.slice(at + 1);
     } else if (flag === '--node-args' && value !== undefined) {
       nodeArgs = value.split(' ').filter((arg) => arg !== '');
     } else if (flag === '--rounds' && Number.isInteger(whole) && whole >= 1 && whole <= 9) {
       options.rounds = whole;
     } else if (!flag.startsWith('--')) {
-      options.entries.push({ entry: resolve(flag), nodeArgs });
+      options.entries.push({ entry: resolve(flag), nodeArgs, env });
       nodeArgs = [];
+      env = {};
       continue;
     } else {
       throw new Error(
         'options: --strategy COUNTER|OPTIMISTIC_LOOP|BLOCK, --concurrency 1..256, ' +
           '--users-per-request 1|100|1000, --seconds 1..60, --rounds 1..9, --together, then two or more ' +
-          'built entry points, each after its own --node-args "FLAGS" if any',
+          'built entry points, each after its own --node-args "FLAGS" and --env KEY=VALUE if any',
       );
     }
     i += 1;
   }
   if (options.entries.length < 2) throw new Error('give at least two built entry points');
   return options;
+}
+
+/** A build as the table names it: its environment, `node` flags and entry point. */
+function buildLabel({ entry, nodeArgs, env }: Options['entries'][number]): string {
+  const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);
+  return [...assignments, ...nodeArgs, entry].join(' ');
 }
 
 /** `measure` of each of `order`, one after the other. */
@@ -110,7 +122,7 @@ async function main(): Promise<void> {
   const dbNames = options.entries.map((_, i) => `compare_${runId}_${i}`);
   const fleets: ServiceFleet[] = [];
   try {
-    for (const [i, { entry, nodeArgs }] of options.entries.entries()) {
+    for (const [i, { entry, nodeArgs, env }] of options.entries.entries()) {
       fleets.push(
         await startServiceFleet({
           instances: 1,
@@ -120,6 +132,7 @@ async function main(): Promise<void> {
           blockSizeMax: plan.blockSizeMax,
           nodeArgs,
           entry,
+          env,
         }),
       );
     }
@@ -173,7 +186,7 @@ async function main(): Promise<void> {
       '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
       ...rows.map(
         (r, i) =>
-          `| ${[...options.entries[i].nodeArgs, options.entries[i].entry].join(' ')} | ${r.cpu.toFixed(3)} | ${(r.cpu / rows[0].cpu).toFixed(2)} | ${r.pairedRatio.toFixed(3)} | ` +
+          `| ${buildLabel(options.entries[i])} | ${r.cpu.toFixed(3)} | ${(r.cpu / rows[0].cpu).toFixed(2)} | ${r.pairedRatio.toFixed(3)} | ` +
           `${r.rate.toFixed(0)} | ${(r.rate / rows[0].rate).toFixed(2)} | ${r.p50.toFixed(1)} | ` +
           `${r.p99.toFixed(1)} | ${r.rss.toFixed(0)} |`,
       ),

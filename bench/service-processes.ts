@@ -129,9 +129,17 @@ async function startOne(
 const SAMPLE_LINE =
   /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{[a-zA-Z_][a-zA-Z0-9_]*="([^"]*)"[^}]*\})?\s+(\S+)$/gm;
 
+/**
+ * Builds before 0.5 named their series without the `sequential_ids_` prefix (CHANGELOG, 0.5.0), so
+ * a comparison with such a build reads the old name when the new one is absent.
+ */
+const SERIES_PREFIX = 'sequential_ids_';
+
 /** One series' value in a snapshot: one label value, or all of them summed when none is given. */
 export function metricValue(snapshot: MetricsSnapshot, name: string, label?: string): number {
-  const series = snapshot.get(name);
+  const series =
+    snapshot.get(name) ??
+    (name.startsWith(SERIES_PREFIX) ? snapshot.get(name.slice(SERIES_PREFIX.length)) : undefined);
   if (!series) return 0;
   if (label !== undefined) return series.get(label) ?? 0;
   return [...series.values()].reduce((a, b) => a + b, 0);
@@ -160,6 +168,8 @@ export async function startServiceFleet(options: {
   launcher?: Launcher;
   /** Ports `port`, `port + 1`, ... for the processes (a range one was given); free ones if unset. */
   port?: number;
+  /** More environment for every process (e.g. `BUDGETS=off`), over the fleet's own. */
+  env?: Record<string, string>;
 }): Promise<ServiceFleet> {
   const token = randomBytes(24).toString('hex');
   const headers = { authorization: `Bearer ${token}` };
@@ -171,6 +181,7 @@ export async function startServiceFleet(options: {
     LOG_LEVEL: 'warn',
     ID_BLOCK_SIZE: String(options.blockSize),
     ID_BLOCK_SIZE_MAX: String(options.blockSizeMax),
+    ...options.env,
   };
   const started = await Promise.allSettled(
     Array.from({ length: options.instances }, (_, i) =>
