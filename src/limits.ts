@@ -82,6 +82,16 @@ export const GAPLESS = {
 } as const;
 
 /**
+ * A sequence's display format (src/sequences/format.ts): at most 64 characters, and a padded
+ * number at most 16 digits wide, the digits of 2^53 - 1, the largest value a sequence issues. An
+ * allocation answers its values formatted when it took at most 1,000 (a formatted value is at most
+ * 80 characters, so a request's `ALLOCATIONS_PER_REQUEST` lists stay within 10,000 strings, under
+ * 1 MB, as the listed-items bound keeps lists off the event loop); a larger block is numbers
+ * only, the `format` and `period` answered with it.
+ */
+export const SEQUENCE_FORMAT = { maxLength: 64, maxWidth: 16, valuesFormatted: 1_000 } as const;
+
+/**
  * `Sequence.gaps`: runs per page (a page of them is listed like a page of items, so they count
  * against LISTED_ITEMS_PER_REQUEST), and stored user ids read per call to find `userid`'s holes
  * (one batch of `_id`s only, about 200 kB; a larger table is audited page by page).

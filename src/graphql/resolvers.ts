@@ -50,6 +50,15 @@ const sequenceKey = (name: string, scope: string | null | undefined): SequenceKe
   scope: scope ?? null,
 });
 
+/** The fields given a value: GraphQL's null and an absent field both mean "the default". */
+function givenFields<T extends Record<string, unknown>>(
+  fields: T,
+): { [K in keyof T]?: NonNullable<T[K]> } {
+  return Object.fromEntries(
+    Object.entries(fields).filter(([, value]) => value !== null && value !== undefined),
+  ) as { [K in keyof T]?: NonNullable<T[K]> };
+}
+
 const ORDER: Record<UserOrder, DomainUserOrder> = { ID_ASC: 'ASC', ID_DESC: 'DESC' };
 
 /**
@@ -323,13 +332,16 @@ export const resolvers: Resolvers = {
           sequences.create(
             {
               ...sequenceKey(input.name, input.scope),
-              ...(input.start === null || input.start === undefined ? {} : { start: input.start }),
-              ...(input.step === null || input.step === undefined ? {} : { step: input.step }),
-              ...(input.max === null || input.max === undefined ? {} : { max: input.max }),
+              ...givenFields({
+                start: input.start,
+                step: input.step,
+                max: input.max,
+                holdSeconds: input.holdSeconds,
+                format: input.format,
+                period: input.period,
+                timeZone: input.timeZone,
+              }),
               ...(input.gapless === true ? { gapless: true } : {}),
-              ...(input.holdSeconds === null || input.holdSeconds === undefined
-                ? {}
-                : { holdSeconds: input.holdSeconds }),
             },
             sequenceAccess(caller),
             { signal: budget.signal },
@@ -397,12 +409,16 @@ export const resolvers: Resolvers = {
         : { sequence: set.value, error: null, query };
     },
 
-    advanceSequence: async (_parent, { name, to, scope }, context, info) => {
+    advanceSequence: async (_parent, { name, to, scope, period }, context, info) => {
       const advanced = await orMutationError(
         () =>
-          context.sequences.advance(sequenceKey(name, scope), to, sequenceAccess(context.caller), {
-            signal: context.budget.signal,
-          }),
+          context.sequences.advance(
+            sequenceKey(name, scope),
+            to,
+            sequenceAccess(context.caller),
+            { signal: context.budget.signal },
+            period ?? null,
+          ),
         info.schema,
       );
       return advanced.error !== undefined
@@ -497,9 +513,9 @@ export const resolvers: Resolvers = {
   },
 
   Sequence: authorized('Sequence', {
-    gaps: async (sequence, { after, first }, { sequences, budgets, holder }) => {
+    gaps: async (sequence, { after, first, period }, { sequences, budgets, holder }) => {
       await budgets.charge(holder, 'gapsScans', 1);
-      return sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default });
+      return sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default }, period);
     },
   } satisfies Resolvers['Sequence']),
 

@@ -30,6 +30,7 @@
  * - Every write honours `options.signal` (src/database/write-options.ts).
  */
 import type { ChangeFeed, WriteOptions } from '../database/index';
+import { SEQUENCE_FORMAT } from '../limits';
 import { type SequenceState, unusedState } from './counter-document';
 import {
   type DefinitionInput,
@@ -48,10 +49,27 @@ import {
   parseSequenceId,
   resolveKey,
 } from './keys';
+import { formatValues } from './format';
 import type { SequencePage, SequencePageRequest } from './pages';
 import type { NamespaceMove } from './namespaces';
 import type { Reservation } from './reservations';
-import type { AllocatedRange, Sequences } from './sequences';
+import { type AllocatedRange, type Sequences, valuesOf } from './sequences';
+
+/** An allocation's values with the period they were issued in and as people write them. */
+export interface IssuedRange extends AllocatedRange {
+  /** The key of the period the values count in (`2026`); null for a sequence without periods. */
+  period: string | null;
+  /**
+   * Each value in the sequence's format, in order; null for a sequence without a format, or past
+   * `SEQUENCE_FORMAT.valuesFormatted` values.
+   */
+  formatted: string[] | null;
+}
+
+/** A held value of a gapless sequence, as people write it too. */
+export interface IssuedReservation extends Reservation {
+  formatted: string | null;
+}
 
 /** Who is calling: admin, or a client known by name (from its token). */
 export type SequenceAccess = { role: 'admin' } | { role: 'client'; client: string };
@@ -179,7 +197,11 @@ export class SequenceCatalog {
     count: number,
     access: SequenceAccess,
     options?: WriteOptions,
-  ): Promise<{ range: AllocatedRange; sequence: SequenceState; reservation: Reservation | null }> {
+  ): Promise<{
+    range: IssuedRange;
+    sequence: SequenceState;
+    reservation: IssuedReservation | null;
+  }> {
     const reserved = this.reservedOf(key);
     if (reserved !== undefined) {
       throw new ForbiddenError(
@@ -191,12 +213,25 @@ export class SequenceCatalog {
       ...options,
       owner: ownerOf(access),
     });
-    const { reservation } = allocated;
+    const { range, reservation, sequence } = allocated;
+    // The period of the values: a gapless reservation's own (a free value of an ended period is
+    // handed out in that period), else the counter's as the allocation left it.
+    const period = reservation === null ? sequence.currentPeriod : reservation.period;
+    const formatted =
+      sequence.format === null || range.count > SEQUENCE_FORMAT.valuesFormatted
+        ? null
+        : formatValues(sequence.format, sequence.period, valuesOf(range), period);
     return {
-      ...allocated,
-      sequence: this.seen(allocated.sequence, access),
+      range: { ...range, period, formatted },
+      sequence: this.seen(sequence, access),
       reservation:
-        reservation === null ? null : { ...reservation, id: idSeenBy(access, reservation.id) },
+        reservation === null
+          ? null
+          : {
+              ...reservation,
+              id: idSeenBy(access, reservation.id),
+              formatted: formatted === null ? null : formatted[0],
+            },
     };
   }
 
@@ -225,23 +260,25 @@ export class SequenceCatalog {
 
   /**
    * Moves an existing sequence forward to at least `to`, never back (reserved ones: admin only,
-   * also before their first use).
+   * also before their first use); a periodic one in `period`, which it then requires.
    */
   async advance(
     key: SequenceKey,
     to: number,
     access: SequenceAccess,
     options?: WriteOptions,
+    period: string | null = null,
   ): Promise<SequenceState> {
     const reserved = this.reservedAs(key, access);
     if (reserved !== undefined) {
-      return this.withDrift(reserved, await this.counters.advance(key, to, options));
+      return this.withDrift(reserved, await this.counters.advance(key, to, options, period));
     }
-    const state = await this.counters.advance(this.keyOf(key, access), to, {
-      ...options,
-      owner: ownerOf(access),
-      mayCreate: false,
-    });
+    const state = await this.counters.advance(
+      this.keyOf(key, access),
+      to,
+      { ...options, owner: ownerOf(access), mayCreate: false },
+      period,
+    );
     return this.seen(state, access);
   }
 
@@ -273,15 +310,20 @@ export class SequenceCatalog {
 
   /**
    * The holes of a sequence the caller has read: ids not stored for a reserved one (`userid`),
-   * unconfirmed values for a gapless one; null for any other, whose use the service cannot see.
+   * unconfirmed values for a gapless one (of a periodic one, in `period`, by default its current
+   * one); null for any other, whose use the service cannot see.
    */
-  async gaps(state: SequenceState, request: GapRequest): Promise<GapPage | null> {
+  async gaps(
+    state: SequenceState,
+    request: GapRequest,
+    period?: string | null,
+  ): Promise<GapPage | null> {
     assertGapRequest(request);
     const reserved = this.reservedOf(state);
     if (reserved !== undefined) return reserved.gaps(request);
     // The state as its caller saw it: its stored id again, from its name, scope and owner.
     const stored = { ...state, id: resolveKey(state).id };
-    return state.gapless ? this.counters.reservations.gaps(stored, request) : null;
+    return state.gapless ? this.counters.reservations.gaps(stored, request, period) : null;
   }
 
   /**

@@ -5,7 +5,9 @@
  * Int32, max?: Int64, updatedAt }`, where `seq` is the last value issued (`start - step` before the
  * first). A gapless sequence adds `holdSeconds: Int32`, `freeCheckAt` and `releases`
  * (./reservations.ts owns those two, and keeps each value in a document of its own; 0.4 kept the
- * waiting values in `pending`, which ./reservations.ts moves out when it meets one). The
+ * waiting values in `pending`, which ./reservations.ts moves out when it meets one). A formatted
+ * sequence adds `format`; a periodic one `period`, `timeZone` and, once it issued a value,
+ * `currentPeriod` (the key of the period `seq` counts in, ./periods.ts). The
  * collection is read with `promoteLongs: false`, so Int64 fields arrive as `Long`.
  * A counter written by the tutorial's own shell commands (`{ _id, seq: 0 }`, a double, no
  * definition) reads as the implicit definition.
@@ -19,7 +21,9 @@ import { Long } from 'mongodb';
 import { GAPLESS } from '../limits';
 import { IMPLICIT_DEFINITION, limitOf, MAX_STEP, type SequenceDefinition } from './definition';
 import { SequenceCorruptError } from './errors';
+import { formatValue, parseFormat } from './format';
 import type { ResolvedKey } from './keys';
+import { isPeriodKey, isSequencePeriod, type SequencePeriod } from './periods';
 
 export interface CounterDocument {
   _id: string;
@@ -37,6 +41,13 @@ export interface CounterDocument {
   freeCheckAt?: Date;
   /** How many values were released, so a `freeCheckAt` search never hides a release. */
   releases?: Long | number;
+  /** How values are written for people (./format.ts). */
+  format?: string;
+  /** When the sequence restarts (./periods.ts), in `timeZone`. */
+  period?: SequencePeriod;
+  timeZone?: string;
+  /** The key of the period `seq` counts in; absent until the first allocation. */
+  currentPeriod?: string;
   /** 0.4's waiting values, moved into value documents when ./reservations.ts meets them. */
   pending?: PendingValue[];
   rev?: Long | number;
@@ -70,6 +81,10 @@ export interface SequenceState extends SequenceDefinition {
   next: number | null;
   /** True when every value must be confirmed and unconfirmed ones are issued again. */
   gapless: boolean;
+  /** For a periodic sequence: the period `value` was issued in (`2026`); null before the first. */
+  currentPeriod: string | null;
+  /** `value` in the sequence's format and period; null without a format or before the first. */
+  formattedValue: string | null;
   updatedAt: Date | null;
   /**
    * For a sequence that feeds stored ids (`userid`): its value minus the largest stored id
@@ -130,7 +145,49 @@ export function definitionOf(doc: CounterDocument): SequenceDefinition {
     step,
     max: doc.max === undefined || doc.max === null ? null : storedInteger(doc, 'max', doc.max),
     holdSeconds: storedHold(doc),
+    ...storedNumbering(doc),
   };
+}
+
+/** The stored format, period and time zone: strings of their kind, the zone exactly with a period. */
+function storedNumbering(
+  doc: CounterDocument,
+): Pick<SequenceDefinition, 'format' | 'period' | 'timeZone'> {
+  const period = doc.period ?? null;
+  if (period !== null && !isSequencePeriod(period)) {
+    throw corrupt(doc, 'period', period, 'one of "DAILY", "MONTHLY", "YEARLY"');
+  }
+  const timeZone = doc.timeZone ?? null;
+  if (
+    (period === null) !== (timeZone === null) ||
+    (timeZone !== null && typeof timeZone !== 'string')
+  ) {
+    throw corrupt(doc, 'timeZone', timeZone, 'a time zone name, set exactly when period is');
+  }
+  const format = doc.format ?? null;
+  if (format !== null) {
+    try {
+      parseFormat(format, period);
+    } catch {
+      throw corrupt(
+        doc,
+        'format',
+        format,
+        `a format of a sequence with period ${period ?? 'none'}`,
+      );
+    }
+  }
+  return { format, period, timeZone };
+}
+
+/** The stored period key, when the sequence has a period and issued a value in one. */
+export function storedPeriodKey(
+  doc: CounterDocument,
+  period: SequencePeriod | null,
+): string | null {
+  if (period === null || doc.currentPeriod === undefined) return null;
+  if (isPeriodKey(period, doc.currentPeriod)) return doc.currentPeriod;
+  throw corrupt(doc, 'currentPeriod', doc.currentPeriod, `a period key of a ${period} sequence`);
 }
 
 function storedHold(doc: CounterDocument): number | null {
@@ -185,6 +242,9 @@ function withinLimit(next: number, definition: SequenceDefinition): number | nul
 export function toState(key: ResolvedKey, doc: CounterDocument): SequenceState {
   const definition = definitionOf(doc);
   const value = storedSeq(doc);
+  const currentPeriod = storedPeriodKey(doc, definition.period);
+  const issued =
+    value >= definition.start && (definition.period === null || currentPeriod !== null);
   return {
     id: key.id,
     name: key.name,
@@ -194,6 +254,11 @@ export function toState(key: ResolvedKey, doc: CounterDocument): SequenceState {
     value,
     next: withinLimit(value + definition.step, definition),
     gapless: definition.holdSeconds !== null,
+    currentPeriod,
+    formattedValue:
+      definition.format === null || !issued
+        ? null
+        : formatValue(parseFormat(definition.format, definition.period), value, currentPeriod),
     updatedAt: doc.updatedAt instanceof Date ? doc.updatedAt : null,
     drift: null,
   };
@@ -211,6 +276,8 @@ export function unusedState(key: ResolvedKey, definition: SequenceDefinition): S
     value,
     next: definition.start,
     gapless: definition.holdSeconds !== null,
+    currentPeriod: null,
+    formattedValue: null,
     updatedAt: null,
     drift: null,
   };
@@ -230,5 +297,9 @@ export function definitionFields(
     step: definition.step,
     ...(definition.max === null ? {} : { max: toLong(definition.max) }),
     ...(definition.holdSeconds === null ? {} : { holdSeconds: definition.holdSeconds }),
+    ...(definition.format === null ? {} : { format: definition.format }),
+    ...(definition.period === null || definition.timeZone === null
+      ? {}
+      : { period: definition.period, timeZone: definition.timeZone }),
   };
 }

@@ -14,10 +14,22 @@
  *   within range too;
  * - `holdSeconds` is set exactly when the sequence is gapless (./reservations.ts): each value is
  *   held that long for its client to confirm, from 1 s to 1 hour.
- * A definition never changes once its counter exists, which is what lets each process cache it.
+ * - `period` (./periods.ts) restarts the sequence at `start` every day, month or year of
+ *   `timeZone`, which is set exactly when `period` is.
+ * - `format` (./format.ts) parses, names only date parts its period carries, and a padded value
+ *   fits its width: `max` is at most 10^width - 1 (that, when not given) and `start` not negative.
+ * A definition never changes once its counter exists, which is what lets each process cache it,
+ * and what keeps every issued number written the same way.
  */
 import { GAPLESS, VALUES_PER_ALLOCATION } from '../limits';
 import { BadUserInputError } from './errors';
+import { largestPadded, parseFormat, widthOf } from './format';
+import {
+  DEFAULT_TIME_ZONE,
+  type SequencePeriod,
+  isSequencePeriod,
+  validateTimeZone,
+} from './periods';
 
 export interface SequenceDefinition {
   start: number;
@@ -25,12 +37,23 @@ export interface SequenceDefinition {
   max: number | null;
   /** Gapless only: how long an allocated value waits for its confirmation; null: not gapless. */
   holdSeconds: number | null;
+  /** How values are written for people (`INV-{YYYY}-{seq:6}`); null: as plain numbers. */
+  format: string | null;
+  /** When the sequence restarts at `start`; null: never. */
+  period: SequencePeriod | null;
+  /** The IANA time zone whose days, months or years the periods are; null without a period. */
+  timeZone: string | null;
 }
 
 /** What `createSequence` may say about a definition; absent fields take the defaults. */
-export type DefinitionInput = Partial<Omit<SequenceDefinition, 'holdSeconds'>> & {
+export type DefinitionInput = Partial<
+  Omit<SequenceDefinition, 'holdSeconds' | 'format' | 'period' | 'timeZone'>
+> & {
   gapless?: boolean;
   holdSeconds?: number;
+  format?: string;
+  period?: SequencePeriod;
+  timeZone?: string;
 };
 
 /** The largest integer a JSON (IEEE double) client holds exactly: 2^53 - 1. */
@@ -43,6 +66,9 @@ export const IMPLICIT_DEFINITION: Readonly<SequenceDefinition> = Object.freeze({
   step: 1,
   max: null,
   holdSeconds: null,
+  format: null,
+  period: null,
+  timeZone: null,
 });
 
 /** The largest value the sequence may issue (see the invariants above). */
@@ -83,8 +109,10 @@ export function assertAllocationCount(count: number): void {
 export function validateDefinition(input: DefinitionInput): SequenceDefinition {
   const start = input.start ?? IMPLICIT_DEFINITION.start;
   const step = input.step ?? IMPLICIT_DEFINITION.step;
-  const max = input.max ?? null;
   const holdSeconds = validateHold(input);
+  const { period, timeZone } = validatePeriod(input);
+  const format = input.format ?? null;
+  const max = format === null ? (input.max ?? null) : paddedMax(format, period, start, input.max);
   assertSequenceValue(start, 'start');
   if (!Number.isInteger(step) || step < 1 || step > MAX_STEP) {
     throw new BadUserInputError(
@@ -103,7 +131,58 @@ export function validateDefinition(input: DefinitionInput): SequenceDefinition {
       throw new BadUserInputError('max must not be below start.', { field: 'max' });
     }
   }
-  return { start, step, max, holdSeconds };
+  return { start, step, max, holdSeconds, format, period, timeZone };
+}
+
+function validatePeriod(input: DefinitionInput): {
+  period: SequencePeriod | null;
+  timeZone: string | null;
+} {
+  const period = input.period ?? null;
+  if (period === null) {
+    if (input.timeZone !== undefined && input.timeZone !== null) {
+      throw new BadUserInputError('timeZone is the zone of a period: add period.', {
+        field: 'timeZone',
+      });
+    }
+    return { period, timeZone: null };
+  }
+  if (!isSequencePeriod(period)) {
+    throw new BadUserInputError('period must be DAILY, MONTHLY or YEARLY.', { field: 'period' });
+  }
+  return { period, timeZone: validateTimeZone(input.timeZone ?? DEFAULT_TIME_ZONE) };
+}
+
+/**
+ * The `max` of a formatted sequence: a padded value's width bounds it (10^width - 1 when no max
+ * is given; a larger max, or a negative start, is refused rather than truncated).
+ */
+function paddedMax(
+  format: string,
+  period: SequencePeriod | null,
+  start: number,
+  max: number | null | undefined,
+): number | null {
+  const largest = largestPadded(widthOf(parseFormat(format, period)));
+  if (largest === null) return max ?? null;
+  if (start < 0) {
+    throw new BadUserInputError('A padded value cannot be negative: start must be 0 or more.', {
+      field: 'format',
+    });
+  }
+  if (max !== undefined && max !== null && max > largest) {
+    throw new BadUserInputError(
+      `max ${max} does not fit the format's padding: it holds at most ${largest}. Widen {seq:N} or lower max.`,
+      { field: 'format' },
+    );
+  }
+  if (start > largest) {
+    throw new BadUserInputError(
+      `start ${start} does not fit the format's padding: it holds at most ${largest}.`,
+      { field: 'format' },
+    );
+  }
+  return max ?? largest;
 }
 
 function validateHold(input: DefinitionInput): number | null {
@@ -133,5 +212,8 @@ export function differingField(
   if (a.step !== b.step) return 'step';
   if (a.max !== b.max) return 'max';
   if (a.holdSeconds !== b.holdSeconds) return 'holdSeconds';
+  if (a.format !== b.format) return 'format';
+  if (a.period !== b.period) return 'period';
+  if (a.timeZone !== b.timeZone) return 'timeZone';
   return null;
 }

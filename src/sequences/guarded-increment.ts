@@ -12,11 +12,19 @@
  * driver only reads them); a part is used only for exactly the shape it was built for (every input
  * is compared), and at most `KEPT_SHAPES` shapes are kept (all forgotten when full), so many
  * sequences cost memory no longer than their allocations run.
+ *
+ * A periodic sequence (./periods.ts) is advanced by a pipeline-style update instead, so that the
+ * database's clock decides the period in the same atomic step: MongoDB computes the key of the
+ * period `$$NOW` falls in (`$dateToString` in the sequence's zone); a key after the stored
+ * `currentPeriod` starts that period (`seq` restarts at `start`), any other continues the stored
+ * one (a clock behind it never moves the period back). The filter lets an exhausted period through
+ * only when a new one starts.
  */
 import type { ClientSession, Document } from 'mongodb';
 import { definitionFields, toLong } from './counter-document';
 import { limitOf, MAX_SEQUENCE_VALUE, type SequenceDefinition } from './definition';
 import type { ResolvedKey } from './keys';
+import { type PeriodClock, periodClockOf, periodNow, startsPeriod } from './periods';
 
 /** The Int64 values a counter field may hold: whole numbers within ±(2^53 - 1). */
 const SAFE_RANGE = Object.freeze({
@@ -43,6 +51,8 @@ interface IncrementParts {
   filter: Document;
   /** The update, but for `$set: { updatedAt }`, which is the time of each command. */
   inc: Document;
+  /** A periodic sequence's whole update, a pipeline that reads the database's clock. */
+  pipeline: Document[] | undefined;
   setOnInsert: Document | undefined;
   options: { upsert: boolean; returnDocument: 'after'; maxTimeMS: number };
 }
@@ -56,6 +66,8 @@ const frozen = <T extends object>(value: T): T => Object.freeze(value);
 
 function buildParts(shape: IncrementShape, maxTimeMS: number): IncrementParts {
   const { key, definition, delta, owner, upsert } = shape;
+  const limit = limitOf(definition);
+  const periodic = periodClockOf(definition);
   return {
     filter: frozen({
       _id: key.id,
@@ -63,6 +75,7 @@ function buildParts(shape: IncrementShape, maxTimeMS: number): IncrementParts {
       step: definition.step,
       max: definition.max === null ? frozen({ $exists: false }) : toLong(definition.max),
       holdSeconds: frozen({ $exists: false }),
+      ...(periodic === null ? { period: frozen({ $exists: false }) } : periodic),
       // Only Int64s within range, so the counter reads as a sequence after the `$inc`; any other
       // (a string, NaN, a fraction, a double typed in mongosh) goes to `explainRefusal`, which
       // rewrites or refuses it before it moves. NaN sorts first, below the lower bound.
@@ -70,13 +83,59 @@ function buildParts(shape: IncrementShape, maxTimeMS: number): IncrementParts {
       seq: frozen({
         $type: 'long',
         $gte: SAFE_RANGE.$gte,
-        $lte: toLong(limitOf(definition) - delta),
+        $lte: periodic === null ? toLong(limit - delta) : SAFE_RANGE.$lte,
       }),
+      ...(periodic === null ? {} : periodicGuard(definition, periodic, delta)),
     }),
     inc: frozen({ seq: toLong(delta) }),
+    pipeline: periodic === null ? undefined : periodicUpdate(definition, periodic, delta),
     setOnInsert: upsert ? frozen(definitionFields(key, definition)) : undefined,
     options: frozen({ upsert, returnDocument: 'after' as const, maxTimeMS }),
   };
+}
+
+/** `start - step + delta`: the stored `seq` after taking `delta` from a period's start. */
+const firstOfPeriod = (definition: SequenceDefinition, delta: number) =>
+  definition.start - definition.step + delta;
+
+/**
+ * The filter's `$expr` for a periodic sequence: room for `delta` in the stored period, or a new
+ * period starting that has room for it.
+ */
+function periodicGuard(
+  definition: SequenceDefinition,
+  periodic: PeriodClock,
+  delta: number,
+): Document {
+  const room = { $lte: ['$seq', toLong(limitOf(definition) - delta)] };
+  const fresh = firstOfPeriod(definition, delta) <= limitOf(definition);
+  return { $expr: fresh ? { $or: [room, startsPeriod(periodic)] } : room };
+}
+
+/** The update of a periodic sequence: start the clock's period, or continue the stored one. */
+function periodicUpdate(
+  definition: SequenceDefinition,
+  periodic: PeriodClock,
+  delta: number,
+): Document[] {
+  const starts = startsPeriod(periodic);
+  return frozen([
+    frozen({
+      $set: {
+        currentPeriod: {
+          $cond: [starts, periodNow(periodic), '$currentPeriod'],
+        },
+        seq: {
+          $cond: [
+            starts,
+            toLong(firstOfPeriod(definition, delta)),
+            { $add: ['$seq', toLong(delta)] },
+          ],
+        },
+        updatedAt: '$$NOW',
+      },
+    }),
+  ]);
 }
 
 function sameShape(a: IncrementShape, b: IncrementShape): boolean {
@@ -90,7 +149,9 @@ function sameShape(a: IncrementShape, b: IncrementShape): boolean {
     a.definition.start === b.definition.start &&
     a.definition.step === b.definition.step &&
     a.definition.max === b.definition.max &&
-    a.definition.holdSeconds === b.definition.holdSeconds
+    a.definition.holdSeconds === b.definition.holdSeconds &&
+    a.definition.period === b.definition.period &&
+    a.definition.timeZone === b.definition.timeZone
   );
 }
 
@@ -105,12 +166,14 @@ export class GuardedIncrements {
     shape: IncrementShape,
     now: Date,
     session: ClientSession | undefined,
-  ): [filter: Document, update: Document, options: Document] {
-    const { filter, inc, setOnInsert, options } = this.partsOf(shape);
+  ): [filter: Document, update: Document | Document[], options: Document] {
+    const { filter, inc, pipeline, setOnInsert, options } = this.partsOf(shape);
     const update =
-      setOnInsert === undefined
-        ? { $inc: inc, $set: { updatedAt: now } }
-        : { $inc: inc, $set: { updatedAt: now }, $setOnInsert: setOnInsert };
+      pipeline !== undefined
+        ? pipeline
+        : setOnInsert === undefined
+          ? { $inc: inc, $set: { updatedAt: now } }
+          : { $inc: inc, $set: { updatedAt: now }, $setOnInsert: setOnInsert };
     return [filter, update, session === undefined ? options : { ...options, session }];
   }
 

@@ -6,7 +6,9 @@
  * Storage: `{ _id: "<sequence id>:<value>", sequence, value: Int64, token, expiresAt }` while the
  * value waits for its confirmation (held by `token` until `expiresAt`; released: `token: null`,
  * `expiresAt` the epoch), `{ _id, sequence, value, confirmedAt }` once confirmed. A value document
- * is never deleted: its `_id` is what makes a value issued once.
+ * is never deleted: its `_id` is what makes a value issued once. A periodic sequence's values
+ * carry their period (./periods.ts): `_id: "<sequence id>:<period>:<value>"` and `period`, so each
+ * period has values `start`, `start + step`, ... of its own.
  *
  * Contract and invariants:
  * - A value is issued exactly when its document exists; a new value is `top + step`, where `top`
@@ -27,6 +29,12 @@
  *   its value taken by another (its confirmation then fails with RESERVATION_NOT_FOUND).
  * - A confirmation succeeds only for the token that holds the value now, also past its expiry as
  *   long as nobody took the value: a value is confirmed at most once.
+ * - Periods: before it issues anything, an allocation of a periodic sequence lets the database's
+ *   clock move the counter's `currentPeriod` forward (one pipeline-style update with `$$NOW`,
+ *   restarting `seq` in a new period); a new value is issued in the period that update answered.
+ *   Free values are handed out oldest period first, so a value of a period that has ended, released
+ *   or expired, is numbered again in its own period: each period's confirmed values end up
+ *   start..top with no hole, and, as for any gapless sequence, not in time order.
  * - Every change touches one value document and at most the counter, each by its `_id`, so a
  *   change costs the same few commands however many values are held: allocating a new value 3
  *   (read the counter, insert, `$max`), confirming 2 (read the counter, update the value),
@@ -39,7 +47,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Mutex } from 'async-mutex';
-import type { Db, WriteConcernSettings } from 'mongodb';
+import type { Db, Sort, WriteConcernSettings } from 'mongodb';
 import { GAPS } from '../limits';
 import {
   beforeWrite,
@@ -54,11 +62,12 @@ import {
   definitionOf,
   storedInteger,
   storedPending,
+  storedPeriodKey,
   storedSeq,
   toLong,
   toState,
 } from './counter-document';
-import { limitOf } from './definition';
+import { limitOf, type SequenceDefinition } from './definition';
 import {
   BadUserInputError,
   SequenceContentionError,
@@ -68,13 +77,26 @@ import {
 } from './errors';
 import { type GapPage, type GapRequest, assertGapRequest, gapPage } from './gaps';
 import { type ResolvedKey, describeKey, parseSequenceId } from './keys';
+import {
+  isPeriodKey,
+  PERIOD_KEY_EXAMPLE,
+  PERIOD_KEY_SHAPE,
+  periodClockOf,
+  periodNow,
+  startsPeriod,
+} from './periods';
 import type { Long } from 'mongodb';
 
 /** A value handed out by a gapless sequence, to be confirmed or released with `id`. */
 export interface Reservation {
-  /** `<sequence id>:<value>:<token>`: names the sequence, the value and who holds it. */
+  /**
+   * `<sequence id>:<value>:<token>` (`<sequence id>:<period>:<value>:<token>` for a periodic
+   * sequence): names the sequence, the value and who holds it.
+   */
   id: string;
   value: number;
+  /** The period the value counts in; null for a sequence without periods. */
+  period: string | null;
   expiresAt: Date;
 }
 
@@ -82,11 +104,17 @@ export interface Reservation {
 interface ValueDocument {
   _id: string;
   sequence: string;
+  /** A periodic sequence's period of the value. */
+  period?: string;
   value: Long;
   token?: string | null;
   expiresAt?: Date;
   confirmedAt?: Date;
 }
+
+/** The order free values are handed out in: lowest first, and of a periodic sequence oldest period first. */
+const BY_VALUE: Sort = { sequence: 1, value: 1 };
+const BY_PERIOD_AND_VALUE: Sort = { sequence: 1, period: 1, value: 1 };
 
 /** Values another instance issued first (duplicate keys) before ID_CONTENTION. */
 const MAX_ATTEMPTS = 16;
@@ -94,7 +122,9 @@ const MAX_ATTEMPTS = 16;
 /** What a released value's `expiresAt` (and a counter's `freeCheckAt` after a release) holds. */
 const EPOCH = new Date(0);
 
-const valueId = (key: ResolvedKey, value: number) => `${key.id}:${value}`;
+/** A value document's `_id`: the value of the sequence, in its period if it has one. */
+const valueId = (key: ResolvedKey, value: number, period: string | null) =>
+  period === null ? `${key.id}:${value}` : `${key.id}:${period}:${value}`;
 
 export class Reservations {
   private readonly locks = new Map<string, Mutex>();
@@ -132,58 +162,119 @@ export class Reservations {
     }
     return this.exclusive(key.id, async () => {
       await this.ensureIndexes();
-      let top: number | null = null;
+      /** The largest value known to be issued, in its period (duplicate keys raise it). */
+      let top: { period: string | null; value: number } | null = null;
       for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
-        const doc = await this.counter(key, guard);
-        const definition = definitionOf(doc);
+        const read = await this.counter(key, guard);
+        const definition = definitionOf(read);
         if (definition.holdSeconds === null) return null;
+        const doc = await this.startPeriod(key, read, definition, guard);
+        const period = storedPeriodKey(doc, definition.period);
         const now = Date.now();
         const token = randomBytes(12).toString('base64url');
         const expiresAt = new Date(now + definition.holdSeconds * 1000);
-        const reservation = (value: number) => ({
-          id: `${key.id}:${value}:${token}`,
+        const reservation = (value: number, valuePeriod: string | null) => ({
+          id: `${valueId(key, value, valuePeriod)}:${token}`,
           value,
+          period: valuePeriod,
           expiresAt,
         });
         if (doc.freeCheckAt instanceof Date && doc.freeCheckAt.getTime() <= now) {
-          const reused = await this.takeFree(key, doc, token, expiresAt, now, guard);
-          if (reused !== null) return { reservation: reservation(reused), doc };
+          const reused = await this.takeFree(key, doc, definition, token, expiresAt, now, guard);
+          if (reused !== null)
+            return { reservation: reservation(reused.value, reused.period), doc };
         }
-        top = Math.max(top ?? -Infinity, storedSeq(doc));
-        const value = top + definition.step;
+        const seq = storedSeq(doc);
+        const issued: number =
+          top !== null && top.period === period ? Math.max(top.value, seq) : seq;
+        const value: number = issued + definition.step;
         if (value > limitOf(definition)) {
           throw new SequenceExhaustedError(
-            `Sequence ${describeKey(key)} cannot issue another value: its limit is ${limitOf(definition)} and every value up to it is confirmed or held. Nothing was consumed.`,
+            `Sequence ${describeKey(key)} cannot issue another value${period === null ? '' : ` in period ${period}`}: its limit is ${limitOf(definition)} and every value up to it is confirmed or held. Nothing was consumed.`,
           );
         }
         beforeWrite(guard);
         try {
           await this.values.collection.insertOne(
-            { _id: valueId(key, value), sequence: key.id, value: toLong(value), token, expiresAt },
+            {
+              _id: valueId(key, value, period),
+              sequence: key.id,
+              ...(period === null ? {} : { period }),
+              value: toLong(value),
+              token,
+              expiresAt,
+            },
             this.values.options(),
           );
         } catch (err) {
           if (!isDuplicateKeyError(err)) throw err;
-          top = value; // issued by another instance (or before a crash): the next one, then
+          top = { period, value }; // issued by another instance (or before a crash): the next one
           continue;
         }
-        const written = await this.counters.collection.findOneAndUpdate(
-          { _id: key.id },
-          {
-            $max: { seq: toLong(value) },
-            $min: { freeCheckAt: expiresAt },
-            $set: { updatedAt: new Date(now) },
-          },
-          this.counters.options({ returnDocument: 'after' as const }),
-        );
-        if (written === null) throw new SequenceNotFoundError(describeKey(key));
-        this.onCounterWrite?.(key, written);
-        return { reservation: reservation(value), doc: written };
+        const written = await this.recordIssued(key, period, value, expiresAt, now);
+        return { reservation: reservation(value, period), doc: written };
       }
       throw new SequenceContentionError(
         `Sequence ${describeKey(key)}: other instances issued the next value ${MAX_ATTEMPTS} times in a row; nothing was issued, please retry.`,
       );
     });
+  }
+
+  /**
+   * For a periodic sequence, lets the database's clock move the counter into a later period
+   * (`seq` restarts at `start - step` there) and answers the counter after; any other is answered
+   * as read.
+   */
+  private async startPeriod(
+    key: ResolvedKey,
+    doc: CounterDocument,
+    definition: SequenceDefinition,
+    guard: WriteOptions,
+  ): Promise<CounterDocument> {
+    const clock = periodClockOf(definition);
+    if (clock === null) return doc;
+    const starts = startsPeriod(clock);
+    beforeWrite(guard);
+    const started = await this.counters.collection.findOneAndUpdate(
+      { _id: key.id },
+      [
+        {
+          $set: {
+            currentPeriod: { $cond: [starts, periodNow(clock), '$currentPeriod'] },
+            seq: { $cond: [starts, toLong(definition.start - definition.step), '$seq'] },
+          },
+        },
+      ],
+      this.counters.options({ returnDocument: 'after' as const }),
+    );
+    if (started === null) throw new SequenceNotFoundError(describeKey(key));
+    return started;
+  }
+
+  /**
+   * After a new value's insert: the counter's `seq` follows it (within its period: a counter that
+   * moved on to a later period meanwhile keeps its `seq`) and `freeCheckAt` is at most its expiry.
+   */
+  private async recordIssued(
+    key: ResolvedKey,
+    period: string | null,
+    value: number,
+    expiresAt: Date,
+    now: number,
+  ): Promise<CounterDocument> {
+    const expiry = { $min: { freeCheckAt: expiresAt }, $set: { updatedAt: new Date(now) } };
+    const options = this.counters.options({ returnDocument: 'after' as const });
+    let written = await this.counters.collection.findOneAndUpdate(
+      period === null ? { _id: key.id } : { _id: key.id, currentPeriod: period },
+      { ...expiry, $max: { seq: toLong(value) } },
+      options,
+    );
+    if (written === null && period !== null) {
+      written = await this.counters.collection.findOneAndUpdate({ _id: key.id }, expiry, options);
+    }
+    if (written === null) throw new SequenceNotFoundError(describeKey(key));
+    this.onCounterWrite?.(key, written);
+    return written;
   }
 
   /** Confirms a reservation: its value is used for good. Answers the value and the sequence after. */
@@ -201,15 +292,24 @@ export class Reservations {
 
   /**
    * The unconfirmed values of the gapless sequence `state` (as read a moment ago), as runs: RESERVED
-   * while held, else RELEASED. One indexed read of at most `GAPS.idsScanned` values.
+   * while held, else RELEASED; of a periodic one, those of `period` (default: its current period).
+   * One indexed read of at most `GAPS.idsScanned` values.
    */
-  async gaps(state: SequenceState, request: GapRequest): Promise<GapPage> {
+  async gaps(state: SequenceState, request: GapRequest, period?: string | null): Promise<GapPage> {
     assertGapRequest(request);
     const after = request.after ?? null;
+    const shown = state.period === null ? null : (period ?? state.currentPeriod);
+    if (state.period !== null && shown !== null && !isPeriodKey(state.period, shown)) {
+      throw new BadUserInputError(
+        `period must be a ${state.period} period of this sequence, written ${PERIOD_KEY_EXAMPLE[state.period]}.`,
+        { field: 'period' },
+      );
+    }
     const waiting = await this.values.collection
       .find(
         {
           sequence: state.id,
+          ...(shown === null ? {} : { period: shown }),
           expiresAt: { $exists: true },
           ...(after === null ? {} : { value: { $gt: toLong(after) } }),
         },
@@ -226,9 +326,12 @@ export class Reservations {
       kind: entry.expiresAt!.getTime() <= now ? ('RELEASED' as const) : ('RESERVED' as const),
     }));
     const truncated = waiting.length === GAPS.idsScanned;
+    // The counter's value counts in its current period; an ended period's holes lie at most as
+    // high as its highest waiting value.
+    const counted = shown === state.currentPeriod ? state.value : state.start - state.step;
     const top = truncated
       ? values[values.length - 1].value
-      : Math.max(state.value, ...values.map((v) => v.value));
+      : Math.max(counted, ...values.map((v) => v.value));
     const page = gapPage(values, state.step, request, top);
     return truncated ? { ...page, complete: false } : page;
   }
@@ -243,7 +346,7 @@ export class Reservations {
     frees: boolean,
     change: (now: number) => object,
   ): Promise<{ value: number; sequence: SequenceState }> {
-    const { key, value, token } = parseReservationId(id);
+    const { key, period, value, token } = parseReservationId(id);
     let doc = await this.counter(key, guard);
     const notFound = () =>
       new ReservationNotFoundError(
@@ -254,7 +357,7 @@ export class Reservations {
     beforeWrite(guard);
     const now = Date.now();
     const { matchedCount } = await this.values.collection.updateOne(
-      { _id: valueId(key, value), token },
+      { _id: valueId(key, value, period), token },
       change(now),
       this.values.options(),
     );
@@ -283,21 +386,28 @@ export class Reservations {
   private async takeFree(
     key: ResolvedKey,
     doc: CounterDocument,
+    definition: SequenceDefinition,
     token: string,
     expiresAt: Date,
     now: number,
     guard: WriteOptions,
-  ): Promise<number | null> {
+  ): Promise<{ value: number; period: string | null } | null> {
     beforeWrite(guard);
     const taken = await this.values.collection.findOneAndUpdate(
       { sequence: key.id, expiresAt: { $lte: new Date(now) } },
       { $set: { token, expiresAt } },
       this.values.options({
-        sort: { sequence: 1, value: 1 } as const,
+        // Oldest period first: an ended period's holes are filled before the current one's.
+        sort: definition.period === null ? BY_VALUE : BY_PERIOD_AND_VALUE,
         returnDocument: 'after' as const,
       }),
     );
-    if (taken !== null) return taken.value.toNumber();
+    if (taken !== null) {
+      return {
+        value: taken.value.toNumber(),
+        period: definition.period === null ? null : (taken.period ?? null),
+      };
+    }
     const earliest = await this.values.collection.findOne(
       { sequence: key.id, expiresAt: { $exists: true } },
       this.values.options({
@@ -339,7 +449,7 @@ export class Reservations {
       try {
         await this.values.collection.insertMany(
           pending.map((entry) => ({
-            _id: valueId(key, entry.value.toNumber()),
+            _id: valueId(key, entry.value.toNumber(), null),
             sequence: key.id,
             value: entry.value,
             token: entry.token,
@@ -394,17 +504,26 @@ export class Reservations {
   }
 }
 
-/** The sequence, value and token a reservation id names; a malformed one is BAD_USER_INPUT. */
-function parseReservationId(id: string): { key: ResolvedKey; value: number; token: string } {
-  const [sequenceId = '', value = '', token = '', ...rest] = id.split(':');
+/** The sequence, period, value and token a reservation id names; a malformed one is BAD_USER_INPUT. */
+function parseReservationId(id: string): {
+  key: ResolvedKey;
+  period: string | null;
+  value: number;
+  token: string;
+} {
+  const parts = id.split(':');
+  const [sequenceId = ''] = parts;
+  const period = parts.length === 4 ? parts[1] : null;
+  const [value = '', token = ''] = parts.slice(parts.length === 4 ? 2 : 1);
   const number = Number(value);
   if (
-    rest.length === 0 &&
+    (parts.length === 3 || parts.length === 4) &&
+    (period === null || PERIOD_KEY_SHAPE.test(period)) &&
     /^-?\d{1,16}$/.test(value) &&
     Number.isSafeInteger(number) &&
     /^[A-Za-z0-9_-]{16}$/.test(token)
   ) {
-    return { key: parseSequenceId(sequenceId, 'id'), value: number, token };
+    return { key: parseSequenceId(sequenceId, 'id'), period, value: number, token };
   }
   throw new BadUserInputError(
     'id must be the id of a reservation, as allocateSequence answered it.',

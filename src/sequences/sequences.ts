@@ -23,13 +23,23 @@
  * - A gapless sequence (`holdSeconds` stored) is never `$inc`ed here: the allocation filter
  *   excludes it, and allocations of one go to `reservations` (./reservations.ts), which owns its
  *   `seq` and `pending`; `setValue` refuses it (any set would open a hole or reissue a value).
+ * - A periodic sequence (`period` stored) is advanced by a pipeline-style update in which the
+ *   database's clock decides the period (./guarded-increment.ts). `setValue` refuses it; `advance`
+ *   moves one named period's counter forward, never into a period the clock has not reached.
  * - `releaseUnused` is the one write that moves `seq` down without an admin: only a range that is
  *   still the newest of its sequence (`seq` equals its `last`), which nobody else can hold.
  * - Every write uses the configured write concern (WRITE_CONCERN), so a failover cannot roll
  *   back an acknowledged `$inc` and reissue its values. Every command carries `maxTimeMS`
  *   (the driver ignores `timeoutMS`); the client's socket timeout bounds the network side.
  */
-import type { ClientSession, Db, Filter, UpdateFilter, WriteConcernSettings } from 'mongodb';
+import type {
+  ClientSession,
+  Db,
+  Document,
+  Filter,
+  UpdateFilter,
+  WriteConcernSettings,
+} from 'mongodb';
 import {
   afterCommit,
   beforeWrite,
@@ -73,6 +83,13 @@ import { SequenceChanges } from './changes';
 import { GuardedIncrements } from './guarded-increment';
 import { type Reservation, Reservations } from './reservations';
 import { type ResolvedKey, type SequenceKey, describeKey, resolveKey } from './keys';
+import {
+  type PeriodClock,
+  isPeriodKey,
+  PERIOD_KEY_EXAMPLE,
+  periodClockOf,
+  periodNow,
+} from './periods';
 
 export interface AllocatedRange {
   first: number;
@@ -388,6 +405,7 @@ export class Sequences {
     key: SequenceKey,
     to: number,
     guard: Omit<SetGuard, 'forwardOnly'> = {},
+    period: string | null = null,
   ): Promise<SequenceState> {
     const resolved = resolveKey(key);
     assertSequenceValue(to, 'to');
@@ -396,12 +414,17 @@ export class Sequences {
         resolved,
         guard,
         'the values advancing it would skip are holes nobody could confirm',
+        true,
       );
       if (to > limitOf(definition)) {
         throw new BadUserInputError(
           `to must be at most ${limitOf(definition)}, the largest value sequence ${describeKey(resolved)} may issue.`,
           { field: 'to' },
         );
+      }
+      const clock = periodClockOf(definition);
+      if (clock !== null || period !== null) {
+        return this.advancePeriod(resolved, definition, clock, to, period, guard);
       }
       beforeWrite(guard);
       const written = await this.move(
@@ -417,6 +440,56 @@ export class Sequences {
       if (written !== null) return written;
     }
     throw contention(resolved, 'Advancing');
+  }
+
+  /**
+   * `advance` of a periodic sequence: the counter of `period` moves forward to at least `to`, in
+   * one pipeline-style update. A period after the stored one becomes the counter's (restarted at
+   * `to`); the stored one moves up to `to`; an earlier one is answered as it is (nothing will be
+   * numbered in it again). A period the database's clock has not reached is refused: the values
+   * allocated until then would be numbered in it.
+   */
+  private async advancePeriod(
+    resolved: ResolvedKey,
+    definition: SequenceDefinition,
+    clock: PeriodClock | null,
+    to: number,
+    period: string | null,
+    guard: WriteOptions,
+  ): Promise<SequenceState> {
+    if (clock === null || period === null || !isPeriodKey(clock.period, period)) {
+      throw new BadUserInputError(
+        clock === null
+          ? `Sequence ${describeKey(resolved)} has no period: leave period out.`
+          : `Sequence ${describeKey(resolved)} restarts every period: give the period the imported values belong to, written ${PERIOD_KEY_EXAMPLE[clock.period]}.`,
+        { field: 'period' },
+      );
+    }
+    const later = { $gt: [period, { $ifNull: ['$currentPeriod', ''] }] };
+    const below = { $and: [{ $eq: [period, '$currentPeriod'] }, { $lt: ['$seq', toLong(to)] }] };
+    const fresh = toLong(Math.max(definition.start - definition.step, to));
+    beforeWrite(guard);
+    const written = await this.move(
+      resolved,
+      { _id: resolved.id, $expr: { $lte: [period, periodNow(clock)] } },
+      [
+        {
+          $set: {
+            currentPeriod: { $cond: [later, period, '$currentPeriod'] },
+            seq: { $cond: [later, fresh, { $cond: [below, toLong(to), '$seq'] }] },
+            updatedAt: '$$NOW',
+          },
+        },
+      ],
+      false,
+    );
+    if (written !== null) return written;
+    if ((await this.read(resolved)) === null)
+      throw new SequenceNotFoundError(describeKey(resolved));
+    throw new BadUserInputError(
+      `Period ${period} has not begun on the database's clock: values allocated until then would be numbered in it.`,
+      { field: 'period' },
+    );
   }
 
   /**
@@ -561,12 +634,14 @@ export class Sequences {
   /**
    * The counter `setValue` or `advance` is about to move, and its definition (the implicit one
    * when absent): SEQUENCE_NOT_FOUND when absent and `guard.mayCreate` is false or another owner's,
-   * BAD_USER_INPUT when gapless (`why` says what moving it would do).
+   * BAD_USER_INPUT when gapless (`why` says what moving it would do), or periodic unless
+   * `periodic` allows it.
    */
   private async readToMove(
     resolved: ResolvedKey,
     guard: Omit<SetGuard, 'forwardOnly'>,
     why: string,
+    periodic = false,
   ): Promise<{ current: CounterDocument | null; definition: SequenceDefinition }> {
     const current = await this.read(resolved);
     if (
@@ -581,6 +656,12 @@ export class Sequences {
         field: 'name',
       });
     }
+    if (definition.period !== null && !periodic) {
+      throw new BadUserInputError(
+        `Sequence ${describeKey(resolved)} restarts every period, which the database's clock decides at each allocation: its counter cannot be set (advanceSequence moves one period's counter forward).`,
+        { field: 'name' },
+      );
+    }
     return { current, definition };
   }
 
@@ -591,7 +672,7 @@ export class Sequences {
   private async move(
     resolved: ResolvedKey,
     filter: Filter<CounterDocument>,
-    update: UpdateFilter<CounterDocument>,
+    update: UpdateFilter<CounterDocument> | Document[],
     upsert: boolean,
   ): Promise<SequenceState | null> {
     let written: CounterDocument | null = null;

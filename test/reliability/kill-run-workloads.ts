@@ -17,6 +17,10 @@
  * confirms until no value is pending, so the confirmed values must be exactly 1..seq: no value
  * acknowledged twice, every acknowledged confirmation confirmed (not pending, not above `seq`),
  * and no confirmed value that no confirmation asked for.
+ *
+ * Gapless yearly: the same with a sequence that restarts every year in Berlin, while the
+ * database's clock (./kill-run.ts sets it) passes New Year's Eve during the load: each year's
+ * confirmed values must be exactly 1..its top, the checks above made per year.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,12 +30,12 @@ import { STRATEGIES } from '../../src/strategies';
 import { CREATE_USER, postGraphQL, type GraphQLResultLike } from './client';
 import { Ledger } from './ledger';
 
-export type WorkloadName = 'transaction' | 'block' | 'gapless';
+export type WorkloadName = 'transaction' | 'block' | 'gapless' | 'gaplessYearly';
 
 export interface WorkloadReport {
   /** Users created, or values confirmed, as acknowledged to the clients. */
   acknowledged: number;
-  /** The largest stored id, or the gapless sequence's `seq` after the closing client. */
+  /** The largest stored id, or the gapless sequence's top after the closing client (summed over its periods). */
   highest: number;
   /** Stored ids (or confirmed values) missing from 1..highest. */
   holes: number;
@@ -52,6 +56,8 @@ export interface PreparedWorkload {
 export interface Workload {
   /** The commands the fail points fail in turn. */
   faultedCommands: string[];
+  /** The New Year the database's clock passes during the load (a zone, its first instant). */
+  newYear?: { zone: string; at: number };
   /** `holdSeconds`: a gapless sequence's hold. */
   prepare(context: RunContext, holdSeconds: number): Promise<PreparedWorkload>;
 }
@@ -267,35 +273,42 @@ const SEQUENCE_ID = `${FLEET_CLIENT}~${SEQUENCE}`;
 const CREATE_SEQUENCE = `mutation ($input: CreateSequenceInput!) {
   createSequence(input: $input) { sequence { id } error { code message } } }`;
 const ALLOCATE = `mutation ($name: String!) {
-  allocateSequence(name: $name) { reservation { id value } error { code } } }`;
+  allocateSequence(name: $name) { reservation { id value period } error { code } } }`;
 const CONFIRM = `mutation ($id: ID!) { confirmReservation(id: $id) { value error { code } } }`;
 const RELEASE = `mutation ($id: ID!) { releaseReservation(id: $id) { value error { code } } }`;
-
-interface GaplessCounter {
-  _id: string;
-  seq: unknown;
-}
 
 /** An issued value of the gapless sequence: `expiresAt` while it waits for its confirmation. */
 interface GaplessValue {
   _id: string;
   sequence: string;
+  period?: string;
   value: unknown;
   expiresAt?: Date;
 }
 
-function gaplessWorkload(): Workload {
+/** A value with its period (`2026:17`; `:17` without periods): what is issued once. */
+const valueKey = (period: unknown, value: number) =>
+  `${typeof period === 'string' ? period : ''}:${value}`;
+
+/** `newYear`: a sequence that restarts every year in its zone; none: one that never does. */
+function gaplessWorkload(newYear?: Workload['newYear']): Workload {
   return {
     faultedCommands: ['findAndModify', 'insert', 'update'],
+    newYear,
     async prepare(context, holdSeconds) {
       const created = await sendUntilAnswered(context, 0, 'createSequence', CREATE_SEQUENCE, {
-        input: { name: SEQUENCE, gapless: true, holdSeconds },
+        input: {
+          name: SEQUENCE,
+          gapless: true,
+          holdSeconds,
+          ...(newYear === undefined ? {} : { period: 'YEARLY', timeZone: newYear.zone }),
+        },
       });
       if (created.payload === null) throw new Error(`createSequence answered ${created.code}`);
-      /** Every acknowledged confirmation's value, in order; a value twice is a duplicate. */
-      const confirmed: number[] = [];
+      /** Every acknowledged confirmation's value key, in order; a key twice is a duplicate. */
+      const confirmed: string[] = [];
       /** Values whose confirmation may have been applied without an answer saying so. */
-      const unanswered = new Set<number>();
+      const unanswered = new Set<string>();
       const counts = {
         confirmed: 0,
         released: 0,
@@ -312,13 +325,13 @@ function gaplessWorkload(): Workload {
           name: SEQUENCE,
         });
         const reservation = allocated.payload?.reservation as
-          { id: string; value: unknown } | undefined;
+          { id: string; value: unknown; period: unknown } | undefined;
         if (!reservation) {
           if (allocated.code === 'UNRESOLVED') counts.unresolved += 1;
           else context.unexpected.push(`allocateSequence answered ${allocated.code}`);
           return;
         }
-        const value = Number(reservation.value);
+        const value = valueKey(reservation.period, Number(reservation.value));
         if (action === 'abandon') {
           counts.abandoned += 1;
           return;
@@ -352,7 +365,6 @@ function gaplessWorkload(): Workload {
           }
         },
         async finish(db) {
-          const counters = db.collection<GaplessCounter>('counters');
           const values = db.collection<GaplessValue>('gapless_values');
           const options = { maxTimeMS: READ_TIMEOUT_MS };
           const waiting = () =>
@@ -365,16 +377,20 @@ function gaplessWorkload(): Workload {
             await oneValue(0, 'confirm');
             counts.closing += confirmed.length - before;
           }
-          // The counter's `seq` may lag the largest issued value by an insert a kill interrupted.
-          const doc = await counters.findOne({ _id: SEQUENCE_ID }, options);
-          const [top] = await values
-            .find({ sequence: SEQUENCE_ID }, { ...options, sort: { value: -1 }, limit: 1 })
-            .toArray();
-          const seq = Math.max(doc === null ? 0 : Number(doc.seq), top ? Number(top.value) : 0);
-          const pending = new Set((await waiting()).map((entry) => Number(entry.value)));
+          // Every issued value has a document (the counter's `seq` may lag one a kill
+          // interrupted): each period's top is its largest document.
+          const issued = await values.find({ sequence: SEQUENCE_ID }, options).toArray();
+          const tops = new Map<string, number>();
+          for (const entry of issued) {
+            const period = typeof entry.period === 'string' ? entry.period : '';
+            tops.set(period, Math.max(tops.get(period) ?? 0, Number(entry.value)));
+          }
+          const pending = new Set(
+            (await waiting()).map((entry) => valueKey(entry.period, Number(entry.value))),
+          );
           const problems: string[] = [];
           if (pending.size > 0) problems.push(`${pending.size} values still pending after closing`);
-          const seen = new Set<number>();
+          const seen = new Set<string>();
           let duplicates = 0;
           for (const value of confirmed) {
             if (seen.has(value)) {
@@ -382,21 +398,32 @@ function gaplessWorkload(): Workload {
               problems.push(`value ${value} acknowledged as confirmed twice`);
             }
             seen.add(value);
-            if (value > seq || pending.has(value)) problems.push(`confirmed value ${value} lost`);
+            const [period, number] = value.split(':');
+            if (Number(number) > (tops.get(period) ?? 0) || pending.has(value)) {
+              problems.push(`confirmed value ${value} lost`);
+            }
           }
           let phantom = 0;
-          for (let value = 1; value <= seq; value += 1) {
-            if (!pending.has(value) && !seen.has(value) && !unanswered.has(value)) phantom += 1;
+          for (const [period, top] of tops) {
+            for (let value = 1; value <= top; value += 1) {
+              const key = valueKey(period || undefined, value);
+              if (!pending.has(key) && !seen.has(key) && !unanswered.has(key)) phantom += 1;
+            }
           }
           if (phantom > 0)
             problems.push(`${phantom} values confirmed that no confirmation asked for`);
+          const seq = [...tops.values()].reduce((sum, top) => sum + top, 0);
           return {
             acknowledged: confirmed.length,
             highest: seq,
             holes: pending.size,
             duplicates,
             unresolved: counts.unresolved,
-            counts: { ...counts, unanswered: unanswered.size },
+            counts: {
+              ...counts,
+              unanswered: unanswered.size,
+              ...Object.fromEntries([...tops].map(([period, top]) => [`top ${period}`, top])),
+            },
             problems,
           };
         },
@@ -409,4 +436,6 @@ export const WORKLOADS: Record<WorkloadName, Workload> = {
   transaction: userWorkload('TRANSACTION'),
   block: userWorkload('BLOCK'),
   gapless: gaplessWorkload(),
+  // Midnight of New Year's Eve in Berlin (UTC+1 in winter).
+  gaplessYearly: gaplessWorkload({ zone: 'Europe/Berlin', at: Date.parse('2026-12-31T23:00:00Z') }),
 };

@@ -13,6 +13,10 @@
  * `transactionLifetimeLimitSeconds`, 60 s by default; set it lower for a run on a real replica
  * set), and until then every other instance's transaction conflicts on the counter.
  *
+ * A workload whose sequence restarts every year (`newYear`) runs with the stand-in's clock set
+ * (its `clock` option): an hour before that zone's New Year's Eve midnight while the run sets up,
+ * then, once the load starts, so that midnight falls half a second before instance 0 is killed.
+ *
  * Fail points are scoped to the service's `appName` (`sequential-ids`), so the run's own client
  * never meets them; each is set `{ times: n }` for `failPointEveryMs`, then cleared, and how often
  * it fired is counted. Clients send every request with an idempotency key (TRANSACTION) and retry
@@ -238,9 +242,13 @@ export async function runKillRun(options: KillRunOptions): Promise<KillRunReport
   const log = options.log ?? (() => undefined);
   const workload = WORKLOADS[options.workload];
   const loadStart = loadavg()[0];
+  const newYear = workload.newYear?.at ?? null;
+  /** The database's clock, ahead of (or behind) the wall clock by this much. */
+  let clockOffsetMs = newYear === null ? 0 : newYear - 3_600_000 - Date.now();
   const standin: RunningStandin = await startStandin({
     limits: { transactionLifetimeMs: options.transactionLifetimeMs },
     log: () => undefined, // connections the kill resets are expected
+    clock: () => Date.now() + clockOffsetMs,
   });
   const admin = await MongoClient.connect(standin.uri, {
     appName: 'kill-run',
@@ -263,6 +271,12 @@ export async function runKillRun(options: KillRunOptions): Promise<KillRunReport
     const durationMs = options.seconds * 1000;
     const startedAt = performance.now();
     context.stopIn(durationMs);
+    if (newYear !== null) {
+      clockOffsetMs = newYear - (Date.now() + options.killAt * durationMs - 500);
+      log(
+        `the database's clock passes New Year's Eve midnight in ${workload.newYear?.zone} at ${(options.killAt * durationMs - 500) / 1000} s`,
+      );
+    }
     log(
       `load: ${options.instances} × ${options.clientsPerInstance} clients for ${options.seconds} s`,
     );

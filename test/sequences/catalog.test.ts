@@ -36,7 +36,14 @@ describe('ownership', () => {
     await expect(catalog.peekNext(invoice, shipping)).rejects.toMatchObject(notFound);
     // The owner's next call still works, and nothing the other client did touched it.
     const mine = await catalog.allocate(invoice, 3, billing);
-    expect(mine.range).toEqual({ first: 1000, last: 1002, step: 1, count: 3 });
+    expect(mine.range).toEqual({
+      first: 1000,
+      last: 1002,
+      step: 1,
+      count: 3,
+      period: null,
+      formatted: null,
+    });
     expect(mine.sequence).toMatchObject({ id: 'invoice/acme', value: 1002, next: 1003 });
     // Admin sees the stored id, and names a client's sequence `<client>~<name>`.
     expect(await catalog.get(invoice, admin)).toBeNull();

@@ -6,7 +6,7 @@
  * kept (frozen) parts are sent again and again by test/sequences/*.test.ts.
  */
 import { Long, serialize } from 'bson';
-import type { ClientSession } from 'mongodb';
+import type { ClientSession, Document } from 'mongodb';
 import { IMPLICIT_DEFINITION } from '../../src/sequences/definition';
 import {
   GuardedIncrements,
@@ -42,6 +42,13 @@ const VARIANTS: Array<[string, IncrementShape]> = [
   ['another start', { ...userid, definition: { ...userid.definition, start: 10 } }],
   ['another name', { ...userid, key: { ...userid.key, name: 'orders' } }],
   ['a scope', { ...userid, key: { ...userid.key, scope: 'eu' } }],
+  [
+    'a period',
+    {
+      ...userid,
+      definition: { ...userid.definition, period: 'YEARLY' as const, timeZone: 'Europe/Berlin' },
+    },
+  ],
 ];
 
 test("the implicit counter's command: the guard, the $inc, the creation and the bound", () => {
@@ -55,6 +62,7 @@ test("the implicit counter's command: the guard, the $inc, the creation and the 
     step: 1,
     max: { $exists: false },
     holdSeconds: { $exists: false },
+    period: { $exists: false },
     start: {
       $type: 'long',
       $gte: Long.fromNumber(-Number.MAX_SAFE_INTEGER),
@@ -118,6 +126,47 @@ test('the kept parts cannot be changed by a caller', () => {
   const [filter, update] = new GuardedIncrements(MAX_TIME_MS).command(userid, NOW, undefined);
   expect(Object.isFrozen(filter)).toBe(true);
   expect(Object.isFrozen(filter.seq)).toBe(true);
-  expect(Object.isFrozen(update.$inc)).toBe(true);
-  expect(Object.isFrozen(update.$setOnInsert)).toBe(true);
+  expect(Object.isFrozen((update as Document).$inc)).toBe(true);
+  expect(Object.isFrozen((update as Document).$setOnInsert)).toBe(true);
+});
+
+test("a periodic sequence's command: the database's clock decides the period in the update", () => {
+  const yearly = {
+    ...userid,
+    key: { id: 'invoice', name: 'invoice', scope: null, owner: null },
+    definition: {
+      ...IMPLICIT_DEFINITION,
+      max: 999_999,
+      period: 'YEARLY' as const,
+      timeZone: 'Europe/Berlin',
+    },
+    delta: 3,
+    upsert: false,
+  };
+  const [filter, update, options] = new GuardedIncrements(MAX_TIME_MS).command(
+    yearly,
+    NOW,
+    undefined,
+  );
+  const periodNow = {
+    $dateToString: { date: '$$NOW', format: '%Y', timezone: 'Europe/Berlin' },
+  };
+  const starts = { $gt: [periodNow, { $ifNull: ['$currentPeriod', ''] }] };
+  expect(filter).toMatchObject({
+    _id: 'invoice',
+    period: 'YEARLY',
+    timeZone: 'Europe/Berlin',
+    max: Long.fromNumber(999_999),
+    $expr: { $or: [{ $lte: ['$seq', Long.fromNumber(999_996)] }, starts] },
+  });
+  expect(update).toEqual([
+    {
+      $set: {
+        currentPeriod: { $cond: [starts, periodNow, '$currentPeriod'] },
+        seq: { $cond: [starts, Long.fromNumber(3), { $add: ['$seq', Long.fromNumber(3)] }] },
+        updatedAt: '$$NOW',
+      },
+    },
+  ]);
+  expect(options).toEqual({ upsert: false, returnDocument: 'after', maxTimeMS: MAX_TIME_MS });
 });

@@ -16,8 +16,11 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 type Documents = {
     "mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      ...ListedUser\n    }\n    userEdge {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    strategy\n    attempts\n    error {\n      ...ShownError\n    }\n  }\n}": typeof types.CreateUserDocument,
     "mutation CreateUserPair($first: CreateUserInput!, $second: CreateUserInput!) {\n  first: createUser(input: $first) {\n    ...PairOutcome\n  }\n  second: createUser(input: $second) {\n    ...PairOutcome\n  }\n}\n\nfragment PairOutcome on CreateUserPayload {\n  userEdge {\n    cursor\n    node {\n      ...ListedUser\n    }\n  }\n  error {\n    ...ShownError\n  }\n}": typeof types.CreateUserPairDocument,
+    "mutation DefineInvoiceNumbers {\n  createSequence(\n    input: {name: \"page-invoice\", format: \"INV-{YYYY}-{seq:6}\", period: YEARLY, timeZone: \"Europe/Berlin\"}\n  ) {\n    sequence {\n      id\n      formattedValue\n    }\n    error {\n      code\n      message\n      field\n    }\n  }\n}": typeof types.DefineInvoiceNumbersDocument,
+    "subscription InvoiceNumber {\n  sequenceChanged(name: \"page-invoice\") {\n    cursor\n    sequence {\n      id\n      value\n      formattedValue\n    }\n  }\n}": typeof types.InvoiceNumberDocument,
     "query LatestSignUps {\n  users(first: 5, order: ID_DESC) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    totalCount\n  }\n}": typeof types.LatestSignUpsDocument,
     "fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}": typeof types.ListedUserFragmentDoc,
+    "mutation NextInvoiceNumber {\n  allocateSequence(name: \"page-invoice\") {\n    range {\n      period\n      formatted\n    }\n    sequence {\n      id\n      value\n      currentPeriod\n      formattedValue\n    }\n    error {\n      code\n      message\n      field\n    }\n  }\n}": typeof types.NextInvoiceNumberDocument,
     "fragment ShownError on MutationError {\n  code\n  message\n  field\n  retryable\n}": typeof types.ShownErrorFragmentDoc,
     "subscription SignedUp {\n  userCreated {\n    cursor\n    user {\n      ...ListedUser\n      invitedById\n    }\n  }\n}": typeof types.SignedUpDocument,
     "subscription UserIdCounter {\n  sequenceChanged(name: \"userid\") {\n    cursor\n    sequence {\n      id\n      value\n    }\n  }\n}": typeof types.UserIdCounterDocument,
@@ -27,8 +30,11 @@ type Documents = {
 const documents: Documents = {
     "mutation CreateUser($input: CreateUserInput!, $strategy: IdStrategy) {\n  createUser(input: $input, strategy: $strategy) {\n    user {\n      ...ListedUser\n    }\n    userEdge {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    strategy\n    attempts\n    error {\n      ...ShownError\n    }\n  }\n}": types.CreateUserDocument,
     "mutation CreateUserPair($first: CreateUserInput!, $second: CreateUserInput!) {\n  first: createUser(input: $first) {\n    ...PairOutcome\n  }\n  second: createUser(input: $second) {\n    ...PairOutcome\n  }\n}\n\nfragment PairOutcome on CreateUserPayload {\n  userEdge {\n    cursor\n    node {\n      ...ListedUser\n    }\n  }\n  error {\n    ...ShownError\n  }\n}": types.CreateUserPairDocument,
+    "mutation DefineInvoiceNumbers {\n  createSequence(\n    input: {name: \"page-invoice\", format: \"INV-{YYYY}-{seq:6}\", period: YEARLY, timeZone: \"Europe/Berlin\"}\n  ) {\n    sequence {\n      id\n      formattedValue\n    }\n    error {\n      code\n      message\n      field\n    }\n  }\n}": types.DefineInvoiceNumbersDocument,
+    "subscription InvoiceNumber {\n  sequenceChanged(name: \"page-invoice\") {\n    cursor\n    sequence {\n      id\n      value\n      formattedValue\n    }\n  }\n}": types.InvoiceNumberDocument,
     "query LatestSignUps {\n  users(first: 5, order: ID_DESC) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    totalCount\n  }\n}": types.LatestSignUpsDocument,
     "fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}": types.ListedUserFragmentDoc,
+    "mutation NextInvoiceNumber {\n  allocateSequence(name: \"page-invoice\") {\n    range {\n      period\n      formatted\n    }\n    sequence {\n      id\n      value\n      currentPeriod\n      formattedValue\n    }\n    error {\n      code\n      message\n      field\n    }\n  }\n}": types.NextInvoiceNumberDocument,
     "fragment ShownError on MutationError {\n  code\n  message\n  field\n  retryable\n}": types.ShownErrorFragmentDoc,
     "subscription SignedUp {\n  userCreated {\n    cursor\n    user {\n      ...ListedUser\n      invitedById\n    }\n  }\n}": types.SignedUpDocument,
     "subscription UserIdCounter {\n  sequenceChanged(name: \"userid\") {\n    cursor\n    sequence {\n      id\n      value\n    }\n  }\n}": types.UserIdCounterDocument,
@@ -61,11 +67,23 @@ export function graphql(source: "mutation CreateUserPair($first: CreateUserInput
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "mutation DefineInvoiceNumbers {\n  createSequence(\n    input: {name: \"page-invoice\", format: \"INV-{YYYY}-{seq:6}\", period: YEARLY, timeZone: \"Europe/Berlin\"}\n  ) {\n    sequence {\n      id\n      formattedValue\n    }\n    error {\n      code\n      message\n      field\n    }\n  }\n}"): (typeof documents)["mutation DefineInvoiceNumbers {\n  createSequence(\n    input: {name: \"page-invoice\", format: \"INV-{YYYY}-{seq:6}\", period: YEARLY, timeZone: \"Europe/Berlin\"}\n  ) {\n    sequence {\n      id\n      formattedValue\n    }\n    error {\n      code\n      message\n      field\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "subscription InvoiceNumber {\n  sequenceChanged(name: \"page-invoice\") {\n    cursor\n    sequence {\n      id\n      value\n      formattedValue\n    }\n  }\n}"): (typeof documents)["subscription InvoiceNumber {\n  sequenceChanged(name: \"page-invoice\") {\n    cursor\n    sequence {\n      id\n      value\n      formattedValue\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "query LatestSignUps {\n  users(first: 5, order: ID_DESC) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    totalCount\n  }\n}"): (typeof documents)["query LatestSignUps {\n  users(first: 5, order: ID_DESC) {\n    edges {\n      cursor\n      node {\n        ...ListedUser\n      }\n    }\n    totalCount\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}"): (typeof documents)["fragment ListedUser on User {\n  id\n  name\n  email\n  createdWith\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "mutation NextInvoiceNumber {\n  allocateSequence(name: \"page-invoice\") {\n    range {\n      period\n      formatted\n    }\n    sequence {\n      id\n      value\n      currentPeriod\n      formattedValue\n    }\n    error {\n      code\n      message\n      field\n    }\n  }\n}"): (typeof documents)["mutation NextInvoiceNumber {\n  allocateSequence(name: \"page-invoice\") {\n    range {\n      period\n      formatted\n    }\n    sequence {\n      id\n      value\n      currentPeriod\n      formattedValue\n    }\n    error {\n      code\n      message\n      field\n    }\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -46,6 +46,7 @@ import {
   type TablePage,
   type UserEdge,
 } from './apollo';
+import { showInvoiceNumbers } from './invoice-number';
 
 /** An error as the page shows it: the `extensions` a frontend codes against. */
 interface ShownError {
@@ -402,6 +403,7 @@ async function start(): Promise<void> {
     apolloList.dataset.ready = 'true';
   });
   watchUserIdCounter(api);
+  void showInvoiceNumbers(api);
   showLatest(apollo);
   showTable(apollo);
   await refreshUsers(transports.fetch);

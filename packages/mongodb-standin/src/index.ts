@@ -24,6 +24,12 @@ export interface StandinOptions {
   limits?: Partial<ServerLimits>;
   /** the replica set's name (default `rs0`); null for a standalone */
   replSet?: string | null;
+  /**
+   * For tests of code that reads the database's clock: what `$$NOW` reads, in epoch milliseconds
+   * (default `Date.now`), so a test can put the server just before a midnight. mongod has no such
+   * option; tests that use it start a stand-in of their own.
+   */
+  clock?: () => number;
 }
 
 export interface RunningStandin {
@@ -44,7 +50,12 @@ const HOST = '127.0.0.1';
 export async function startStandin(options: StandinOptions = {}): Promise<RunningStandin> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const replSet = options.replSet === undefined ? DEFAULT_REPLICA_SET : options.replSet;
-  const server = new StandinServer(log, { ...DEFAULT_LIMITS, ...options.limits }, replSet);
+  const server = new StandinServer(
+    log,
+    { ...DEFAULT_LIMITS, ...options.limits },
+    replSet,
+    options.clock,
+  );
   const recovery =
     options.dataDir === undefined
       ? undefined

@@ -161,6 +161,8 @@ export class StandinServer {
     private readonly limits: ServerLimits = DEFAULT_LIMITS,
     /** the replica set's name; null for a standalone */
     replSet: string | null = DEFAULT_REPLICA_SET,
+    /** what `$$NOW` reads, in epoch milliseconds */
+    clock: () => number = Date.now,
   ) {
     const store = this.store;
     const monitors = new HelloMonitors();
@@ -178,6 +180,7 @@ export class StandinServer {
       activity: new Activity(limits.maxConnections),
       startedAt: new Date(),
       port: 0,
+      now: () => new Date(clock()),
     };
     this.server = net.createServer((socket) => this.accept(socket));
   }

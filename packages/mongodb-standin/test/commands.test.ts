@@ -33,6 +33,7 @@ function freshContext(database = 'db', appName?: string): CommandContext {
       activity: new Activity(10),
       startedAt: new Date(),
       port: 0,
+      now: () => new Date(),
     },
     database,
     connection: { id: 1, appName },

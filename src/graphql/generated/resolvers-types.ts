@@ -123,6 +123,7 @@ export type ResolversTypes = ResolversObject<{
   SequenceEdge: ResolverTypeWrapper<Omit<Types.SequenceEdge, 'node'> & { node?: Types.Maybe<ResolversTypes['Sequence']> }>;
   SequenceGap: ResolverTypeWrapper<Types.SequenceGap>;
   SequenceGaps: ResolverTypeWrapper<Types.SequenceGaps>;
+  SequencePeriod: Types.SequencePeriod;
   SequenceRange: ResolverTypeWrapper<Types.SequenceRange>;
   SequenceReservation: ResolverTypeWrapper<Types.SequenceReservation>;
   SetSequencePayload: ResolverTypeWrapper<Omit<Types.SetSequencePayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Types.Maybe<ResolversTypes['Sequence']> }>;
@@ -333,7 +334,10 @@ export type ReservationPayloadResolvers<ContextType = GraphQLContext, ParentType
 }>;
 
 export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Sequence'] = ResolversParentTypes['Sequence']> = ResolversObject<{
+  currentPeriod?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   drift?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+  format?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  formattedValue?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   gapless?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   gaps?: Resolver<Types.Maybe<ResolversTypes['SequenceGaps']>, ParentType, ContextType, RequireFields<Types.SequenceGapsArgs, 'first'>>;
   holdSeconds?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -342,9 +346,11 @@ export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends R
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   next?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   owner?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  period?: Resolver<Types.Maybe<ResolversTypes['SequencePeriod']>, ParentType, ContextType>;
   scope?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   start?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   step?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  timeZone?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   updatedAt?: Resolver<Types.Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   value?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
@@ -383,13 +389,17 @@ export type SequenceGapsResolvers<ContextType = GraphQLContext, ParentType exten
 export type SequenceRangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceRange'] = ResolversParentTypes['SequenceRange']> = ResolversObject<{
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   first?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  formatted?: Resolver<Types.Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
   last?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  period?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   step?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type SequenceReservationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceReservation'] = ResolversParentTypes['SequenceReservation']> = ResolversObject<{
   expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  formatted?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  period?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   value?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
 }>;
 

@@ -68,6 +68,15 @@ export type CallerBudget = {
 /** A new sequence. */
 export type CreateSequenceInput = {
   /**
+   * How values are written for people, answered beside each number: text with the value once, as
+   * `{seq}` or `{seq:N}` (zero-padded to N digits, 1 to 16), and the date parts of the period it was
+   * issued in, `{YYYY}`, `{YY}` (any period), `{MM}` (MONTHLY, DAILY), `{DD}` (DAILY); at most 64
+   * characters, no other braces. A padded value never overflows: `max` defaults to the largest value
+   * the width holds (999999 for `{seq:6}`), and a larger `max` or a negative `start` is refused.
+   * Example: `INV-{YYYY}-{seq:6}` writes `INV-2026-000042`.
+   */
+  format?: InputMaybe<Scalars['String']['input']>;
+  /**
    * Every value must be confirmed (`confirmReservation`) or released; unconfirmed values are handed
    * out again before new ones, so the confirmed values form start, start + step, ... with no hole.
    * Values are then not issued in time order. Default false.
@@ -82,12 +91,23 @@ export type CreateSequenceInput = {
   max?: InputMaybe<Scalars['Long']['input']>;
   /** Starts with a letter; letters, digits, `_`, `.`, `-`; at most 64 characters. */
   name: Scalars['String']['input'];
+  /**
+   * Restart at `start` every day, month or year of `timeZone`, as the database's clock tells at each
+   * allocation (the same for every service instance). A gapless sequence hands out a released or
+   * expired value again in its own period, also after that period ended, so no period keeps a hole.
+   */
+  period?: InputMaybe<SequencePeriod>;
   /** An independent counter under the same name (per tenant, per year); same syntax as `name`. */
   scope?: InputMaybe<Scalars['String']['input']>;
   /** The first value issued. Default 1. */
   start?: InputMaybe<Scalars['Long']['input']>;
   /** Added for each value; never 0. Interleave N servers with `start = k, step = N`. Default 1. */
   step?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * The IANA time zone of `period` (`Europe/Berlin`): when its days, months and years begin.
+   * Default `UTC`; only with `period`.
+   */
+  timeZone?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** The answer of `createSequence`. */
@@ -346,7 +366,8 @@ export type Mutation = {
    * Move a sequence forward to at least `to`, never back (`$max`): after importing documents numbered
    * elsewhere, so the next allocation returns a value above theirs. Idempotent: a sequence already at
    * or past `to` is answered as it is. A client advances its own sequences, admin any (`userid`
-   * too); a gapless sequence is refused (values it skipped would be holes nobody can confirm).
+   * too); a gapless sequence is refused (values it skipped would be holes nobody can confirm). A
+   * sequence with a `period` is moved forward in the `period` given.
    */
   advanceSequence?: Maybe<SetSequencePayload>;
   /**
@@ -403,7 +424,7 @@ export type Mutation = {
   releaseReservation?: Maybe<ReservationPayload>;
   /**
    * Admin: set the last issued value of a sequence (a client's named `<client>~<name>`). `userid`
-   * only moves forward; a gapless sequence cannot be set.
+   * only moves forward; a gapless sequence and one with a `period` cannot be set.
    */
   setSequence?: Maybe<SetSequencePayload>;
   /** Change a user's name or email, with the same validation and uniqueness as at creation. */
@@ -414,6 +435,7 @@ export type Mutation = {
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationAdvanceSequenceArgs = {
   name: Scalars['String']['input'];
+  period?: InputMaybe<Scalars['String']['input']>;
   scope?: InputMaybe<Scalars['String']['input']>;
   to: Scalars['Long']['input'];
 };
@@ -699,10 +721,23 @@ export type Role =
 export type Sequence = Node & {
   __typename?: 'Sequence';
   /**
+   * For a sequence with a `period`: the period `value` was issued in, as `2026`, `2026-12` or
+   * `2026-12-31`; null before its first allocation. `value` and `next` count in this period; the
+   * first allocation in a later period issues `start` again.
+   */
+  currentPeriod?: Maybe<Scalars['String']['output']>;
+  /**
    * For the `userid` counter only: `value` minus the largest `_id` stored in `users`. Negative means
    * the next COUNTER insert will find its id taken and repair the counter first.
    */
   drift?: Maybe<Scalars['Long']['output']>;
+  /** How its values are written for people (`INV-{YYYY}-{seq:6}`); null: as plain numbers. */
+  format?: Maybe<Scalars['String']['output']>;
+  /**
+   * `value` in the sequence's `format` and `currentPeriod` (`INV-2026-000042`); null without a format
+   * or before the first allocation.
+   */
+  formattedValue?: Maybe<Scalars['String']['output']>;
   /**
    * True when every value must be confirmed: values not confirmed (released, or held past their
    * hold) are handed out again before new ones, so the confirmed values have no hole.
@@ -735,12 +770,16 @@ export type Sequence = Node & {
   next?: Maybe<Scalars['Long']['output']>;
   /** The client that created it; null for one the admin created, `userid`, or a 0.1 counter. */
   owner?: Maybe<Scalars['String']['output']>;
+  /** When it restarts at `start`; null: never. */
+  period?: Maybe<SequencePeriod>;
   /** Null for the unscoped sequence of this name. */
   scope?: Maybe<Scalars['String']['output']>;
   /** The first value it issues. */
   start: Scalars['Long']['output'];
   /** Added for each value. */
   step: Scalars['Int']['output'];
+  /** The IANA time zone of `period`; null without one. */
+  timeZone?: Maybe<Scalars['String']['output']>;
   /** When it last changed; null when it was never written. */
   updatedAt?: Maybe<Scalars['DateTime']['output']>;
   /** The last value issued; `start - step` when none has been issued yet. */
@@ -752,6 +791,7 @@ export type Sequence = Node & {
 export type SequenceGapsArgs = {
   after?: InputMaybe<Scalars['Long']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  period?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** One event of `sequenceChanged`. */
@@ -813,6 +853,15 @@ export type SequenceGaps = {
   scannedThrough: Scalars['Long']['output'];
 };
 
+/** When a sequence restarts at its `start`. */
+export type SequencePeriod =
+  /** At each midnight of its time zone. */
+  | 'DAILY'
+  /** At the first midnight of each month of its time zone. */
+  | 'MONTHLY'
+  /** At the first midnight of each year of its time zone: invoice numbers per year. */
+  | 'YEARLY';
+
 /** Values consumed by one `allocateSequence`: `first`, `first + step`, ..., `last`. */
 export type SequenceRange = {
   __typename?: 'SequenceRange';
@@ -820,8 +869,16 @@ export type SequenceRange = {
   count: Scalars['Int']['output'];
   /** The first value consumed. */
   first: Scalars['Long']['output'];
+  /**
+   * Each value, `first` to `last`, in the sequence's `format` and `period`; null for a sequence
+   * without a format, and for an allocation of more than 1,000 values (numbers only: the answer
+   * stays small).
+   */
+  formatted?: Maybe<Array<Scalars['String']['output']>>;
   /** The last value consumed. */
   last: Scalars['Long']['output'];
+  /** The period the values were issued in (`2026`); null for a sequence without a `period`. */
+  period?: Maybe<Scalars['String']['output']>;
   /** The distance between consecutive values. */
   step: Scalars['Int']['output'];
 };
@@ -831,8 +888,15 @@ export type SequenceReservation = {
   __typename?: 'SequenceReservation';
   /** When the hold ends: after that, the value may be handed out again unless confirmed first. */
   expiresAt: Scalars['DateTime']['output'];
+  /** The value in the sequence's `format`; null for a sequence without a format. */
+  formatted?: Maybe<Scalars['String']['output']>;
   /** Pass it to `confirmReservation` or `releaseReservation`. */
   id: Scalars['ID']['output'];
+  /**
+   * The period the value counts in (`2026`); null for a sequence without a `period`. A value of an
+   * ended period may be handed out again after it ended, so that period keeps no hole.
+   */
+  period?: Maybe<Scalars['String']['output']>;
   /** The value held. */
   value: Scalars['Long']['output'];
 };

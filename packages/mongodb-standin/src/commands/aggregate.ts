@@ -79,7 +79,7 @@ export const aggregate: CommandDefinition = {
         "The 'cursor' option is required, except for aggregate with the explain argument",
       );
     const stages = stagesOf(command.pipeline);
-    const variables = commandVariables(command.let);
+    const variables = commandVariables(command.let, context.server.now());
     if (streaming) {
       const [, spec] = stages.shift()!;
       const batchSize = optionalNumber(cursor, 'batchSize');

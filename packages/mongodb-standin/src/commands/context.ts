@@ -45,6 +45,8 @@ export interface ServerState {
   activity: Activity;
   startedAt: Date;
   port: number;
+  /** The server's clock: what `$$NOW` reads (the wall clock unless a test set another). */
+  now(): Date;
 }
 
 export interface CommandContext {

@@ -17,7 +17,7 @@ export const deleteCommand: CommandDefinition = {
     const statements = documentsOf(command, 'deletes');
     const collection = server.store.get(database, collectionNameOf(command, 'delete'));
     const errors = new WriteErrors(command.ordered !== false);
-    const variables = commandVariables(command.let);
+    const variables = commandVariables(command.let, server.now());
     let removed = 0;
     for (let index = 0; index < statements.length; index++) {
       const statement = statements[index];

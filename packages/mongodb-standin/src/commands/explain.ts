@@ -107,7 +107,7 @@ function explainOne(
   context: CommandContext,
   name: string,
 ): Explained {
-  const variables = commandVariables(command.let);
+  const variables = commandVariables(command.let, context.server.now());
   const read = (filter: Document | undefined, options: QueryOptions, projection?: Document) =>
     query(context, name, filter, { ...options, variables }, projection);
   switch (kind) {
@@ -214,7 +214,7 @@ function explainAggregate(
   const stages = stagesOf(command.pipeline);
   if (stages.some(([stage]) => stage === '$collStats')) throw unsupported('explain of $collStats');
   const collection = context.server.store.get(context.database, name);
-  const variables = commandVariables(command.let);
+  const variables = commandVariables(command.let, context.server.now());
   const { value: prefix, millis } = timed(() => runPipelinePrefix(collection, stages, variables));
   const plan: PlanInput = {
     filter: prefix.filter,

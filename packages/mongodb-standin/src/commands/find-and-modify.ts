@@ -50,7 +50,7 @@ export const findAndModify: CommandDefinition = {
       ? server.store.obtain(database, name).collection
       : server.store.get(database, name);
     assertHintUsable(collection, command.hint);
-    const variables = commandVariables(command.let);
+    const variables = commandVariables(command.let, server.now());
     const arrayFilters = parseArrayFilters(command.arrayFilters);
     const context = { arrayFilters, variables, query };
     // refused whatever the data, as mongod parses both before it looks for a document

@@ -45,7 +45,7 @@ export const find: CommandDefinition = {
     assertHintUsable(collection, command.hint);
     const projection = compileProjection(optionalDocument(command, 'projection'));
     const filter = optionalDocument(command, 'filter');
-    const variables = commandVariables(command.let);
+    const variables = commandVariables(command.let, server.now());
     compileFilter(filter, variables); // an unknown operator is refused whatever the data
     const results = collection
       ? runQuery(collection, filter, {

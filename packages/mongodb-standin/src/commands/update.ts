@@ -24,7 +24,7 @@ export const update: CommandDefinition = {
     const { collection } = server.store.obtain(database, collectionNameOf(command, 'update'));
     const errors = new WriteErrors(command.ordered !== false);
     const upserted: Document[] = [];
-    const variables = commandVariables(command.let);
+    const variables = commandVariables(command.let, server.now());
     let matched = 0;
     let modified = 0;
     for (let index = 0; index < statements.length; index++) {

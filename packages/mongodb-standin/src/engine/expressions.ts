@@ -3,10 +3,12 @@
  * this service need them: field paths ('$a.b'), variables (`$$ROOT`, `$$NOW`, `$$REMOVE`, a
  * command's `let`), literals, `$literal`, `$add`, `$ifNull`, the six comparisons (full BSON
  * order across types, as in aggregation), `$and`, `$or`, `$not`, `$cond`, and `$getField`,
- * `$setField`, `$unsetField` (a field named literally: dots and `$` are part of the name).
+ * `$setField`, `$unsetField` (a field named literally: dots and `$` are part of the name), and
+ * `$dateToString` (./dates.ts).
  * Object expressions drop fields that evaluate to missing, as mongod does. Anything else is
  * refused by name rather than evaluated wrongly.
  */
+import { dateToString } from './dates';
 import { badValue, CommandError, LocationCode, unsupported } from './errors';
 import { addForExpression } from './numbers';
 import { getPath } from './paths';
@@ -27,9 +29,12 @@ type Operator = (args: unknown[], doc: Document) => unknown;
  */
 export type Variables = Readonly<Record<string, unknown>>;
 
-/** The variables of one command: `NOW` (one instant for the whole command) and its `let`. */
-export function commandVariables(letSpec: unknown): Variables {
-  const variables: Record<string, unknown> = { NOW: new Date() };
+/**
+ * The variables of one command: `NOW` (`now`, the server's clock read once for the whole command)
+ * and its `let`.
+ */
+export function commandVariables(letSpec: unknown, now: Date): Variables {
+  const variables: Record<string, unknown> = { NOW: now };
   if (letSpec === undefined || letSpec === null) return variables;
   if (!isPlainDocument(letSpec)) throw badValue("'let' must be a document");
   for (const [name, expression] of Object.entries(letSpec)) {
@@ -170,6 +175,9 @@ export function evaluate(
         doc,
         variables,
       );
+    }
+    if (name === '$dateToString') {
+      return dateToString(expression[name], (argument) => evaluate(argument, doc, variables));
     }
     const fieldOperator = FIELD_OPERATORS[name];
     if (fieldOperator) return fieldOperator(expression[name], doc, variables);

@@ -1,0 +1,226 @@
+/**
+ * Formatted, yearly numbers through the real HTTP server, with the database's clock set by the
+ * test: a stand-in of this file's own, started with its `clock` option (mongod has no such
+ * setting, so this file runs on the stand-in whatever database the harness picked; the command
+ * the service sends is the same on both, and test/sequences/periods.test.ts runs it on the
+ * harness's). The service's own clock is the test process's, weeks before the database's here:
+ * the period is the database's alone.
+ */
+import { startStandin, type RunningStandin } from 'mongodb-standin';
+import { ADMIN_HEADERS, startTestService, type TestService } from '../support/service';
+
+const ERROR = 'error { code field message }';
+const DEFINE = `mutation ($input: CreateSequenceInput!) {
+  createSequence(input: $input) {
+    sequence { format period timeZone currentPeriod formattedValue max next } ${ERROR}
+  }
+}`;
+const ALLOCATE = `mutation ($name: String!, $count: Int) {
+  allocateSequence(name: $name, count: $count) {
+    range { first last period formatted }
+    sequence { value currentPeriod formattedValue }
+    ${ERROR}
+  }
+}`;
+const READ = `query ($name: String!) {
+  sequence(name: $name) { value currentPeriod formattedValue format period timeZone }
+}`;
+
+let now = Date.parse('2026-06-01T10:00:00Z');
+let standin: RunningStandin;
+let first: TestService;
+let second: TestService;
+
+beforeAll(async () => {
+  standin = await startStandin({ log: () => undefined, clock: () => now });
+  first = await startTestService({ mongodbUri: standin.uri });
+  second = await startTestService({ mongodbUri: standin.uri, dbName: first.dbName });
+});
+
+afterAll(async () => {
+  await Promise.all([first?.stop(), second?.stop()]);
+  await standin?.stop();
+});
+
+async function define(input: object) {
+  const answer = await first.graphql(DEFINE, { input });
+  expect(answer.body.errors).toBeUndefined();
+  return answer.body.data.createSequence;
+}
+
+async function allocate(name: string, count = 1, service = first) {
+  const answer = await service.graphql(ALLOCATE, { name, count });
+  expect(answer.body.errors).toBeUndefined();
+  return answer.body.data.allocateSequence;
+}
+
+test('INV-{YYYY}-{seq:6} yearly in Europe/Berlin: the last millisecond of 2026 and the first of 2027', async () => {
+  now = Date.parse('2026-06-01T10:00:00Z');
+  const defined = await define({
+    name: 'invoice',
+    format: 'INV-{YYYY}-{seq:6}',
+    period: 'YEARLY',
+    timeZone: 'Europe/Berlin',
+  });
+  expect(defined).toEqual({
+    sequence: {
+      format: 'INV-{YYYY}-{seq:6}',
+      period: 'YEARLY',
+      timeZone: 'Europe/Berlin',
+      currentPeriod: null,
+      formattedValue: null,
+      max: 999999,
+      next: 1,
+    },
+    error: null,
+  });
+  expect((await allocate('invoice')).range).toEqual({
+    first: 1,
+    last: 1,
+    period: '2026',
+    formatted: ['INV-2026-000001'],
+  });
+  expect((await allocate('invoice', 2, second)).range.formatted).toEqual([
+    'INV-2026-000002',
+    'INV-2026-000003',
+  ]);
+
+  now = Date.parse('2026-12-31T22:59:59.999Z');
+  const last2026 = await allocate('invoice');
+  expect(last2026.range.formatted).toEqual(['INV-2026-000004']);
+  expect(last2026.sequence).toEqual({
+    value: 4,
+    currentPeriod: '2026',
+    formattedValue: 'INV-2026-000004',
+  });
+
+  now = Date.parse('2026-12-31T23:00:00.000Z');
+  const first2027 = await allocate('invoice', 1, second);
+  expect(first2027.range).toEqual({
+    first: 1,
+    last: 1,
+    period: '2027',
+    formatted: ['INV-2027-000001'],
+  });
+
+  // The database's clock going back (a new primary whose clock lags) never numbers into 2026
+  // again: the period only moves forward.
+  now = Date.parse('2026-12-31T22:59:58.000Z');
+  expect((await allocate('invoice')).range.formatted).toEqual(['INV-2027-000002']);
+  const read = await first.graphql(READ, { name: 'invoice' });
+  expect(read.body.data.sequence).toEqual({
+    value: 2,
+    currentPeriod: '2027',
+    formattedValue: 'INV-2027-000002',
+    format: 'INV-{YYYY}-{seq:6}',
+    period: 'YEARLY',
+    timeZone: 'Europe/Berlin',
+  });
+});
+
+test('an allocation of more than 1,000 values answers numbers only', async () => {
+  now = Date.parse('2026-06-01T10:00:00Z');
+  await define({ name: 'bulk', format: 'B-{seq:6}', period: 'MONTHLY' });
+  expect((await allocate('bulk', 1_000)).range.formatted).toHaveLength(1_000);
+  const bulk = await allocate('bulk', 1_001);
+  expect(bulk.range).toEqual({ first: 1_001, last: 2_001, period: '2026-06', formatted: null });
+  expect(bulk.sequence.formattedValue).toBe('B-002001');
+});
+
+test('bad formats, zones and periods are refused with BAD_USER_INPUT naming the field', async () => {
+  const refused = async (input: object) => (await define(input)).error;
+  expect(await refused({ name: 'a1', format: 'INV-{YYYY}' })).toMatchObject({
+    code: 'BAD_USER_INPUT',
+    field: 'format',
+  });
+  expect(await refused({ name: 'a2', format: '{seq:3}', max: 5000 })).toMatchObject({
+    code: 'BAD_USER_INPUT',
+    field: 'format',
+    message: expect.stringMatching(/at most 999/),
+  });
+  expect(
+    await refused({ name: 'a3', format: '{seq}', period: 'YEARLY', timeZone: 'Europe/Berlinn' }),
+  ).toMatchObject({ code: 'BAD_USER_INPUT', field: 'timeZone' });
+  expect(await refused({ name: 'a4', timeZone: 'UTC' })).toMatchObject({ field: 'timeZone' });
+  // A definition never changes, its format included: a number once issued is always written so.
+  await define({ name: 'fixed', format: 'F-{seq:4}' });
+  expect(await refused({ name: 'fixed', format: 'G-{seq:4}' })).toMatchObject({
+    code: 'BAD_USER_INPUT',
+    field: 'format',
+  });
+  expect((await define({ name: 'fixed', format: 'F-{seq:4}' })).error).toBeNull();
+  // `userid` feeds user ids: its definition is fixed.
+  const userid = await first.graphql(
+    DEFINE,
+    { input: { name: 'userid', format: 'C{seq:8}' } },
+    ADMIN_HEADERS,
+  );
+  expect(userid.body.data.createSequence.error).toMatchObject({ code: 'BAD_USER_INPUT' });
+});
+
+const RESERVE = `mutation ($name: String!) {
+  allocateSequence(name: $name) {
+    range { period formatted } reservation { id value period formatted } ${ERROR}
+  }
+}`;
+const SETTLE = (action: string) => `mutation ($id: ID!) { ${action}(id: $id) { value ${ERROR} } }`;
+const GAPS = `query ($name: String!, $period: String) {
+  sequence(name: $name) {
+    currentPeriod gaps(period: $period) { runs { first last kind } complete }
+  }
+}`;
+
+test('a gapless yearly sequence: each year numbers from 1, and an ended year’s released value is handed out again in that year', async () => {
+  now = Date.parse('2026-12-31T22:59:00.000Z');
+  await define({
+    name: 'receipt',
+    gapless: true,
+    holdSeconds: 600,
+    format: 'R{YY}-{seq:4}',
+    period: 'YEARLY',
+    timeZone: 'Europe/Berlin',
+  });
+  const reserve = async () => {
+    const answer = await first.graphql(RESERVE, { name: 'receipt' });
+    expect(answer.body.errors).toBeUndefined();
+    expect(answer.body.data.allocateSequence.error).toBeNull();
+    return answer.body.data.allocateSequence;
+  };
+  const settle = async (action: string, id: string) => {
+    const answer = await second.graphql(SETTLE(action), { id });
+    expect(answer.body.data[action].error).toBeNull();
+  };
+  const held = [await reserve(), await reserve(), await reserve()];
+  expect(held.map((a) => a.reservation)).toEqual([
+    expect.objectContaining({ value: 1, period: '2026', formatted: 'R26-0001' }),
+    expect.objectContaining({ value: 2, period: '2026', formatted: 'R26-0002' }),
+    expect.objectContaining({ value: 3, period: '2026', formatted: 'R26-0003' }),
+  ]);
+  expect(held[0].range).toEqual({ period: '2026', formatted: ['R26-0001'] });
+  await settle('confirmReservation', held[0].reservation.id);
+  await settle('releaseReservation', held[1].reservation.id);
+
+  now = Date.parse('2026-12-31T23:00:00.000Z');
+  // The released 2026 value first, still numbered in 2026; then 2027 from 1.
+  const refilled = await reserve();
+  expect(refilled.reservation).toMatchObject({ value: 2, period: '2026', formatted: 'R26-0002' });
+  const first2027 = await reserve();
+  expect(first2027.reservation).toMatchObject({ value: 1, period: '2027', formatted: 'R27-0001' });
+  const gaps2026 = await first.graphql(GAPS, { name: 'receipt', period: '2026' });
+  expect(gaps2026.body.data.sequence).toEqual({
+    currentPeriod: '2027',
+    gaps: { runs: [{ first: 2, last: 3, kind: 'RESERVED' }], complete: true },
+  });
+  for (const answer of [refilled, held[2], first2027]) {
+    await settle('confirmReservation', answer.reservation.id);
+  }
+  for (const period of ['2026', '2027', null]) {
+    const gaps = await first.graphql(GAPS, { name: 'receipt', period });
+    expect(gaps.body.data.sequence.gaps).toEqual({ runs: [], complete: true });
+  }
+  const wrongKind = await first.graphql(GAPS, { name: 'receipt', period: '2026-12' });
+  expect(wrongKind.body.errors?.[0]?.extensions).toMatchObject({
+    code: 'BAD_USER_INPUT',
+    field: 'period',
+  });
+});
