@@ -70,6 +70,13 @@ export interface ServiceOnFaultyDatabase {
   readonly service: TestService;
 }
 
+/** The appName `service`'s client announces: what a faulty database's fail points are scoped to. */
+export function appNameOf(service: TestService): string {
+  const { appName } = service.client.options;
+  if (appName === undefined) throw new Error('the test service has no appName to scope to');
+  return appName;
+}
+
 /**
  * A test service (with `env`) over a faulty database of its own, for one test file: started in a
  * `beforeAll`, stopped (service, then database) in an `afterAll`; read its fields in tests.
@@ -79,9 +86,7 @@ export function serviceOnFaultyDatabase(env: Record<string, string>): ServiceOnF
   beforeAll(async () => {
     const database = await startFaultyDatabase();
     const service = await startTestService({ mongodbUri: database.uri, env });
-    const { appName } = service.client.options;
-    if (appName === undefined) throw new Error('the test service has no appName to scope to');
-    database.scopeTo(appName);
+    database.scopeTo(appNameOf(service));
     started = { database, service };
   });
   afterAll(async () => {

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startStandin, type RunningStandin } from 'mongodb-standin';
 import { startTestService, TEST_CLIENT, type TestService } from '../support/service';
 import {
+  appNameOf,
   serviceOnFaultyDatabase,
   startFaultyDatabase,
   type FaultyDatabase,
@@ -91,6 +92,9 @@ describe('when the database stalls', () => {
       mongodbUri: faulty.database.uri,
       env: { REQUEST_TIMEOUT_MS: '30000', DB_TIMEOUT_MS: '1000' },
     });
+    // The faulty database fails only the commands of the client it is scoped to.
+    const scopeTo = (service: TestService) => faulty.database.scopeTo(appNameOf(service));
+    scopeTo(quick);
     try {
       const stalled = await faulty.database.whileFind({ blockTimeMS: 3_000 }, 'alwaysOn', () =>
         quick.graphql(`{ user(id: "1") { id } }`),
@@ -101,6 +105,7 @@ describe('when the database stalls', () => {
         retryable: true,
       });
     } finally {
+      scopeTo(faulty.service);
       await quick.stop();
     }
   });
