@@ -1,6 +1,8 @@
 /**
  * Caller budgets over HTTP (src/budgets), in production, through the real HTTP server and the real
- * driver, with a test-sized budget from `BUDGETS` so a flood is short:
+ * driver, with a test-sized budget from `BUDGETS` so a flood is short, and once with the defaults:
+ * - with the shipped defaults, 1,000 anonymous `createUser`s from one address get the documented
+ *   budget created on one instance, and no more over two;
  * - one address flooding `createUser` gets exactly its budget created, the rest 429 RATE_LIMITED
  *   with `Retry-After` and `retryAfter`; the users stored are the users acknowledged;
  * - the same flood spread over two instances on one database gets no more in total;
@@ -9,6 +11,7 @@
  * - addresses: `X-Forwarded-For` is believed only with `TRUST_PROXY`, and then each address has a
  *   budget of its own.
  */
+import { BUDGETS as DEFAULT_BUDGETS } from '../../src/limits';
 import { uniqueDbName } from '../support/db';
 import { CLIENT_HEADERS, servicesStoppedAfterAll, type TestService } from '../support/service';
 
@@ -136,6 +139,38 @@ test('the same flood over two instances on one database gets no more in total', 
   expect(created).toBeGreaterThanOrEqual(BUDGET - 2);
   expect(refused).toHaveLength(200 - created);
   expect(await storedUsers(first)).toBe(created);
+});
+
+test('the shipped defaults: 1,000 anonymous sign-ups from one address, on one instance and on two', async () => {
+  const defaults = { NODE_ENV: 'production' };
+  const anonymousBudget = DEFAULT_BUDGETS.usersCreated.anonymous?.points ?? Number.NaN;
+  const clientBudget = DEFAULT_BUDGETS.usersCreated.client?.points ?? Number.NaN;
+
+  const alone = await start({ env: defaults });
+  const one = tally(await flood([alone], 1_000, 8));
+  expect(one.created).toBe(anonymousBudget);
+  expect(one.refused).toHaveLength(1_000 - anonymousBudget);
+  for (const answer of one.refused) {
+    expect(answer.body.errors[0].extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      retryAfter: Number(answer.retryAfter),
+    });
+  }
+
+  const dbName = uniqueDbName('budgets-defaults-two');
+  const pair = [await start({ dbName, env: defaults }), await start({ dbName, env: defaults })];
+  const two = tally(await flood(pair, 1_000, 8));
+  expect(two.created).toBeLessThanOrEqual(one.created);
+  expect(two.refused).toHaveLength(1_000 - two.created);
+  expect(await storedUsers(pair[0])).toBe(two.created);
+
+  // The client token's budget is its own: the floods took nothing of it.
+  const client = await pair[1].graphql(BUDGETS, {}, CLIENT_HEADERS);
+  expect(
+    client.body.data.viewer.limits.budgets.find(
+      (budget: { name: string }) => budget.name === 'usersCreated',
+    ),
+  ).toMatchObject({ limit: clientBudget, remaining: clientBudget });
 });
 
 test('X-Forwarded-For is believed only with TRUST_PROXY, then each address has its own budget', async () => {
