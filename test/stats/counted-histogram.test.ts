@@ -88,3 +88,20 @@ test('unsorted buckets and an le label are refused at construction', () => {
     TypeError,
   );
 });
+
+test('a histogram without labels has one series', async () => {
+  const registry = new Registry();
+  const plain = new CountedHistogram({
+    name: 'plain_seconds',
+    help: 'x',
+    labelNames: [],
+    buckets: [1],
+    registers: [registry],
+  });
+  plain.series({}).observe(0.5);
+  plain.series({}).observe(2);
+  const text = await registry.metrics();
+  expect(text).toContain('plain_seconds_bucket{le="1"} 1');
+  expect(text).toContain('plain_seconds_bucket{le="+Inf"} 2');
+  expect(text).toContain('plain_seconds_count 2');
+});
