@@ -10,8 +10,9 @@
  * and fails on a name that does not.
  *
  * Invariants: each instance owns its prom-client registry (tests and several services in one
- * process never share series; ./request-stats.ts registers on the same one); every strategy's series exist from the start at zero, so a scraper
- * sees all of them; `snapshot()` and `metrics()` read the same totals (the counters take them when scraped) and the same latency sketch, so
+ * process never share series; ./request-stats.ts registers on the same one); every strategy's
+ * series exist from the start at zero, so a scraper sees all of them; `snapshot()` and `metrics()`
+ * read the same totals (the counters take them when scraped) and the same latency sketch, so
  * `Query.strategyStats` and /metrics never disagree. Latency is one observation per `record()`
  * (one createUser call, or one createUsers batch). Label cardinality is bounded whatever callers
  * do: sequence names are chosen by clients, so only the first `MAX_SEQUENCE_LABELS` names written
