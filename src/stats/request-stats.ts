@@ -12,10 +12,12 @@
  * Label cardinality is bounded whatever clients send: operation names are the client's, so the
  * first `MAX_OPERATION_LABELS` names seen get a label of their own and every later one counts as
  * `other` (an anonymous operation as `anonymous`, a batch of differently named ones as `batch`);
- * error codes come from the service's code, and are bounded the same way all the same. Each label
- * set's series is resolved once (prom-client hashes labels on every `observe` otherwise).
+ * error codes come from the service's code, and are bounded the same way all the same. Durations
+ * are counted in plain numbers (./counted-histogram.ts: prom-client's `observe` checks and hashes
+ * the labels on every call); each error code's counter is resolved once.
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
+import { CountedHistogram } from './counted-histogram';
 import { METRIC_PREFIX } from './strategy-stats';
 
 /** Operation names (and error codes) with a label of their own; the rest count as `other`. */
@@ -64,19 +66,17 @@ class BoundedLabel {
   }
 }
 
+type RequestLabel = 'operation_type' | 'operation_name' | 'outcome';
+
 export class RequestStats {
-  private readonly durations: Histogram<'operation_type' | 'operation_name' | 'outcome'>;
+  private readonly durations: CountedHistogram<RequestLabel>;
   private readonly errors: Counter<'code'>;
-  private readonly durationOf = new Map<
-    string,
-    Histogram.Internal<'operation_type' | 'operation_name' | 'outcome'>
-  >();
   private readonly errorsOf = new Map<string, Counter.Internal>();
   private readonly names = new BoundedLabel(MAX_OPERATION_LABELS);
   private readonly codes = new BoundedLabel(MAX_OPERATION_LABELS);
 
   constructor(registry: Registry) {
-    this.durations = new Histogram({
+    this.durations = new CountedHistogram({
       name: `${METRIC_PREFIX}graphql_request_duration_seconds`,
       help: 'GraphQL requests over HTTP, from arrival to answer, by operation type, operation name and outcome.',
       labelNames: ['operation_type', 'operation_name', 'outcome'],
@@ -100,16 +100,11 @@ export class RequestStats {
   finish(request: ObservedRequest, status: number): void {
     const outcome = request.errorCodes.length > 0 || status >= 400 ? 'error' : 'success';
     const name = this.names.of(request.operationName);
-    const key = `${request.operationType}\u0000${name}\u0000${outcome}`;
-    let series = this.durationOf.get(key);
-    if (series === undefined) {
-      series = this.durations.labels({
-        operation_type: request.operationType,
-        operation_name: name,
-        outcome,
-      });
-      this.durationOf.set(key, series);
-    }
+    const series = this.durations.series({
+      operation_type: request.operationType,
+      operation_name: name,
+      outcome,
+    });
     series.observe((performance.now() - request.startedAt) / 1_000);
     for (const code of request.errorCodes) {
       const label = this.codes.of(code);

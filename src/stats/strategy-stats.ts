@@ -10,8 +10,9 @@
  * and fails on a name that does not.
  *
  * Invariants: each instance owns its prom-client registry (tests and several services in one
- * process never share series; ./request-stats.ts registers on the same one); every strategy's series exist from the start at zero, so a scraper
- * sees all of them; `snapshot()` and `metrics()` read the same totals and the same latency sketch, so
+ * process never share series; ./request-stats.ts registers on the same one); every strategy's
+ * series exist from the start at zero, so a scraper sees all of them; `snapshot()` and `metrics()`
+ * read the same totals (the counters take them when scraped) and the same latency sketch, so
  * `Query.strategyStats` and /metrics never disagree. Latency is one observation per `record()`
  * (one createUser call, or one createUsers batch). Label cardinality is bounded whatever callers
  * do: sequence names are chosen by clients, so only the first `MAX_SEQUENCE_LABELS` names written
@@ -110,13 +111,11 @@ export class StrategyStats<S extends string = string> {
   private readonly totals = new Map<S, Totals>();
   private readonly latencies = new Map<S, LatencySketch>();
   /**
-   * The totals' series children per strategy, and the counter writes' per labelled sequence,
-   * resolved once: `inc(labels, n)` hashes its labels on every call (seen in the CPU profile).
+   * Counter document writes per labelled sequence, and of every other sequence. These and `totals`
+   * are plain numbers the counters read when scraped (their `collect`): prom-client's `inc`
+   * checks and hashes its labels on every call, even through a child (seen in the CPU profile).
    */
-  private readonly seriesOf = new Map<S, Record<keyof Totals, Counter.Internal>>();
-  private readonly counterWrites: Counter<'sequence'>;
-  private readonly counterWritesOf = new Map<string, Counter.Internal>();
-  private readonly otherCounterWrites: Counter.Internal;
+  private readonly counterWrites = { bySequence: new Map<string, number>(), other: 0 };
   private readonly blockIdsDropped: Counter<'reason'>;
 
   /** `strategies`: the labels, in the order `snapshot()` lists them. */
@@ -125,19 +124,29 @@ export class StrategyStats<S extends string = string> {
     options: StrategyStatsOptions = {},
   ) {
     const registers = [this.registry];
-    const series = Object.fromEntries(
-      TOTALLED.map((field) => [
-        field,
-        new Counter({ ...SERIES[field], labelNames: ['strategy'], registers }),
-      ]),
-    ) as Record<keyof Totals, Counter<'strategy'>>;
-    this.counterWrites = new Counter({
+    const { totals, counterWrites } = this;
+    for (const field of TOTALLED) {
+      new Counter({
+        ...SERIES[field],
+        labelNames: ['strategy'],
+        registers,
+        collect() {
+          this.reset();
+          for (const [strategy, total] of totals) this.inc({ strategy }, total[field]);
+        },
+      });
+    }
+    new Counter({
       name: `${METRIC_PREFIX}counter_document_writes_total`,
       help: 'Successful writes of counter documents (allocations, repairs, sets), by sequence.',
       labelNames: ['sequence'],
       registers,
+      collect() {
+        this.reset();
+        for (const [sequence, writes] of counterWrites.bySequence) this.inc({ sequence }, writes);
+        if (counterWrites.other > 0) this.inc({ sequence: OTHER_SEQUENCES }, counterWrites.other);
+      },
     });
-    this.otherCounterWrites = this.counterWrites.labels({ sequence: OTHER_SEQUENCES });
     this.blockIdsDropped = new Counter({
       name: `${METRIC_PREFIX}block_ids_dropped_total`,
       help:
@@ -173,11 +182,6 @@ export class StrategyStats<S extends string = string> {
         commands: 0,
       });
       this.latencies.set(strategy, new LatencySketch());
-      const children = Object.fromEntries(
-        TOTALLED.map((field) => [field, series[field].labels({ strategy })]),
-      ) as Record<keyof Totals, Counter.Internal>;
-      for (const field of TOTALLED) children[field].inc(0);
-      this.seriesOf.set(strategy, children);
     }
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
   }
@@ -189,33 +193,21 @@ export class StrategyStats<S extends string = string> {
   record(r: CreationRecord<S>): void {
     const totals = this.totals.get(r.strategy);
     const latency = this.latencies.get(r.strategy);
-    const series = this.seriesOf.get(r.strategy);
-    if (totals === undefined || latency === undefined || series === undefined) {
+    if (totals === undefined || latency === undefined) {
       throw new TypeError(`Unknown id strategy ${String(r.strategy)}`);
     }
-    for (const field of TOTALLED) {
-      // A zero adds nothing to a series that exists from the start; prom-client's `inc` hashes
-      // and checks its labels even then (most creations have no retries, repairs or conflicts:
-      // four of seven fields).
-      if (r[field] === 0) continue;
-      totals[field] += r[field];
-      series[field].inc(r[field]);
-    }
+    for (const field of TOTALLED) totals[field] += r[field];
     latency.observe(r.latencyMs);
   }
 
   recordCounterWrite(sequence: string): void {
-    let child = this.counterWritesOf.get(sequence);
-    if (child === undefined) {
-      // The first MAX_SEQUENCE_LABELS names get a label of their own; `other` counts the rest.
-      if (this.counterWritesOf.size >= MAX_SEQUENCE_LABELS || sequence === OTHER_SEQUENCES) {
-        child = this.otherCounterWrites;
-      } else {
-        child = this.counterWrites.labels({ sequence });
-        this.counterWritesOf.set(sequence, child);
-      }
-    }
-    child.inc();
+    const { bySequence } = this.counterWrites;
+    const writes = bySequence.get(sequence);
+    if (writes !== undefined) bySequence.set(sequence, writes + 1);
+    // The first MAX_SEQUENCE_LABELS names get a label of their own; `other` counts the rest.
+    else if (bySequence.size >= MAX_SEQUENCE_LABELS || sequence === OTHER_SEQUENCES) {
+      this.counterWrites.other += 1;
+    } else bySequence.set(sequence, 1);
   }
 
   /** `count` ids of BLOCK's blocks that this process will never hand out, and why. */

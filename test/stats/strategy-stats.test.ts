@@ -181,6 +181,22 @@ describe('StrategyStats', () => {
     ).toBe(1000 - (MAX_SEQUENCE_LABELS - 1));
   });
 
+  test('scraping again reads the totals again: nothing is counted twice', async () => {
+    const stats = new StrategyStats(ID_STRATEGIES);
+    stats.record(record({ users: 2, commands: 4 }));
+    stats.recordCounterWrite('userid');
+    stats.recordCounterWrite('userid');
+    await stats.metrics();
+    await stats.metrics();
+    stats.record(record({ users: 1, commands: 2 }));
+    stats.recordCounterWrite('userid');
+    const text = await stats.metrics();
+    const value = (series: string) => seriesValue(text, series);
+    expect(value('sequential_ids_users_created_total{strategy="COUNTER"}')).toBe(3);
+    expect(value('sequential_ids_user_creation_db_commands_total{strategy="COUNTER"}')).toBe(6);
+    expect(value('sequential_ids_counter_document_writes_total{sequence="userid"}')).toBe(3);
+  });
+
   test('instances are independent: each has its own registry and totals', async () => {
     const one = new StrategyStats(ID_STRATEGIES);
     const other = new StrategyStats(ID_STRATEGIES, { processMetrics: true });
