@@ -409,6 +409,22 @@ export const resolvers: Resolvers = {
         : { sequence: set.value, error: null, query };
     },
 
+    setSequenceFormat: async (_parent, { name, format, scope }, context, info) => {
+      const set = await orMutationError(
+        () =>
+          context.sequences.setFormat(
+            sequenceKey(name, scope),
+            format,
+            sequenceAccess(context.caller),
+            { signal: context.budget.signal },
+          ),
+        info.schema,
+      );
+      return set.error !== undefined
+        ? { sequence: null, error: set.error, query }
+        : { sequence: set.value, error: null, query };
+    },
+
     advanceSequence: async (_parent, { name, to, scope, period }, context, info) => {
       const advanced = await orMutationError(
         () =>
@@ -519,10 +535,14 @@ export const resolvers: Resolvers = {
     },
   } satisfies Resolvers['Sequence']),
 
-  User: authorized('User', {
-    invitedBy: (user, _args, { userLoader }) =>
-      user.invitedById === null ? null : userLoader.load(user.invitedById),
-    invitees: async (user, args, { inviteesLoader }) =>
-      userConnection(await inviteesLoader.load({ ...pageRequest(args), inviterId: user.id })),
-  } satisfies Resolvers['User']),
+  User: {
+    // The user's own data (a sign-up page reads the number of the user it created): no row.
+    number: async (user, _args, { userNumbers }) => (await userNumbers)(Number(user.id)),
+    ...authorized('User', {
+      invitedBy: (user, _args, { userLoader }) =>
+        user.invitedById === null ? null : userLoader.load(user.invitedById),
+      invitees: async (user, args, { inviteesLoader }) =>
+        userConnection(await inviteesLoader.load({ ...pageRequest(args), inviterId: user.id })),
+    } satisfies Resolvers['User']),
+  },
 };

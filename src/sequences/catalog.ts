@@ -49,7 +49,7 @@ import {
   parseSequenceId,
   resolveKey,
 } from './keys';
-import { formatValues } from './format';
+import { formatByVersion, formatValues } from './format';
 import type { SequencePage, SequencePageRequest } from './pages';
 import type { NamespaceMove } from './namespaces';
 import type { Reservation } from './reservations';
@@ -280,6 +280,44 @@ export class SequenceCatalog {
       period,
     );
     return this.seen(state, access);
+  }
+
+  /**
+   * Admin: gives a reserved sequence (`userid`) a display format for the values from the first one
+   * nobody holds yet (`Sequences.addFormatVersion`; the owning component's largest stored value
+   * counts as held). Every other sequence's format is part of its definition, given once at
+   * `create`.
+   */
+  async setFormat(
+    key: SequenceKey,
+    format: string,
+    access: SequenceAccess,
+    options?: WriteOptions,
+  ): Promise<SequenceState> {
+    const reserved = this.reservedAs(key, access);
+    if (reserved === undefined) {
+      if ((await this.getOwned(this.keyOf(key, access), access)) === null) {
+        throw new SequenceNotFoundError(describeKey(resolveKey(this.keyOf(key, access))));
+      }
+      throw new BadUserInputError(
+        "A sequence's format is part of its definition, given once with createSequence, so that every number it issued keeps its writing.",
+        { field: 'name' },
+      );
+    }
+    const floor = await reserved.largestStored();
+    const state = await this.counters.addFormatVersion(key, format, floor, options);
+    return this.withDrift(reserved, state);
+  }
+
+  /**
+   * How a reserved sequence's values (`userid`: user ids) are written for people: each in the
+   * format that covered it when it was issued; null before any format, or past its padding.
+   */
+  async displayOf(name: string): Promise<(value: number) => string | null> {
+    const reserved = this.reserved.get(name);
+    if (reserved === undefined) return () => null;
+    const versions = await this.counters.formatVersions({ name: reserved.name });
+    return (value) => formatByVersion(versions, value);
   }
 
   /** Confirms a value of a gapless sequence (the caller's own): it is used for good. */

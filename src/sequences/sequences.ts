@@ -50,16 +50,19 @@ import {
   type CommandTally,
   type WriteOptions,
 } from '../database/index';
+import { SEQUENCE_FORMAT } from '../limits';
 import {
   type CounterDocument,
   type SequenceState,
   definitionFields,
   definitionOf,
   isLegacyCounter,
+  storedFormatVersions,
   storedSeq,
   toLong,
   toState,
 } from './counter-document';
+import { type FormatVersion, validateFormatFrom } from './format';
 import {
   type DefinitionInput,
   IMPLICIT_DEFINITION,
@@ -281,6 +284,12 @@ export class Sequences {
     return state.next;
   }
 
+  /** The display formats of a sequence whose definition is fixed (`addFormatVersion`); [] if none. */
+  async formatVersions(key: SequenceKey): Promise<FormatVersion[]> {
+    const doc = await this.read(resolveKey(key));
+    return doc === null ? [] : storedFormatVersions(doc);
+  }
+
   async get(key: SequenceKey): Promise<SequenceState | null> {
     const resolved = resolveKey(key);
     const doc = await this.read(resolved);
@@ -490,6 +499,66 @@ export class Sequences {
       `Period ${period} has not begun on the database's clock: values allocated until then would be numbered in it.`,
       { field: 'period' },
     );
+  }
+
+  /**
+   * Adds a display format to a sequence whose definition is fixed (`userid`): it writes the
+   * values from the first one nobody holds yet, above both the counter and `floor` (the largest
+   * value stored elsewhere), and the counter moves up to just below it (`$max`) in the same write,
+   * so every later allocation is written in it and every earlier value keeps its writing. The
+   * format already newest is answered as it is (idempotent). A compare-and-set on the formats and
+   * a counter still below that first value: an allocation in between makes it read again.
+   */
+  async addFormatVersion(
+    key: SequenceKey,
+    format: string,
+    floor: number,
+    options: WriteOptions = {},
+  ): Promise<SequenceState> {
+    const resolved = resolveKey(key);
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      const current = await this.read(resolved);
+      const definition = current === null ? IMPLICIT_DEFINITION : definitionOf(current);
+      const versions = current === null ? [] : storedFormatVersions(current);
+      if (versions.at(-1)?.format === format) return toState(resolved, current as CounterDocument);
+      if (versions.length >= SEQUENCE_FORMAT.versions) {
+        throw new BadUserInputError(
+          `Sequence ${describeKey(resolved)} has had ${versions.length} formats, the most it keeps (each is read with every number it writes).`,
+          { field: 'format' },
+        );
+      }
+      const issued = Math.max(
+        current === null ? definition.start - definition.step : storedSeq(current),
+        floor,
+      );
+      // Values above the counter that a newer format was given were never issued: it covers them.
+      const from = Math.max(issued + definition.step, versions.at(-1)?.from ?? -Infinity);
+      validateFormatFrom(format, from);
+      const kept = versions.filter((version) => version.from < from);
+      beforeWrite(options);
+      const written = await this.move(
+        resolved,
+        {
+          _id: resolved.id,
+          ...(current === null ? {} : { seq: { $lte: toLong(from - definition.step) } }),
+          formats: current?.formats === undefined ? { $exists: false } : current.formats,
+        },
+        {
+          $max: { seq: toLong(from - definition.step) },
+          $set: {
+            formats: [...kept, { from, format }].map((version) => ({
+              from: toLong(version.from),
+              format: version.format,
+            })),
+            updatedAt: new Date(),
+          },
+          ...(current === null ? { $setOnInsert: definitionFields(resolved, definition) } : {}),
+        },
+        current === null,
+      );
+      if (written !== null) return written;
+    }
+    throw contention(resolved, 'Formatting');
   }
 
   /**

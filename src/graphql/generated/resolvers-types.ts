@@ -278,6 +278,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   importUsers?: Resolver<Types.Maybe<ResolversTypes['ImportUsersPayload']>, ParentType, ContextType, RequireFields<Types.MutationImportUsersArgs, 'inputs'>>;
   releaseReservation?: Resolver<Types.Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<Types.MutationReleaseReservationArgs, 'id'>>;
   setSequence?: Resolver<Types.Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationSetSequenceArgs, 'name' | 'value'>>;
+  setSequenceFormat?: Resolver<Types.Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationSetSequenceFormatArgs, 'format' | 'name'>>;
   updateUser?: Resolver<Types.Maybe<ResolversTypes['UpdateUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationUpdateUserArgs, 'id' | 'input'>>;
 }>;
 
@@ -337,6 +338,7 @@ export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends R
   currentPeriod?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   drift?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   format?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  formattedNext?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   formattedValue?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   gapless?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   gaps?: Resolver<Types.Maybe<ResolversTypes['SequenceGaps']>, ParentType, ContextType, RequireFields<Types.SequenceGapsArgs, 'first'>>;
@@ -444,6 +446,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   invitedById?: Resolver<Types.Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   invitees?: Resolver<Types.Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<Types.UserInviteesArgs, 'order'>>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  number?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 

@@ -427,6 +427,17 @@ export type Mutation = {
    * only moves forward; a gapless sequence and one with a `period` cannot be set.
    */
   setSequence?: Maybe<SetSequencePayload>;
+  /**
+   * Admin: give `userid` a display format, so every user answers a customer number beside its id
+   * (`User.number`): `C-{seq:6}` writes id 42 as `C-000042`. The same syntax as a sequence's
+   * `format`, without date parts. A format covers the ids from the first one nobody holds yet (above
+   * the counter and every stored id; the counter moves up to just below it) onwards, so a number once
+   * answered never changes: ids issued before keep their format, or none. Its padding must hold that
+   * first id; ids past the padding answer a null `number` (never truncated) until a wider format is
+   * set. Idempotent: the newest format again is answered as it is. Other sequences take their format
+   * once, with `createSequence`.
+   */
+  setSequenceFormat?: Maybe<SetSequencePayload>;
   /** Change a user's name or email, with the same validation and uniqueness as at creation. */
   updateUser?: Maybe<UpdateUserPayload>;
 };
@@ -502,6 +513,14 @@ export type MutationSetSequenceArgs = {
 
 
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationSetSequenceFormatArgs = {
+  format: Scalars['String']['input'];
+  name: Scalars['String']['input'];
+  scope?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationUpdateUserArgs = {
   id: Scalars['ID']['input'];
   input: UpdateUserInput;
@@ -555,7 +574,8 @@ export type Query = {
   __typename?: 'Query';
   /**
    * The value the next allocation of an existing sequence will return, without consuming it: the same
-   * as that sequence's `next` (client caches read it from there).
+   * as that sequence's `next` (client caches read it from there). As people write it: the
+   * sequence's `formattedNext` (`sequence(name:) { next formattedNext }`).
    */
   nextSequence?: Maybe<Scalars['Long']['output']>;
   /**
@@ -734,8 +754,15 @@ export type Sequence = Node & {
   /** How its values are written for people (`INV-{YYYY}-{seq:6}`); null: as plain numbers. */
   format?: Maybe<Scalars['String']['output']>;
   /**
+   * `next` in the sequence's `format` and `currentPeriod` (`INV-2026-000043`), what the next
+   * allocation answers unless a new period starts first; null without a format, once exhausted, or
+   * for a sequence with a `period` before its first allocation.
+   */
+  formattedNext?: Maybe<Scalars['String']['output']>;
+  /**
    * `value` in the sequence's `format` and `currentPeriod` (`INV-2026-000042`); null without a format
-   * or before the first allocation.
+   * or before the first allocation. For `userid`, `format` is its newest format
+   * (`setSequenceFormat`), and `value` and `next` are written in the format that covers each.
    */
   formattedValue?: Maybe<Scalars['String']['output']>;
   /**
@@ -1044,6 +1071,12 @@ export type User = Node & {
   invitees?: Maybe<UserConnection>;
   /** 1 to 100 visible characters. */
   name: Scalars['String']['output'];
+  /**
+   * The user's number as people write it (`C-000042`): `id` in the `userid` format that covers it
+   * (`setSequenceFormat`), read from the id, so every strategy's users answer it alike and it never
+   * changes; null for an id issued before any format, or past its format's padding.
+   */
+  number?: Maybe<Scalars['String']['output']>;
 };
 
 
