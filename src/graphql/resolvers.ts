@@ -156,6 +156,14 @@ function authorized<Fields extends object>(
   ) as Fields;
 }
 
+/** The payload of a mutation that moves one sequence (`SetSequencePayload`): it, or the error. */
+async function setSequencePayload(info: GraphQLResolveInfo, write: () => Promise<SequenceState>) {
+  const written = await orMutationError(write, info.schema);
+  return written.error !== undefined
+    ? { sequence: null, error: written.error, query }
+    : { sequence: written.value, error: null, query };
+}
+
 /** `confirmReservation` and `releaseReservation`: the same payload, one catalog call each. */
 async function settleReservation(
   action: 'confirmReservation' | 'releaseReservation',
@@ -391,56 +399,38 @@ export const resolvers: Resolvers = {
     releaseReservation: (_parent, { id }, context, info) =>
       settleReservation('releaseReservation', id, context, info),
 
-    setSequence: async (_parent, { name, value, scope }, context, info) => {
-      const set = await orMutationError(
-        () =>
-          context.sequences.setValue(
-            sequenceKey(name, scope),
-            value,
-            sequenceAccess(context.caller),
-            {
-              signal: context.budget.signal,
-            },
-          ),
-        info.schema,
-      );
-      return set.error !== undefined
-        ? { sequence: null, error: set.error, query }
-        : { sequence: set.value, error: null, query };
-    },
+    setSequence: (_parent, { name, value, scope }, context, info) =>
+      setSequencePayload(info, () =>
+        context.sequences.setValue(
+          sequenceKey(name, scope),
+          value,
+          sequenceAccess(context.caller),
+          {
+            signal: context.budget.signal,
+          },
+        ),
+      ),
 
-    setSequenceFormat: async (_parent, { name, format, scope }, context, info) => {
-      const set = await orMutationError(
-        () =>
-          context.sequences.setFormat(
-            sequenceKey(name, scope),
-            format,
-            sequenceAccess(context.caller),
-            { signal: context.budget.signal },
-          ),
-        info.schema,
-      );
-      return set.error !== undefined
-        ? { sequence: null, error: set.error, query }
-        : { sequence: set.value, error: null, query };
-    },
+    setSequenceFormat: (_parent, { name, format, scope }, context, info) =>
+      setSequencePayload(info, () =>
+        context.sequences.setFormat(
+          sequenceKey(name, scope),
+          format,
+          sequenceAccess(context.caller),
+          { signal: context.budget.signal },
+        ),
+      ),
 
-    advanceSequence: async (_parent, { name, to, scope, period }, context, info) => {
-      const advanced = await orMutationError(
-        () =>
-          context.sequences.advance(
-            sequenceKey(name, scope),
-            to,
-            sequenceAccess(context.caller),
-            { signal: context.budget.signal },
-            period ?? null,
-          ),
-        info.schema,
-      );
-      return advanced.error !== undefined
-        ? { sequence: null, error: advanced.error, query }
-        : { sequence: advanced.value, error: null, query };
-    },
+    advanceSequence: (_parent, { name, to, scope, period }, context, info) =>
+      setSequencePayload(info, () =>
+        context.sequences.advance(
+          sequenceKey(name, scope),
+          to,
+          sequenceAccess(context.caller),
+          { signal: context.budget.signal },
+          period ?? null,
+        ),
+      ),
   } satisfies Resolvers['Mutation']),
 
   // Each subscription is authorized like a root field, then asks its component for a change feed;
