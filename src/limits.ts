@@ -279,6 +279,7 @@ export const FIELD_LIMITS: Readonly<Record<string, Readonly<Record<string, Field
   },
   Sequence: {
     gaps: { lists: 'page', scans: GAPS.idsScanned },
+    pastPeriods: { lists: 'page' },
   },
 };
 

@@ -518,12 +518,16 @@ export const resolvers: Resolvers = {
     } satisfies Resolvers['DeleteUserPayload']),
   },
 
-  Sequence: authorized('Sequence', {
-    gaps: async (sequence, { after, first, period }, { sequences, budgets, holder }) => {
-      await budgets.charge(holder, 'gapsScans', 1);
-      return sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default }, period);
-    },
-  } satisfies Resolvers['Sequence']),
+  Sequence: {
+    pastPeriods: (sequence, { after, first }, { sequences }) =>
+      sequences.pastPeriods(sequence, { after: after ?? null, first: first ?? PAGE_SIZE.default }),
+    ...authorized('Sequence', {
+      gaps: async (sequence, { after, first, period }, { sequences, budgets, holder }) => {
+        await budgets.charge(holder, 'gapsScans', 1);
+        return sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default }, period);
+      },
+    } satisfies Resolvers['Sequence']),
+  },
 
   User: {
     // The user's own data (a sign-up page reads the number of the user it created): no row.

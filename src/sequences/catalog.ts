@@ -49,11 +49,17 @@ import {
   parseSequenceId,
   resolveKey,
 } from './keys';
-import { formatByVersion, formatValues } from './format';
+import { formatByVersion, formatValue, formatValues, parseFormat } from './format';
 import type { SequencePage, SequencePageRequest } from './pages';
 import type { NamespaceMove } from './namespaces';
 import type { Reservation } from './reservations';
-import { type AllocatedRange, type Sequences, valuesOf } from './sequences';
+import {
+  type AllocatedRange,
+  type PastPeriod,
+  type PastPeriodRequest,
+  type Sequences,
+  valuesOf,
+} from './sequences';
 
 /** An allocation's values with the period they were issued in and as people write them. */
 export interface IssuedRange extends AllocatedRange {
@@ -362,6 +368,33 @@ export class SequenceCatalog {
     // The state as its caller saw it: its stored id again, from its name, scope and owner.
     const stored = { ...state, id: resolveKey(state).id };
     return state.gapless ? this.counters.reservations.gaps(stored, request, period) : null;
+  }
+
+  /**
+   * The ended periods of a sequence the caller has read, oldest first, with the last value of each
+   * as the sequence writes it; null unless it has a `period` and is not gapless (a gapless one
+   * keeps each period's values: `gaps(period)`).
+   */
+  async pastPeriods(
+    state: SequenceState,
+    request: PastPeriodRequest,
+  ): Promise<{
+    periods: (PastPeriod & { formattedValue: string | null })[];
+    hasMore: boolean;
+  } | null> {
+    if (state.period === null || state.gapless) return null;
+    const page = await this.counters.pastPeriods(state, request);
+    const parts = state.format === null ? null : parseFormat(state.format, state.period);
+    return {
+      ...page,
+      periods: page.periods.map((entry) => ({
+        ...entry,
+        formattedValue:
+          parts === null || entry.value < state.start
+            ? null
+            : formatValue(parts, entry.value, entry.period),
+      })),
+    };
   }
 
   /**

@@ -7,7 +7,8 @@
  * (./reservations.ts owns those two, and keeps each value in a document of its own; 0.4 kept the
  * waiting values in `pending`, which ./reservations.ts moves out when it meets one). A formatted
  * sequence adds `format`; a periodic one `period`, `timeZone` and, once it issued a value,
- * `currentPeriod` (the key of the period `seq` counts in, ./periods.ts). `userid` may add
+ * `currentPeriod` (the key of the period `seq` counts in, ./periods.ts) and, from a change of
+ * period until its archive in `sequencePeriods`, `endedPeriod: { period, value }`. `userid` may add
  * `formats: [{ from: Int64, format }]`, its display formats ascending by `from` (./format.ts). The
  * collection is read with `promoteLongs: false`, so Int64 fields arrive as `Long`.
  * A counter written by the tutorial's own shell commands (`{ _id, seq: 0 }`, a double, no
@@ -49,6 +50,8 @@ export interface CounterDocument {
   timeZone?: string;
   /** The key of the period `seq` counts in; absent until the first allocation. */
   currentPeriod?: string;
+  /** The period that ended at the last change of period, until it is archived (./periods.ts). */
+  endedPeriod?: { period: string; value: Long | number };
   /** `userid` only: its display formats, ascending by `from` (./format.ts, `FormatVersion`). */
   formats?: { from: Long | number; format: string }[];
   /** 0.4's waiting values, moved into value documents when ./reservations.ts meets them. */

@@ -37,6 +37,7 @@ import type {
   Db,
   Document,
   Filter,
+  Long,
   UpdateFilter,
   WriteConcernSettings,
 } from 'mongodb';
@@ -50,7 +51,7 @@ import {
   type CommandTally,
   type WriteOptions,
 } from '../database/index';
-import { SEQUENCE_FORMAT } from '../limits';
+import { PAGE_SIZE, SEQUENCE_FORMAT } from '../limits';
 import {
   type CounterDocument,
   type SequenceState,
@@ -58,6 +59,8 @@ import {
   definitionOf,
   isLegacyCounter,
   storedFormatVersions,
+  storedInteger,
+  storedPeriodKey,
   storedSeq,
   toLong,
   toState,
@@ -87,9 +90,12 @@ import { GuardedIncrements } from './guarded-increment';
 import { type Reservation, Reservations } from './reservations';
 import { type ResolvedKey, type SequenceKey, describeKey, resolveKey } from './keys';
 import {
-  type PeriodClock,
+  endedPeriodWhen,
   isPeriodKey,
+  NO_ENDED_PERIOD,
+  type PeriodClock,
   PERIOD_KEY_EXAMPLE,
+  PERIOD_KEY_SHAPE,
   periodClockOf,
   periodNow,
 } from './periods';
@@ -99,6 +105,27 @@ export interface AllocatedRange {
   last: number;
   step: number;
   count: number;
+}
+
+/** An ended period of a periodic sequence and the last value issued in it. */
+export interface PastPeriod {
+  period: string;
+  value: number;
+}
+
+export interface PastPeriodRequest {
+  /** Only periods after this one (the previous page's last). */
+  after: string | null;
+  /** At most this many: 1 to 100. */
+  first: number;
+}
+
+/** A document of `sequencePeriods`: `_id` is `<sequence id>:<period>`. */
+interface PeriodDocument {
+  _id: string;
+  sequence: string;
+  period: string;
+  value: Long | number;
 }
 
 /** Who may touch a counter in one call: a client only its own (`owner`), nobody may create. */
@@ -162,6 +189,8 @@ export class Sequences {
   /** Each counter's changes as they happen (a change stream). */
   readonly changes: SequenceChanges;
   private readonly counters: BoundedCollection<CounterDocument>;
+  /** The last value of each ended period of each periodic sequence (./periods.ts). */
+  private readonly periods: BoundedCollection<PeriodDocument>;
   private readonly definitions = new Map<string, SequenceDefinition>();
   private readonly increments: GuardedIncrements;
   private readonly onCounterWrite?: (key: SequenceKey) => void;
@@ -169,6 +198,13 @@ export class Sequences {
   constructor(db: Db, options: SequencesOptions) {
     this.counters = boundedCollection(
       db.collection<CounterDocument>('counters', {
+        writeConcern: options.writeConcern,
+        promoteLongs: false,
+      }),
+      options.maxTimeMS,
+    );
+    this.periods = boundedCollection(
+      db.collection<PeriodDocument>('sequencePeriods', {
         writeConcern: options.writeConcern,
         promoteLongs: false,
       }),
@@ -253,6 +289,13 @@ export class Sequences {
         doc = null;
       }
       if (doc !== null) {
+        // The first allocation of a period copies the ended one (./periods.ts); outside any
+        // transaction (periodic sequences never feed one).
+        if (doc.endedPeriod !== undefined && guard.session === undefined) {
+          // The values are issued: a failed copy must not lose them to an error. The next
+          // allocation copies it, and no period ends before it does.
+          await this.archiveEndedPeriod(resolved, doc).catch(() => undefined);
+        }
         const last = storedSeq(doc);
         // In a transaction, the write is only one once committed (a rolled-back `$inc` is none).
         afterCommit(guard.session, () => this.wrote(resolved, doc));
@@ -477,24 +520,35 @@ export class Sequences {
     const later = { $gt: [period, { $ifNull: ['$currentPeriod', ''] }] };
     const below = { $and: [{ $eq: [period, '$currentPeriod'] }, { $lt: ['$seq', toLong(to)] }] };
     const fresh = toLong(Math.max(definition.start - definition.step, to));
-    beforeWrite(guard);
-    const written = await this.move(
-      resolved,
-      { _id: resolved.id, $expr: { $lte: [period, periodNow(clock)] } },
-      [
-        {
-          $set: {
-            currentPeriod: { $cond: [later, period, '$currentPeriod'] },
-            seq: { $cond: [later, fresh, { $cond: [below, toLong(to), '$seq'] }] },
-            updatedAt: '$$NOW',
+    const reached = { $lte: [period, periodNow(clock)] };
+    const archived = { $or: [{ $not: [later] }, NO_ENDED_PERIOD] };
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      beforeWrite(guard);
+      const written = await this.move(
+        resolved,
+        { _id: resolved.id, $expr: { $and: [reached, archived] } },
+        [
+          {
+            $set: {
+              currentPeriod: { $cond: [later, period, '$currentPeriod'] },
+              endedPeriod: endedPeriodWhen(later),
+              seq: { $cond: [later, fresh, { $cond: [below, toLong(to), '$seq'] }] },
+              updatedAt: '$$NOW',
+            },
           },
-        },
-      ],
-      false,
-    );
-    if (written !== null) return written;
-    if ((await this.read(resolved)) === null)
-      throw new SequenceNotFoundError(describeKey(resolved));
+        ],
+        false,
+      );
+      if (written !== null) {
+        const doc = await this.read(resolved);
+        if (doc?.endedPeriod !== undefined) await this.archiveEndedPeriod(resolved, doc);
+        return written;
+      }
+      const current = await this.read(resolved);
+      if (current === null) throw new SequenceNotFoundError(describeKey(resolved));
+      if (current.endedPeriod === undefined) break;
+      await this.archiveEndedPeriod(resolved, current);
+    }
     throw new BadUserInputError(
       `Period ${period} has not begun on the database's clock: values allocated until then would be numbered in it.`,
       { field: 'period' },
@@ -670,6 +724,11 @@ export class Sequences {
     const stored = definitionOf(doc);
     this.definitions.set(key.id, stored);
     if (differingField(stored, definition) !== null) return;
+    if (doc.endedPeriod !== undefined) {
+      // A new period waits until the last ended one is archived (./periods.ts): archive, retry.
+      await this.archiveEndedPeriod(key, doc);
+      return;
+    }
     if (storedSeq(doc) + delta > limitOf(stored)) {
       throw exhausted(key, toState(key, doc), delta / stored.step);
     }
@@ -757,6 +816,74 @@ export class Sequences {
     if (written === null) return null;
     this.wrote(resolved, written);
     return toState(resolved, written);
+  }
+
+  /**
+   * The ended periods of a periodic sequence and the last value issued in each, oldest first, a
+   * page of at most `first` (1 to 100) after the period `after`; the ended period a counter still
+   * holds is archived first, so the page is complete.
+   */
+  async pastPeriods(
+    key: SequenceKey,
+    request: PastPeriodRequest,
+  ): Promise<{ periods: PastPeriod[]; hasMore: boolean }> {
+    const resolved = resolveKey(key);
+    const { first, after } = request;
+    if (!Number.isInteger(first) || first < 1 || first > PAGE_SIZE.max) {
+      throw new BadUserInputError(`first must be a whole number from 1 to ${PAGE_SIZE.max}.`, {
+        field: 'first',
+      });
+    }
+    if (after !== null && !PERIOD_KEY_SHAPE.test(after)) {
+      throw new BadUserInputError(
+        'after must be a period key, as `2026`, `2026-12`, `2026-12-31`.',
+        {
+          field: 'after',
+        },
+      );
+    }
+    const doc = await this.read(resolved);
+    if (doc?.endedPeriod !== undefined) await this.archiveEndedPeriod(resolved, doc);
+    // `<sequence id>:<period>`: ids sort by sequence, then period in time order; `;` follows `:`.
+    const found = await this.periods.collection
+      .find(
+        { _id: { $gt: `${resolved.id}:${after ?? ''}`, $lt: `${resolved.id};` } },
+        this.periods.options({ sort: { _id: 1 as const }, limit: first + 1 }),
+      )
+      .toArray();
+    return {
+      periods: found.slice(0, first).map((entry) => ({
+        period: entry.period,
+        value: storedInteger(
+          doc ?? { _id: resolved.id, seq: 0 },
+          'sequencePeriods.value',
+          entry.value,
+        ),
+      })),
+      hasMore: found.length > first,
+    };
+  }
+
+  /**
+   * Copies the period a counter ended into `sequencePeriods` (`$max`: idempotent, and an ended
+   * period never changes), then clears it from the counter if it still holds that one.
+   */
+  private async archiveEndedPeriod(key: ResolvedKey, doc: CounterDocument): Promise<void> {
+    const ended = doc.endedPeriod;
+    if (ended === undefined) return;
+    const value = toLong(storedInteger(doc, 'endedPeriod.value', ended.value));
+    // Read defensively, as `currentPeriod` is: SEQUENCE_CORRUPT unless a key of its period.
+    storedPeriodKey({ ...doc, currentPeriod: ended.period }, definitionOf(doc).period);
+    await this.periods.collection.updateOne(
+      { _id: `${key.id}:${ended.period}` },
+      { $max: { value }, $setOnInsert: { sequence: key.id, period: ended.period } },
+      this.periods.options({ upsert: true }),
+    );
+    await this.counters.collection.updateOne(
+      { _id: key.id, 'endedPeriod.period': ended.period },
+      { $unset: { endedPeriod: '' } },
+      this.counters.options(),
+    );
   }
 
   private read(key: ResolvedKey): Promise<CounterDocument | null> {

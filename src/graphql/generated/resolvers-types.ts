@@ -123,6 +123,8 @@ export type ResolversTypes = ResolversObject<{
   SequenceEdge: ResolverTypeWrapper<Omit<Types.SequenceEdge, 'node'> & { node?: Types.Maybe<ResolversTypes['Sequence']> }>;
   SequenceGap: ResolverTypeWrapper<Types.SequenceGap>;
   SequenceGaps: ResolverTypeWrapper<Types.SequenceGaps>;
+  SequencePastPeriod: ResolverTypeWrapper<Types.SequencePastPeriod>;
+  SequencePastPeriods: ResolverTypeWrapper<Types.SequencePastPeriods>;
   SequencePeriod: Types.SequencePeriod;
   SequenceRange: ResolverTypeWrapper<Types.SequenceRange>;
   SequenceReservation: ResolverTypeWrapper<Types.SequenceReservation>;
@@ -173,6 +175,8 @@ export type ResolversParentTypes = ResolversObject<{
   SequenceEdge: Omit<Types.SequenceEdge, 'node'> & { node?: Types.Maybe<ResolversParentTypes['Sequence']> };
   SequenceGap: Types.SequenceGap;
   SequenceGaps: Types.SequenceGaps;
+  SequencePastPeriod: Types.SequencePastPeriod;
+  SequencePastPeriods: Types.SequencePastPeriods;
   SequenceRange: Types.SequenceRange;
   SequenceReservation: Types.SequenceReservation;
   SetSequencePayload: Omit<Types.SetSequencePayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Types.Maybe<ResolversParentTypes['Sequence']> };
@@ -348,6 +352,7 @@ export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends R
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   next?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   owner?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  pastPeriods?: Resolver<Types.Maybe<ResolversTypes['SequencePastPeriods']>, ParentType, ContextType, RequireFields<Types.SequencePastPeriodsArgs, 'first'>>;
   period?: Resolver<Types.Maybe<ResolversTypes['SequencePeriod']>, ParentType, ContextType>;
   scope?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   start?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
@@ -386,6 +391,17 @@ export type SequenceGapsResolvers<ContextType = GraphQLContext, ParentType exten
   complete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   runs?: Resolver<Array<ResolversTypes['SequenceGap']>, ParentType, ContextType>;
   scannedThrough?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+}>;
+
+export type SequencePastPeriodResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequencePastPeriod'] = ResolversParentTypes['SequencePastPeriod']> = ResolversObject<{
+  formattedValue?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  period?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+}>;
+
+export type SequencePastPeriodsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequencePastPeriods'] = ResolversParentTypes['SequencePastPeriods']> = ResolversObject<{
+  hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  periods?: Resolver<Array<ResolversTypes['SequencePastPeriod']>, ParentType, ContextType>;
 }>;
 
 export type SequenceRangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceRange'] = ResolversParentTypes['SequenceRange']> = ResolversObject<{
@@ -496,6 +512,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SequenceEdge?: SequenceEdgeResolvers<ContextType>;
   SequenceGap?: SequenceGapResolvers<ContextType>;
   SequenceGaps?: SequenceGapsResolvers<ContextType>;
+  SequencePastPeriod?: SequencePastPeriodResolvers<ContextType>;
+  SequencePastPeriods?: SequencePastPeriodsResolvers<ContextType>;
   SequenceRange?: SequenceRangeResolvers<ContextType>;
   SequenceReservation?: SequenceReservationResolvers<ContextType>;
   SetSequencePayload?: SetSequencePayloadResolvers<ContextType>;

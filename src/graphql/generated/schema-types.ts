@@ -797,6 +797,12 @@ export type Sequence = Node & {
   next?: Maybe<Scalars['Long']['output']>;
   /** The client that created it; null for one the admin created, `userid`, or a 0.1 counter. */
   owner?: Maybe<Scalars['String']['output']>;
+  /**
+   * For a sequence with a `period` that is not gapless: its ended periods, oldest first, each with
+   * the last value issued in it, a page at a time. Null for any other (a gapless sequence keeps each
+   * period's values: `gaps(period:)`).
+   */
+  pastPeriods?: Maybe<SequencePastPeriods>;
   /** When it restarts at `start`; null: never. */
   period?: Maybe<SequencePeriod>;
   /** Null for the unscoped sequence of this name. */
@@ -819,6 +825,13 @@ export type SequenceGapsArgs = {
   after?: InputMaybe<Scalars['Long']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   period?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A counter document and the definition stored on it. */
+export type SequencePastPeriodsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** One event of `sequenceChanged`. */
@@ -878,6 +891,26 @@ export type SequenceGaps = {
   runs: Array<SequenceGap>;
   /** Every value up to this one was examined; pass it as `after` for the next page. */
   scannedThrough: Scalars['Long']['output'];
+};
+
+/** A period that has ended, as its counter stood when the next began. */
+export type SequencePastPeriod = {
+  __typename?: 'SequencePastPeriod';
+  /** `value` in the sequence's `format` and this period (`INV-2026-000412`); null without a format. */
+  formattedValue?: Maybe<Scalars['String']['output']>;
+  /** The period (`2026`, `2026-12`, `2026-12-31`). */
+  period: Scalars['String']['output'];
+  /** The last value issued in it. */
+  value: Scalars['Long']['output'];
+};
+
+/** A page of a sequence's ended periods, oldest first. */
+export type SequencePastPeriods = {
+  __typename?: 'SequencePastPeriods';
+  /** True when later ended periods follow: ask again with `after` the last `period` here. */
+  hasMore: Scalars['Boolean']['output'];
+  /** The periods of this page. */
+  periods: Array<SequencePastPeriod>;
 };
 
 /** When a sequence restarts at its `start`. */
