@@ -24,8 +24,8 @@
  *   them here (values issued outside that component would also be issued as its ids), they are
  *   created only with the implicit definition (the first id is 1, always), read by every caller
  *   (`get`, `peekNext`, listed by `list`: watching the counter `createUser` advances is what these
- *   reads are for, and ids are no secret from whoever reads users), set by admin only, and set
- *   forward only: BLOCK reservations live in process memory, where no check can see them, so a
+ *   reads are for, and ids are no secret from whoever reads users), set and given display
+ *   formats (`setFormat`) by admin only, and set forward only: BLOCK reservations live in process memory, where no check can see them, so a
  *   lower value could issue an id twice. Their state carries `drift`.
  * - Every write honours `options.signal` (src/database/write-options.ts).
  */

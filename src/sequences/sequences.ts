@@ -26,6 +26,10 @@
  * - A periodic sequence (`period` stored) is advanced by a pipeline-style update in which the
  *   database's clock decides the period (./guarded-increment.ts). `setValue` refuses it; `advance`
  *   moves one named period's counter forward, never into a period the clock has not reached.
+ * - A period that ends is copied into `sequencePeriods` before the next one may begin
+ *   (./periods.ts), so each ended period's last value stays readable (`pastPeriods`).
+ * - `addFormatVersion` (admin, `userid`) only appends a format for values nobody holds yet, so no
+ *   value issued before it is written differently afterwards (./format.ts).
  * - `releaseUnused` is the one write that moves `seq` down without an admin: only a range that is
  *   still the newest of its sequence (`seq` equals its `last`), which nobody else can hold.
  * - Every write uses the configured write concern (WRITE_CONCERN), so a failover cannot roll
