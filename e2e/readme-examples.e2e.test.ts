@@ -64,6 +64,7 @@ test('the documents have a curl example for every operation of the API', () => {
     'allocateSequence',
     'createSequence',
     'setSequence',
+    'setSequenceFormat',
     'strategyStats',
   ]) {
     expect(examples).toContain(operation);

@@ -87,9 +87,16 @@ export const GAPLESS = {
  * allocation answers its values formatted when it took at most 1,000 (a formatted value is at most
  * 80 characters, so a request's `ALLOCATIONS_PER_REQUEST` lists stay within 10,000 strings, under
  * 1 MB, as the listed-items bound keeps lists off the event loop); a larger block is numbers
- * only, the `format` and `period` answered with it.
+ * only, the `format` and `period` answered with it. `userid` keeps at most 100 formats, each
+ * from the id it was set at (every user's number is read against them, and its counter document
+ * stays small).
  */
-export const SEQUENCE_FORMAT = { maxLength: 64, maxWidth: 16, valuesFormatted: 1_000 } as const;
+export const SEQUENCE_FORMAT = {
+  maxLength: 64,
+  maxWidth: 16,
+  valuesFormatted: 1_000,
+  versions: 100,
+} as const;
 
 /**
  * `Sequence.gaps`: runs per page (a page of them is listed like a page of items, so they count
@@ -265,12 +272,14 @@ export const FIELD_LIMITS: Readonly<Record<string, Readonly<Record<string, Field
     releaseReservation: { bounded: 'settles one held value of one counter' },
     setSequence: { bounded: 'admin only; moves one counter' },
     advanceSequence: { bounded: 'moves one counter forward' },
+    setSequenceFormat: { bounded: 'admin only; adds one format to one counter' },
   },
   User: {
     invitees: { lists: 'page' },
   },
   Sequence: {
     gaps: { lists: 'page', scans: GAPS.idsScanned },
+    pastPeriods: { lists: 'page' },
   },
 };
 

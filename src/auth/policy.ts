@@ -52,6 +52,7 @@ export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>
     releaseReservation: 'client',
     setSequence: 'admin',
     advanceSequence: 'client',
+    setSequenceFormat: 'admin',
     importUsers: 'admin',
   },
   // Fields that lead from a user to other users: a sign-up page without a token may read the user

@@ -156,6 +156,14 @@ function authorized<Fields extends object>(
   ) as Fields;
 }
 
+/** The payload of a mutation that moves one sequence (`SetSequencePayload`): it, or the error. */
+async function setSequencePayload(info: GraphQLResolveInfo, write: () => Promise<SequenceState>) {
+  const written = await orMutationError(write, info.schema);
+  return written.error !== undefined
+    ? { sequence: null, error: written.error, query }
+    : { sequence: written.value, error: null, query };
+}
+
 /** `confirmReservation` and `releaseReservation`: the same payload, one catalog call each. */
 async function settleReservation(
   action: 'confirmReservation' | 'releaseReservation',
@@ -391,40 +399,38 @@ export const resolvers: Resolvers = {
     releaseReservation: (_parent, { id }, context, info) =>
       settleReservation('releaseReservation', id, context, info),
 
-    setSequence: async (_parent, { name, value, scope }, context, info) => {
-      const set = await orMutationError(
-        () =>
-          context.sequences.setValue(
-            sequenceKey(name, scope),
-            value,
-            sequenceAccess(context.caller),
-            {
-              signal: context.budget.signal,
-            },
-          ),
-        info.schema,
-      );
-      return set.error !== undefined
-        ? { sequence: null, error: set.error, query }
-        : { sequence: set.value, error: null, query };
-    },
+    setSequence: (_parent, { name, value, scope }, context, info) =>
+      setSequencePayload(info, () =>
+        context.sequences.setValue(
+          sequenceKey(name, scope),
+          value,
+          sequenceAccess(context.caller),
+          {
+            signal: context.budget.signal,
+          },
+        ),
+      ),
 
-    advanceSequence: async (_parent, { name, to, scope, period }, context, info) => {
-      const advanced = await orMutationError(
-        () =>
-          context.sequences.advance(
-            sequenceKey(name, scope),
-            to,
-            sequenceAccess(context.caller),
-            { signal: context.budget.signal },
-            period ?? null,
-          ),
-        info.schema,
-      );
-      return advanced.error !== undefined
-        ? { sequence: null, error: advanced.error, query }
-        : { sequence: advanced.value, error: null, query };
-    },
+    setSequenceFormat: (_parent, { name, format, scope }, context, info) =>
+      setSequencePayload(info, () =>
+        context.sequences.setFormat(
+          sequenceKey(name, scope),
+          format,
+          sequenceAccess(context.caller),
+          { signal: context.budget.signal },
+        ),
+      ),
+
+    advanceSequence: (_parent, { name, to, scope, period }, context, info) =>
+      setSequencePayload(info, () =>
+        context.sequences.advance(
+          sequenceKey(name, scope),
+          to,
+          sequenceAccess(context.caller),
+          { signal: context.budget.signal },
+          period ?? null,
+        ),
+      ),
   } satisfies Resolvers['Mutation']),
 
   // Each subscription is authorized like a root field, then asks its component for a change feed;
@@ -512,17 +518,25 @@ export const resolvers: Resolvers = {
     } satisfies Resolvers['DeleteUserPayload']),
   },
 
-  Sequence: authorized('Sequence', {
-    gaps: async (sequence, { after, first, period }, { sequences, budgets, holder }) => {
-      await budgets.charge(holder, 'gapsScans', 1);
-      return sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default }, period);
-    },
-  } satisfies Resolvers['Sequence']),
+  Sequence: {
+    pastPeriods: (sequence, { after, first }, { sequences }) =>
+      sequences.pastPeriods(sequence, { after: after ?? null, first: first ?? PAGE_SIZE.default }),
+    ...authorized('Sequence', {
+      gaps: async (sequence, { after, first, period }, { sequences, budgets, holder }) => {
+        await budgets.charge(holder, 'gapsScans', 1);
+        return sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default }, period);
+      },
+    } satisfies Resolvers['Sequence']),
+  },
 
-  User: authorized('User', {
-    invitedBy: (user, _args, { userLoader }) =>
-      user.invitedById === null ? null : userLoader.load(user.invitedById),
-    invitees: async (user, args, { inviteesLoader }) =>
-      userConnection(await inviteesLoader.load({ ...pageRequest(args), inviterId: user.id })),
-  } satisfies Resolvers['User']),
+  User: {
+    // The user's own data (a sign-up page reads the number of the user it created): no row.
+    number: async (user, _args, { userNumbers }) => (await userNumbers)(Number(user.id)),
+    ...authorized('User', {
+      invitedBy: (user, _args, { userLoader }) =>
+        user.invitedById === null ? null : userLoader.load(user.invitedById),
+      invitees: async (user, args, { inviteesLoader }) =>
+        userConnection(await inviteesLoader.load({ ...pageRequest(args), inviterId: user.id })),
+    } satisfies Resolvers['User']),
+  },
 };

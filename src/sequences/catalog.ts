@@ -24,8 +24,8 @@
  *   them here (values issued outside that component would also be issued as its ids), they are
  *   created only with the implicit definition (the first id is 1, always), read by every caller
  *   (`get`, `peekNext`, listed by `list`: watching the counter `createUser` advances is what these
- *   reads are for, and ids are no secret from whoever reads users), set by admin only, and set
- *   forward only: BLOCK reservations live in process memory, where no check can see them, so a
+ *   reads are for, and ids are no secret from whoever reads users), set and given display
+ *   formats (`setFormat`) by admin only, and set forward only: BLOCK reservations live in process memory, where no check can see them, so a
  *   lower value could issue an id twice. Their state carries `drift`.
  * - Every write honours `options.signal` (src/database/write-options.ts).
  */
@@ -49,11 +49,17 @@ import {
   parseSequenceId,
   resolveKey,
 } from './keys';
-import { formatValues } from './format';
+import { formatByVersion, formatValue, formatValues, parseFormat } from './format';
 import type { SequencePage, SequencePageRequest } from './pages';
 import type { NamespaceMove } from './namespaces';
 import type { Reservation } from './reservations';
-import { type AllocatedRange, type Sequences, valuesOf } from './sequences';
+import {
+  type AllocatedRange,
+  type PastPeriod,
+  type PastPeriodRequest,
+  type Sequences,
+  valuesOf,
+} from './sequences';
 
 /** An allocation's values with the period they were issued in and as people write them. */
 export interface IssuedRange extends AllocatedRange {
@@ -282,6 +288,44 @@ export class SequenceCatalog {
     return this.seen(state, access);
   }
 
+  /**
+   * Admin: gives a reserved sequence (`userid`) a display format for the values from the first one
+   * nobody holds yet (`Sequences.addFormatVersion`; the owning component's largest stored value
+   * counts as held). Every other sequence's format is part of its definition, given once at
+   * `create`.
+   */
+  async setFormat(
+    key: SequenceKey,
+    format: string,
+    access: SequenceAccess,
+    options?: WriteOptions,
+  ): Promise<SequenceState> {
+    const reserved = this.reservedAs(key, access);
+    if (reserved === undefined) {
+      if ((await this.getOwned(this.keyOf(key, access), access)) === null) {
+        throw new SequenceNotFoundError(describeKey(resolveKey(this.keyOf(key, access))));
+      }
+      throw new BadUserInputError(
+        "A sequence's format is part of its definition, given once with createSequence, so that every number it issued keeps its writing.",
+        { field: 'name' },
+      );
+    }
+    const floor = await reserved.largestStored();
+    const state = await this.counters.addFormatVersion(key, format, floor, options);
+    return this.withDrift(reserved, state);
+  }
+
+  /**
+   * How a reserved sequence's values (`userid`: user ids) are written for people: each in the
+   * format that covered it when it was issued; null before any format, or past its padding.
+   */
+  async displayOf(name: string): Promise<(value: number) => string | null> {
+    const reserved = this.reserved.get(name);
+    if (reserved === undefined) return () => null;
+    const versions = await this.counters.formatVersions({ name: reserved.name });
+    return (value) => formatByVersion(versions, value);
+  }
+
   /** Confirms a value of a gapless sequence (the caller's own): it is used for good. */
   async confirmReservation(
     id: string,
@@ -324,6 +368,33 @@ export class SequenceCatalog {
     // The state as its caller saw it: its stored id again, from its name, scope and owner.
     const stored = { ...state, id: resolveKey(state).id };
     return state.gapless ? this.counters.reservations.gaps(stored, request, period) : null;
+  }
+
+  /**
+   * The ended periods of a sequence the caller has read, oldest first, with the last value of each
+   * as the sequence writes it; null unless it has a `period` and is not gapless (a gapless one
+   * keeps each period's values: `gaps(period)`).
+   */
+  async pastPeriods(
+    state: SequenceState,
+    request: PastPeriodRequest,
+  ): Promise<{
+    periods: (PastPeriod & { formattedValue: string | null })[];
+    hasMore: boolean;
+  } | null> {
+    if (state.period === null || state.gapless) return null;
+    const page = await this.counters.pastPeriods(state, request);
+    const parts = state.format === null ? null : parseFormat(state.format, state.period);
+    return {
+      ...page,
+      periods: page.periods.map((entry) => ({
+        ...entry,
+        formattedValue:
+          parts === null || entry.value < state.start
+            ? null
+            : formatValue(parts, entry.value, entry.period),
+      })),
+    };
   }
 
   /**

@@ -64,6 +64,8 @@ const OPERATIONS: Record<string, (role: Role) => string> = {
     `mutation { advanceSequence(name: "${own(role)}", to: 40) { sequence { id } error { code } } }`,
   'Mutation.setSequence': (role) =>
     `mutation { setSequence(name: "${own(role)}", value: 50) { sequence { id } error { code } } }`,
+  'Mutation.setSequenceFormat': () =>
+    `mutation { setSequenceFormat(name: "userid", format: "C-{seq:9}") { sequence { id } error { code } } }`,
 };
 
 /**

@@ -83,7 +83,9 @@ const storedUser = (id: string) =>
     .collection('users')
     .findOne({ _id: Number(id) as never });
 const storedCounter = (name: string) =>
-  db().collection<{ _id: string; seq?: unknown }>('counters').findOne({ _id: name });
+  db()
+    .collection<{ _id: string; seq?: unknown; formats?: unknown }>('counters')
+    .findOne({ _id: name });
 /** The issued values of a gapless sequence, lowest first. */
 const storedValues = (name: string) =>
   db()
@@ -269,6 +271,18 @@ const CASES: HeldCase[] = [
     stored: 'nothing',
     stillAbsent: async () => {
       expect(Number((await storedCounter('held-advance'))?.seq)).toBe(0);
+    },
+  },
+  {
+    field: 'setSequenceFormat',
+    name: 'a read before its write held: the write never starts',
+    held: 'find',
+    prepare: async () => ({ format: 'H-{seq:9}' }),
+    query:
+      'mutation($format: String!) { setSequenceFormat(name: "userid", format: $format) { sequence { format } error { code } } }',
+    stored: 'nothing',
+    stillAbsent: async () => {
+      expect((await storedCounter('userid'))?.formats).toBeUndefined();
     },
   },
   {

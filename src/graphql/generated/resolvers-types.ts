@@ -123,6 +123,8 @@ export type ResolversTypes = ResolversObject<{
   SequenceEdge: ResolverTypeWrapper<Omit<Types.SequenceEdge, 'node'> & { node?: Types.Maybe<ResolversTypes['Sequence']> }>;
   SequenceGap: ResolverTypeWrapper<Types.SequenceGap>;
   SequenceGaps: ResolverTypeWrapper<Types.SequenceGaps>;
+  SequencePastPeriod: ResolverTypeWrapper<Types.SequencePastPeriod>;
+  SequencePastPeriods: ResolverTypeWrapper<Types.SequencePastPeriods>;
   SequencePeriod: Types.SequencePeriod;
   SequenceRange: ResolverTypeWrapper<Types.SequenceRange>;
   SequenceReservation: ResolverTypeWrapper<Types.SequenceReservation>;
@@ -173,6 +175,8 @@ export type ResolversParentTypes = ResolversObject<{
   SequenceEdge: Omit<Types.SequenceEdge, 'node'> & { node?: Types.Maybe<ResolversParentTypes['Sequence']> };
   SequenceGap: Types.SequenceGap;
   SequenceGaps: Types.SequenceGaps;
+  SequencePastPeriod: Types.SequencePastPeriod;
+  SequencePastPeriods: Types.SequencePastPeriods;
   SequenceRange: Types.SequenceRange;
   SequenceReservation: Types.SequenceReservation;
   SetSequencePayload: Omit<Types.SetSequencePayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Types.Maybe<ResolversParentTypes['Sequence']> };
@@ -278,6 +282,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   importUsers?: Resolver<Types.Maybe<ResolversTypes['ImportUsersPayload']>, ParentType, ContextType, RequireFields<Types.MutationImportUsersArgs, 'inputs'>>;
   releaseReservation?: Resolver<Types.Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<Types.MutationReleaseReservationArgs, 'id'>>;
   setSequence?: Resolver<Types.Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationSetSequenceArgs, 'name' | 'value'>>;
+  setSequenceFormat?: Resolver<Types.Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationSetSequenceFormatArgs, 'format' | 'name'>>;
   updateUser?: Resolver<Types.Maybe<ResolversTypes['UpdateUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationUpdateUserArgs, 'id' | 'input'>>;
 }>;
 
@@ -337,6 +342,7 @@ export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends R
   currentPeriod?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   drift?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   format?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  formattedNext?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   formattedValue?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   gapless?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   gaps?: Resolver<Types.Maybe<ResolversTypes['SequenceGaps']>, ParentType, ContextType, RequireFields<Types.SequenceGapsArgs, 'first'>>;
@@ -346,6 +352,7 @@ export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends R
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   next?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   owner?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  pastPeriods?: Resolver<Types.Maybe<ResolversTypes['SequencePastPeriods']>, ParentType, ContextType, RequireFields<Types.SequencePastPeriodsArgs, 'first'>>;
   period?: Resolver<Types.Maybe<ResolversTypes['SequencePeriod']>, ParentType, ContextType>;
   scope?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   start?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
@@ -384,6 +391,17 @@ export type SequenceGapsResolvers<ContextType = GraphQLContext, ParentType exten
   complete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   runs?: Resolver<Array<ResolversTypes['SequenceGap']>, ParentType, ContextType>;
   scannedThrough?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+}>;
+
+export type SequencePastPeriodResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequencePastPeriod'] = ResolversParentTypes['SequencePastPeriod']> = ResolversObject<{
+  formattedValue?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  period?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+}>;
+
+export type SequencePastPeriodsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequencePastPeriods'] = ResolversParentTypes['SequencePastPeriods']> = ResolversObject<{
+  hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  periods?: Resolver<Array<ResolversTypes['SequencePastPeriod']>, ParentType, ContextType>;
 }>;
 
 export type SequenceRangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceRange'] = ResolversParentTypes['SequenceRange']> = ResolversObject<{
@@ -444,6 +462,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   invitedById?: Resolver<Types.Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   invitees?: Resolver<Types.Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<Types.UserInviteesArgs, 'order'>>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  number?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
@@ -493,6 +512,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SequenceEdge?: SequenceEdgeResolvers<ContextType>;
   SequenceGap?: SequenceGapResolvers<ContextType>;
   SequenceGaps?: SequenceGapsResolvers<ContextType>;
+  SequencePastPeriod?: SequencePastPeriodResolvers<ContextType>;
+  SequencePastPeriods?: SequencePastPeriodsResolvers<ContextType>;
   SequenceRange?: SequenceRangeResolvers<ContextType>;
   SequenceReservation?: SequenceReservationResolvers<ContextType>;
   SetSequencePayload?: SetSequencePayloadResolvers<ContextType>;

@@ -427,6 +427,17 @@ export type Mutation = {
    * only moves forward; a gapless sequence and one with a `period` cannot be set.
    */
   setSequence?: Maybe<SetSequencePayload>;
+  /**
+   * Admin: give `userid` a display format, so every user answers a customer number beside its id
+   * (`User.number`): `C-{seq:6}` writes id 42 as `C-000042`. The same syntax as a sequence's
+   * `format`, without date parts. A format covers the ids from the first one nobody holds yet (above
+   * the counter and every stored id; the counter moves up to just below it) onwards, so a number once
+   * answered never changes: ids issued before keep their format, or none. Its padding must hold that
+   * first id; ids past the padding answer a null `number` (never truncated) until a wider format is
+   * set. Idempotent: the newest format again is answered as it is. Other sequences take their format
+   * once, with `createSequence`.
+   */
+  setSequenceFormat?: Maybe<SetSequencePayload>;
   /** Change a user's name or email, with the same validation and uniqueness as at creation. */
   updateUser?: Maybe<UpdateUserPayload>;
 };
@@ -502,6 +513,14 @@ export type MutationSetSequenceArgs = {
 
 
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationSetSequenceFormatArgs = {
+  format: Scalars['String']['input'];
+  name: Scalars['String']['input'];
+  scope?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationUpdateUserArgs = {
   id: Scalars['ID']['input'];
   input: UpdateUserInput;
@@ -555,7 +574,8 @@ export type Query = {
   __typename?: 'Query';
   /**
    * The value the next allocation of an existing sequence will return, without consuming it: the same
-   * as that sequence's `next` (client caches read it from there).
+   * as that sequence's `next` (client caches read it from there). As people write it: the
+   * sequence's `formattedNext` (`sequence(name:) { next formattedNext }`).
    */
   nextSequence?: Maybe<Scalars['Long']['output']>;
   /**
@@ -734,8 +754,15 @@ export type Sequence = Node & {
   /** How its values are written for people (`INV-{YYYY}-{seq:6}`); null: as plain numbers. */
   format?: Maybe<Scalars['String']['output']>;
   /**
+   * `next` in the sequence's `format` and `currentPeriod` (`INV-2026-000043`), what the next
+   * allocation answers unless a new period starts first; null without a format, once exhausted, or
+   * for a sequence with a `period` before its first allocation.
+   */
+  formattedNext?: Maybe<Scalars['String']['output']>;
+  /**
    * `value` in the sequence's `format` and `currentPeriod` (`INV-2026-000042`); null without a format
-   * or before the first allocation.
+   * or before the first allocation. For `userid`, `format` is its newest format
+   * (`setSequenceFormat`), and `value` and `next` are written in the format that covers each.
    */
   formattedValue?: Maybe<Scalars['String']['output']>;
   /**
@@ -770,6 +797,12 @@ export type Sequence = Node & {
   next?: Maybe<Scalars['Long']['output']>;
   /** The client that created it; null for one the admin created, `userid`, or a 0.1 counter. */
   owner?: Maybe<Scalars['String']['output']>;
+  /**
+   * For a sequence with a `period` that is not gapless: its ended periods, oldest first, each with
+   * the last value issued in it, a page at a time. Null for any other (a gapless sequence keeps each
+   * period's values: `gaps(period:)`).
+   */
+  pastPeriods?: Maybe<SequencePastPeriods>;
   /** When it restarts at `start`; null: never. */
   period?: Maybe<SequencePeriod>;
   /** Null for the unscoped sequence of this name. */
@@ -792,6 +825,13 @@ export type SequenceGapsArgs = {
   after?: InputMaybe<Scalars['Long']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   period?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A counter document and the definition stored on it. */
+export type SequencePastPeriodsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** One event of `sequenceChanged`. */
@@ -851,6 +891,26 @@ export type SequenceGaps = {
   runs: Array<SequenceGap>;
   /** Every value up to this one was examined; pass it as `after` for the next page. */
   scannedThrough: Scalars['Long']['output'];
+};
+
+/** A period that has ended, as its counter stood when the next began. */
+export type SequencePastPeriod = {
+  __typename?: 'SequencePastPeriod';
+  /** `value` in the sequence's `format` and this period (`INV-2026-000412`); null without a format. */
+  formattedValue?: Maybe<Scalars['String']['output']>;
+  /** The period (`2026`, `2026-12`, `2026-12-31`). */
+  period: Scalars['String']['output'];
+  /** The last value issued in it. */
+  value: Scalars['Long']['output'];
+};
+
+/** A page of a sequence's ended periods, oldest first. */
+export type SequencePastPeriods = {
+  __typename?: 'SequencePastPeriods';
+  /** True when later ended periods follow: ask again with `after` the last `period` here. */
+  hasMore: Scalars['Boolean']['output'];
+  /** The periods of this page. */
+  periods: Array<SequencePastPeriod>;
 };
 
 /** When a sequence restarts at its `start`. */
@@ -1044,6 +1104,12 @@ export type User = Node & {
   invitees?: Maybe<UserConnection>;
   /** 1 to 100 visible characters. */
   name: Scalars['String']['output'];
+  /**
+   * The user's number as people write it (`C-000042`): `id` in the `userid` format that covers it
+   * (`setSequenceFormat`), read from the id, so every strategy's users answer it alike and it never
+   * changes; null for an id issued before any format, or past its format's padding.
+   */
+  number?: Maybe<Scalars['String']['output']>;
 };
 
 
