@@ -5,17 +5,17 @@
  * rounds) and how a group is formed from the waiting members.
  *
  * Invariants:
- * - One round runs at a time per queue. A member that arrives when no round runs starts one at
- *   once, alone: grouping never makes a lone caller wait.
+ * - One round runs at a time per queue. Every group forms at the end of the event loop's turn in
+ *   which it could start (`setImmediate`): the members that arrive in that turn join it. A member
+ *   that arrives when no round runs waits for no round, only for the end of its turn. Without
+ *   that wait the first arrival of a burst went alone and every other one waited behind it, so
+ *   group sizes alternated 1 and nearly all, and the large group paid a whole extra round.
  * - Members are offered to `form` in arrival order; the ones it does not take stay waiting, in
  *   their order, for a later round. A member `form` neither takes nor keeps has been answered by
  *   it (e.g. refused after its deadline).
  * - Every member is answered, whatever its round throws: a round's rejection fails every member
  *   of its group with that error (a member already settled ignores it, as a promise settles
  *   once). A rejection escaping the drain would go unhandled, and Node ends the process on one.
- * - With `nextGroupAtEndOfTurn`, the next group forms at the end of the event loop's turn that
- *   finished the previous round (`setImmediate`), so the callers that arrived in that turn join
- *   it rather than wait for one more round.
  */
 import { setImmediate as endOfThisTurn } from 'node:timers/promises';
 
@@ -41,10 +41,7 @@ export class GroupCommitQueue<Item, Outcome> {
   private waiting: Array<GroupMember<Item, Outcome>> = [];
   private draining = false;
 
-  constructor(
-    private readonly round: GroupRound<Item, Outcome>,
-    private readonly options: { nextGroupAtEndOfTurn: boolean },
-  ) {}
+  constructor(private readonly round: GroupRound<Item, Outcome>) {}
 
   /** `item` in the next group this queue runs: what its round answers it. */
   join(item: Item): Promise<Outcome> {
@@ -58,14 +55,13 @@ export class GroupCommitQueue<Item, Outcome> {
     this.draining = true;
     try {
       while (this.waiting.length > 0) {
+        await endOfThisTurn();
         const { group, later } = this.round.form(this.waiting);
         this.waiting = later;
-        if (group.length > 0) {
-          await this.round.run(group).catch((err: unknown) => {
-            for (const member of group) member.fail(err);
-          });
-        }
-        if (this.options.nextGroupAtEndOfTurn && this.waiting.length > 0) await endOfThisTurn();
+        if (group.length === 0) continue;
+        await this.round.run(group).catch((err: unknown) => {
+          for (const member of group) member.fail(err);
+        });
       }
     } finally {
       this.draining = false;

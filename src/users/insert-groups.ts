@@ -6,13 +6,11 @@
  * not group: it stays the tutorial's `findAndModify` + insert per user.
  *
  * Invariants:
- * - A group is what waited while the previous group ran, in arrival order, at most
- *   `USERS_PER_BATCH` documents (one insert command, as one `createUsers`). A creation that
- *   arrives when no group runs goes at once, alone: grouping never makes a lone creation wait.
- *   One group runs at a time per source (the queue of ./group-commit.ts), in a shared turn of the
- *   process's `UserIdTurns`. The next group forms at the end of the event loop's turn that answered the previous insert
- *   (`setImmediate`), so the requests that arrived in that turn with its answer join it rather
- *   than wait for one more insert.
+ * - A group is what waited while the previous group ran, and what arrived in the event loop's
+ *   turn it forms in, in arrival order, at most `USERS_PER_BATCH` documents (one insert command,
+ *   as one `createUsers`). One group runs at a time per source (the queue of ./group-commit.ts,
+ *   which says when a group forms), in a shared turn of the process's `UserIdTurns`. A creation
+ *   that arrives when no group runs waits only for the end of its turn, never for an insert.
  * - Unique ids: the group takes all its ids with one `take` of the source, which hands each out
  *   once, so no two members share one; the unique index on `_id` decides as for every insert.
  * - Each document fails alone, as when it was inserted by itself: the insert is unordered, a
@@ -89,16 +87,13 @@ export function roundResult(
 type Member = GroupMember<OneCreation, InsertResult | null>;
 
 export class InsertGroups {
-  private readonly queue = new GroupCommitQueue<OneCreation, InsertResult | null>(
-    {
-      form: (waiting) => ({
-        group: waiting.slice(0, USERS_PER_BATCH),
-        later: waiting.slice(USERS_PER_BATCH),
-      }),
-      run: (group) => this.turns.shared(() => this.run(group)),
-    },
-    { nextGroupAtEndOfTurn: true },
-  );
+  private readonly queue = new GroupCommitQueue<OneCreation, InsertResult | null>({
+    form: (waiting) => ({
+      group: waiting.slice(0, USERS_PER_BATCH),
+      later: waiting.slice(USERS_PER_BATCH),
+    }),
+    run: (group) => this.turns.shared(() => this.run(group)),
+  });
 
   constructor(
     private readonly users: UsersCollection,

@@ -4,10 +4,10 @@
  * instead of 64 in a row (one `$inc` of the summed count, one ordered insert, one commit).
  *
  * Invariants:
- * - A group is what waited while the previous transaction ran, in arrival order, at most
+ * - A group is what waited while the previous transaction ran, and what arrived in the event
+ *   loop's turn it forms in (the queue of ./group-commit.ts says when), in arrival order, at most
  *   `USERS_PER_BATCH` documents (one insert command, as one `createUsers`); a member larger than
- *   what is left waits for the next group, and a first member is always taken. The queue is
- *   ./group-commit.ts; the next group forms as soon as the previous transaction ended.
+ *   what is left waits for the next group, and a first member is always taken.
  * - No two members of a group repeat an idempotency key: a member that would is kept for a later
  *   group. Were they inserted together, the later one would be refused by a document that is
  *   rolled back with it, and the users component would look for the key's stored user to replay
@@ -75,10 +75,10 @@ type GroupAttempt =
   | { docs: UserDocument[][]; refused: { position: number; field: UniqueField } | null };
 
 export class TransactionGroups {
-  private readonly queue = new GroupCommitQueue<MemberRequest, MemberRound>(
-    { form: (waiting) => nextGroup(waiting), run: (group) => this.run(group) },
-    { nextGroupAtEndOfTurn: false },
-  );
+  private readonly queue = new GroupCommitQueue<MemberRequest, MemberRound>({
+    form: (waiting) => nextGroup(waiting),
+    run: (group) => this.run(group),
+  });
 
   constructor(
     private readonly users: UsersCollection,
