@@ -49,6 +49,23 @@ export const BATCH_USERS_IN_CREATION = 4 * USERS_PER_BATCH;
 export const TRANSACTION_GROUP_RERUNS = 3;
 
 /**
+ * `/graphql` requests one process executes at once; the others wait, before their body is read,
+ * in arrival order, within their own deadline (REQUEST_TIMEOUT_MS: past it they are answered 503,
+ * retryable, and never run). Why: a request in execution holds its body, document, context and
+ * answer on the heap while it runs; with 512 in execution these outlived the young generation's
+ * collections, were copied and promoted, and the collector's work per user grew: BLOCK made
+ * 0.62x its users per second at 64 in flight. In `npm run bench`, 64 in flight gave BLOCK and
+ * TRANSACTION more users per second than 256 or 512, and COUNTER nearly as many (0.97x at 256,
+ * 1.09x at 512); at 512 in flight this bound gave BLOCK 1.28x the users per second of no bound,
+ * at 0.83x the service CPU per user and a lower peak RSS (paired, `npm run bench:compare`). The
+ * price is COUNTER's: two round trips per user, it is bound by the database's answers rather than
+ * the service's CPU, and more requests in execution hide more of them; at 512 in flight on a
+ * loaded machine the bound made 0.6x to 0.7x its users per second. So a burst runs about as a
+ * process does at 64 in flight, whatever the strategy.
+ */
+export const REQUESTS_IN_EXECUTION = 64;
+
+/**
  * `allocateSequence` calls one request may make: each is a write on one counter document, and a
  * request of many aliased allocations would hold that document against every other writer.
  */
