@@ -7,8 +7,8 @@
  * value waits for its confirmation (held by `token` until `expiresAt`; released: `expiresAt` the
  * epoch), `{ _id, sequence, value, token, confirmedAt }` once confirmed. A settled value keeps the
  * token that settled it, so settling it again with that token answers it settled (a retry is
- * safe) and another token learns nothing but RESERVATION_NOT_FOUND. (0.4's released values carry
- * `token: null`, and its confirmed ones no token: settled for every token.) A value document
+ * safe) and another token learns nothing but RESERVATION_NOT_FOUND. (Values settled by earlier
+ * versions carry `token: null` or no token: every token is refused them.) A value document
  * is never deleted: its `_id` is what makes a value issued once. A periodic sequence's values
  * carry their period (./periods.ts): `_id: "<sequence id>:<period>:<value>"` and `period`, so each
  * period has values `start`, `start + step`, ... of its own.
