@@ -123,6 +123,9 @@ interface ValueDocument {
 const BY_VALUE: Sort = { sequence: 1, value: 1 };
 const BY_PERIOD_AND_VALUE: Sort = { sequence: 1, period: 1, value: 1 };
 
+/** The index of unconfirmed values by expiry (sparse: confirmed values have no `expiresAt`). */
+const FREE_VALUES_INDEX = 'sequence_expiresAt';
+
 /** Values another instance issued first (duplicate keys) before ID_CONTENTION. */
 const MAX_ATTEMPTS = 16;
 
@@ -520,6 +523,10 @@ export class Reservations {
         this.values.options({
           // Oldest period first: an ended period's holes are filled before the current one's.
           sort: definition.period === null ? BY_VALUE : BY_PERIOD_AND_VALUE,
+          // By expiry, not by value: the expiry index holds only unconfirmed values and the range
+          // reaches only the free ones, so the work grows with those, not with every value issued
+          // (by value, the scan would walk the confirmed ones too).
+          hint: FREE_VALUES_INDEX,
           limit: most,
           projection: { value: 1, period: 1 },
         }),
@@ -617,7 +624,7 @@ export class Reservations {
     this.indexes ??= this.values.collection
       .createIndexes(
         [
-          { key: { sequence: 1, expiresAt: 1 }, name: 'sequence_expiresAt', sparse: true },
+          { key: { sequence: 1, expiresAt: 1 }, name: FREE_VALUES_INDEX, sparse: true },
           { key: { sequence: 1, value: 1 }, name: 'sequence_value' },
         ],
         this.values.options(),

@@ -118,7 +118,16 @@ test('1,000 values held in one allocation and settled in one call: a few command
   ]);
   // 1,003 released again: the values held are not one range.
   await sequences.reservations.release(again.reservations[1].id, {});
-  const mixed = await sequences.allocateExisting({ name: 'batched' }, 998);
+  let mixed: Awaited<ReturnType<typeof sequences.allocateExisting>> | undefined;
+  const taking = await bed.commandsSent(db, async () => {
+    mixed = await sequences.allocateExisting({ name: 'batched' }, 998);
+  });
+  // The free values are found by expiry (only unconfirmed values are in that index), then taken
+  // in one update.
+  const [findFree] = taking.filter((event) => event.commandName === 'find').slice(1);
+  expect(findFree.command).toMatchObject({ hint: 'sequence_expiresAt', limit: 998 });
+  expect(taking.filter((event) => event.commandName === 'update')).toHaveLength(1);
+  mixed = mixed!;
   expect(mixed.range).toBeNull();
   expect(mixed.reservations.map((held) => held.value)).toEqual([
     1_003,
