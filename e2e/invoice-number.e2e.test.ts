@@ -4,30 +4,13 @@
  * on a click, showing it exactly as the service wrote it. A number taken by another client (a back
  * end, through the API) shows on the page too, with no reload.
  */
-import type { Browser } from 'playwright-core';
-import { startTestService, type TestService } from '../test/support/service';
-import { launchChromium } from './support/browser';
-import { buildPage, servePage, type PageServer } from './support/page-server';
+import { pageBed } from './support/page-bed';
 
-let browser: Browser;
-let site: PageServer;
-let service: TestService;
-
-beforeAll(async () => {
-  await buildPage();
-  [site, browser] = await Promise.all([servePage(), launchChromium()]);
-  service = await startTestService({ env: { CORS_ORIGINS: site.origin } });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
-  await site?.close();
-});
+const bed = pageBed();
 
 test('the page takes formatted invoice numbers and shows the last one live', async () => {
-  const page = await browser.newPage();
-  await page.goto(site.pageUrl(`${service.url}/graphql`));
+  const page = await bed.browser.newPage();
+  await page.goto(bed.site.pageUrl(`${bed.service.url}/graphql`));
   await page.waitForSelector('#invoice-number[data-live="true"]');
   expect(await page.textContent('#invoice-number')).toBe('–');
 
@@ -42,7 +25,7 @@ test('the page takes formatted invoice numbers and shows the last one live', asy
 
   // Another client of the same namespace (the page acts as `anonymous`, as a request without a
   // token does outside production) takes the next number through the API: the page shows it.
-  const other = await service.graphql(
+  const other = await bed.service.graphql(
     'mutation { allocateSequence(name: "page-invoice") { range { formatted } error { code } } }',
   );
   const [formatted] = other.body.data.allocateSequence.range.formatted;

@@ -5,20 +5,14 @@
  * shows them with the right total, rendered only from Apollo's cache (no request for the list
  * after its first); the paged table's "Next page" shows the server's page 2.
  */
-import type { Browser, Page } from 'playwright-core';
-import { ADMIN_HEADERS, startTestService, type TestService } from '../test/support/service';
-import { launchChromium } from './support/browser';
-import { buildPage, servePage, type PageServer } from './support/page-server';
+import type { Page } from 'playwright-core';
+import { ADMIN_HEADERS } from '../test/support/service';
+import { pageBed } from './support/page-bed';
 
-let browser: Browser;
-let site: PageServer;
-let service: TestService;
+const bed = pageBed();
 
 beforeAll(async () => {
-  await buildPage();
-  [site, browser] = await Promise.all([servePage(), launchChromium()]);
-  service = await startTestService({ env: { CORS_ORIGINS: site.origin } });
-  const seeded = await service.graphql(
+  const seeded = await bed.service.graphql(
     'mutation S($inputs: [CreateUserInput!]!) { createUsers(inputs: $inputs) { created } }',
     { inputs: Array.from({ length: 7 }, (_, i) => ({ name: `seed ${i + 1}` })) },
     ADMIN_HEADERS,
@@ -26,15 +20,9 @@ beforeAll(async () => {
   expect(seeded.body.data.createUsers.created).toBe(7);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
-  await site?.close();
-});
-
 /** Opens the page with WebSockets blocked; records the GraphQL requests it sends over HTTP. */
 async function openWithoutWebSockets(): Promise<{ page: Page; graphqlPosts: string[] }> {
-  const context = await browser.newContext();
+  const context = await bed.browser.newContext();
   await context.addInitScript(() => {
     // A network that breaks WebSockets: every attempt fails at once.
     window.WebSocket = class {
@@ -50,7 +38,7 @@ async function openWithoutWebSockets(): Promise<{ page: Page; graphqlPosts: stri
       graphqlPosts.push(String(request.postDataJSON()?.operationName ?? ''));
     }
   });
-  await page.goto(site.pageUrl(`${service.url}/graphql`));
+  await page.goto(bed.site.pageUrl(`${bed.service.url}/graphql`));
   await page.waitForSelector('body[data-ready="true"]');
   await page.waitForSelector('#latest[data-ready="true"]');
   await page.waitForSelector('#users-table[data-ready="true"]');
@@ -58,8 +46,8 @@ async function openWithoutWebSockets(): Promise<{ page: Page; graphqlPosts: stri
 }
 
 const serverTotal = async () =>
-  (await service.graphql('{ users(first: 1) { totalCount } }', {}, ADMIN_HEADERS)).body.data.users
-    .totalCount as number;
+  (await bed.service.graphql('{ users(first: 1) { totalCount } }', {}, ADMIN_HEADERS)).body.data
+    .users.totalCount as number;
 
 const shownIds = (page: Page, list: string) =>
   page.$$eval(`${list} > li`, (items) => items.map((item) => (item as HTMLElement).dataset.id));
@@ -71,7 +59,7 @@ test('with WebSockets blocked, the latest sign-ups receive userCreated over HTTP
 
   let created = '';
   for (let attempt = 0; attempt < 40; attempt += 1) {
-    const answer = await service.graphql(
+    const answer = await bed.service.graphql(
       'mutation C($name: String!) { createUser(input: { name: $name }) { user { id } } }',
       { name: `elsewhere ${attempt}` },
       ADMIN_HEADERS,
@@ -102,10 +90,10 @@ test('with WebSockets blocked, the latest sign-ups receive userCreated over HTTP
 test('the paged table shows the server page 2 after "Next page"', async () => {
   const { page } = await openWithoutWebSockets();
   const server = (
-    await service.graphql('{ users(first: 5) { pageInfo { endCursor } } }', {}, ADMIN_HEADERS)
+    await bed.service.graphql('{ users(first: 5) { pageInfo { endCursor } } }', {}, ADMIN_HEADERS)
   ).body.data.users.pageInfo.endCursor as string;
   const page2 = (
-    await service.graphql(
+    await bed.service.graphql(
       'query P($after: String) { users(first: 5, after: $after) { edges { node { id } } } }',
       { after: server },
       ADMIN_HEADERS,

@@ -40,16 +40,27 @@ const PART_OF_KEY: Readonly<Record<DatePart, [number, number]>> = {
 
 const PLACEHOLDER = /\{([^{}]*)\}/g;
 const LITERAL = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]*$/u;
+const NOT_LITERAL = /[^\p{L}\p{M}\p{N}\p{P}\p{S} ]/gu;
 const VALUE = /^seq(?::(\d{1,2}))?$/;
 
 function refused(message: string): BadUserInputError {
   return new BadUserInputError(message, { field: 'format' });
 }
 
+/**
+ * `format` as a refusal quotes it: each character a format may not hold written as its code point
+ * (`<U+202E>`), so the answer never carries a direction override or a NUL back to the caller.
+ */
+function quoted(format: string): string {
+  const codePoint = (character: string) =>
+    `<U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`;
+  return `"${format.replace(NOT_LITERAL, codePoint)}"`;
+}
+
 function literal(text: string): FormatPart {
   if (text.includes('{') || text.includes('}') || !LITERAL.test(text)) {
     throw refused(
-      `format text is letters, digits, punctuation, symbols and spaces, with placeholders in braces: {seq}, {seq:6}, {YYYY}, {YY}, {MM}, {DD}; "${text}" is not.`,
+      `format text is letters, digits, punctuation, symbols and spaces, with placeholders in braces: {seq}, {seq:6}, {YYYY}, {YY}, {MM}, {DD}; ${quoted(text)} is not.`,
     );
   }
   return { literal: text };

@@ -5,6 +5,7 @@
  */
 import { ID_STRATEGIES } from '../../src/strategies';
 import { startPatientService, type TestService } from '../support/service';
+import { storedIds } from '../support/stored-users';
 
 const CREATE_USER = `
   mutation Create($input: CreateUserInput!, $strategy: IdStrategy) {
@@ -43,13 +44,9 @@ test('500 concurrent createUser with mixed strategies give 500 distinct ids and 
   });
   expect(new Set(ids).size).toBe(REQUESTS);
 
-  const stored = await service.client
-    .db(service.dbName)
-    .collection('users')
-    .find({}, { projection: { _id: 1 } })
-    .toArray();
+  const stored = await storedIds(service.client.db(service.dbName));
   expect(stored).toHaveLength(REQUESTS);
-  expect(new Set(stored.map((doc) => String(doc._id)))).toEqual(new Set(ids));
+  expect(new Set(stored.map(String))).toEqual(new Set(ids));
 
   const counter = await service.client
     .db(service.dbName)

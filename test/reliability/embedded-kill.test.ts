@@ -29,6 +29,7 @@ import {
   type MainProcess,
 } from '../support/main-process';
 import { ADMIN_HEADERS, TEST_ADMIN_TOKEN } from '../support/service';
+import { storedIds } from '../support/stored-users';
 import { SERVICE_APP_NAME } from '../../src/database';
 import { CREATE_USER, postGraphQL, type GraphQLResultLike } from './client';
 import { clearFailPoint, setFailPoint } from './fail-points';
@@ -279,16 +280,9 @@ async function send(
 /** Every broken promise of the stored users: the ledger's, holes in 1..N, the counter not at N. */
 async function storedProblems(db: Db, ledger: Ledger): Promise<string[]> {
   const problems = await ledger.problems(db);
-  const ids = (
-    await db
-      .collection('users')
-      .find({}, { projection: { _id: 1 } })
-      .toArray()
-  ).map((doc) => Number(doc._id));
-  const highest = Math.max(0, ...ids);
-  if (new Set(ids).size !== ids.length) problems.push('an id is stored twice');
-  if (new Set(ids).size !== highest)
-    problems.push(`${highest - ids.length} holes below ${highest}`);
+  const ids = await storedIds(db);
+  const highest = ids.at(-1) ?? 0;
+  if (ids.length !== highest) problems.push(`${highest - ids.length} holes below ${highest}`);
   const counter = await readUserIdCounter(db);
   if (counter !== highest) problems.push(`userid counter at ${counter}, largest id ${highest}`);
   return problems;

@@ -27,6 +27,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from 'mongodb';
 import { FLEET_CLIENT } from '../../bench/service-processes';
 import { STRATEGIES } from '../../src/strategies';
+import { storedIds } from '../support/stored-users';
 import { CREATE_USER, postGraphQL, type GraphQLResultLike } from './client';
 import { Ledger } from './ledger';
 
@@ -235,13 +236,7 @@ function userWorkload(strategy: 'TRANSACTION' | 'BLOCK'): Workload {
         },
         async finish(db) {
           const problems = await ledger.problems(db);
-          const ids = (
-            await db
-              .collection('users')
-              .find({}, { projection: { _id: 1 } })
-              .maxTimeMS(READ_TIMEOUT_MS)
-              .toArray()
-          ).map((doc) => Number(doc._id));
+          const ids = await storedIds(db);
           const distinct = new Set(ids);
           const highest = Math.max(0, ...ids);
           const holes = highest - distinct.size;

@@ -54,6 +54,13 @@ describe('formats refused when defined', () => {
     expect(error.message).toMatch(message);
   });
 
+  test('a refusal names hidden characters by code point and never echoes them', () => {
+    const error = refusal(() => parseFormat('INV\u202E-\u0000{seq}', 'YEARLY'));
+    expect(error.message).toContain('"INV<U+202E>-<U+0000>" is not');
+    expect(error.message).not.toContain('\u202E');
+    expect(error.message).not.toContain('\u0000');
+  });
+
   test('a date part needs a period that carries it', () => {
     expect(refusal(() => parseFormat('{YYYY}-{seq}', null)).message).toMatch(/needs period/);
     expect(refusal(() => parseFormat('{MM}-{seq}', 'YEARLY')).message).toMatch(/MONTHLY or DAILY/);

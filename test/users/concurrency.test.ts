@@ -1,5 +1,5 @@
 import { COUNTER_FED_STRATEGIES, ID_STRATEGIES } from '../../src/strategies';
-import { idsOf, UsersTestBed } from './fixture';
+import { idsOf, storedIds, UsersTestBed } from './fixture';
 import { patientUsersSettings, strategySettings } from '../support/domain-options';
 
 let bed: UsersTestBed;
@@ -20,12 +20,9 @@ test('500 concurrent creations with mixed strategies get 500 distinct stored ids
   );
   const ids = idsOf(created.map((c) => c.user));
   expect(new Set(ids).size).toBe(500);
-  const stored = await db
-    .collection('users')
-    .find({}, { projection: { _id: 1 } })
-    .toArray();
+  const stored = await storedIds(db);
   expect(stored).toHaveLength(500);
-  expect(new Set(stored.map((doc) => Number(doc._id)))).toEqual(new Set(ids));
+  expect(new Set(stored)).toEqual(new Set(ids));
   // The optimistic third contends with itself (and with the counter) for max + 1; with backoff
   // it still completes, which takes tens of seconds against the stand-in.
 }, 240_000);

@@ -85,14 +85,7 @@ export function idsOf(users: Array<{ id: string }>): number[] {
   return users.map((user) => Number(user.id));
 }
 
-/** Every stored user's `_id`, ascending. */
-export async function storedIds(db: Db): Promise<number[]> {
-  const docs = await db
-    .collection('users')
-    .find({}, { projection: { _id: 1 }, sort: { _id: 1 } })
-    .toArray();
-  return docs.map((doc) => Number(doc._id));
-}
+export { storedIds } from '../support/stored-users';
 
 /** 1, 2, ..., n. */
 export const upTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);

@@ -20,6 +20,7 @@ import { METRIC_PREFIX, StrategyStats } from '../../src/stats';
 import { ID_STRATEGIES, type IdStrategy } from '../../src/strategies';
 import { Users } from '../../src/users';
 import { sequencesOptions, usersSettings } from '../support/domain-options';
+import { holesIn } from '../support/stored-users';
 
 let server: RunningStandin;
 let client: MongoClient;
@@ -186,16 +187,6 @@ async function droppedByReason(processes: Process[]): Promise<Map<string, number
     }
   }
   return counted;
-}
-
-async function holesIn(db: Db): Promise<number> {
-  const ids = (
-    await db
-      .collection('users')
-      .find({}, { projection: { _id: 1 } })
-      .toArray()
-  ).map((doc) => Number(doc._id));
-  return Math.max(0, ...ids) - new Set(ids).size;
 }
 
 const table = holeTable();
