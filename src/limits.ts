@@ -75,6 +75,15 @@ export const ALLOCATIONS_PER_REQUEST = 10;
 export const VALUES_PER_ALLOCATION = 10_000;
 
 /**
+ * Values of a gapless sequence one `allocateSequence` may hold, and reservation ids one
+ * `confirmReservations` or `releaseReservations` may settle. Each held value is a document of its
+ * own and an item of the answer (its id, value, formatted number, expiry: about 150 bytes), so a
+ * thousand keeps one request's writes to a few commands of at most a thousand documents each and
+ * its answer near 150 kB, as `createUsers` does with USERS_PER_REQUEST.withToken.
+ */
+export const RESERVATIONS_PER_REQUEST = 1_000;
+
+/**
  * Items one request's pages may list in all, page sizes multiplied through nesting (a page of 100
  * users with 10 invitees each lists 1,100): the answer is serialised on the event loop, and
  * `/health` must not wait behind one request's tens of thousands of items.
@@ -287,6 +296,12 @@ export const FIELD_LIMITS: Readonly<Record<string, Readonly<Record<string, Field
     allocateSequence: { allocates: true },
     confirmReservation: { bounded: 'settles one held value of one counter' },
     releaseReservation: { bounded: 'settles one held value of one counter' },
+    confirmReservations: {
+      bounded: 'settles at most RESERVATIONS_PER_REQUEST held values, refused whole beyond',
+    },
+    releaseReservations: {
+      bounded: 'settles at most RESERVATIONS_PER_REQUEST held values, refused whole beyond',
+    },
     setSequence: { bounded: 'admin only; moves one counter' },
     advanceSequence: { bounded: 'moves one counter forward' },
     setSequenceFormat: { bounded: 'admin only; adds one format to one counter' },

@@ -50,6 +50,8 @@ export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>
     allocateSequence: 'client',
     confirmReservation: 'client',
     releaseReservation: 'client',
+    confirmReservations: 'client',
+    releaseReservations: 'client',
     setSequence: 'admin',
     advanceSequence: 'client',
     setSequenceFormat: 'admin',

@@ -183,16 +183,48 @@ async function settleReservation(
     : { ...settled.value, error: null, query };
 }
 
-/** Charges a held gapless value to the caller's `gaplessHeld`; past it, releases the value. */
-async function chargeHeldValue(reservationId: string, context: GraphQLContext): Promise<void> {
+/** Charges held gapless values to the caller's `gaplessHeld`; past it, releases the values. */
+async function chargeHeldValues(
+  reservations: Array<{ id: string }>,
+  context: GraphQLContext,
+): Promise<void> {
   try {
-    await context.budgets.charge(context.holder, 'gaplessHeld', 1);
+    await context.budgets.charge(context.holder, 'gaplessHeld', reservations.length);
   } catch (refusal) {
-    await context.sequences.releaseReservation(reservationId, sequenceAccess(context.caller), {
-      signal: context.budget.signal,
-    });
+    await context.sequences.settleReservations(
+      reservations.map((reservation) => reservation.id),
+      true,
+      sequenceAccess(context.caller),
+      { signal: context.budget.signal },
+    );
     throw refusal;
   }
+}
+
+/** `confirmReservations` and `releaseReservations`: one result per id, with their tallies. */
+async function settleReservations(
+  frees: boolean,
+  ids: string[],
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+) {
+  const settled = await orMutationError(
+    () =>
+      context.sequences.settleReservations(ids, frees, sequenceAccess(context.caller), {
+        signal: context.budget.signal,
+      }),
+    info.schema,
+  );
+  if (settled.error !== undefined) {
+    return { results: [], settled: 0, failed: 0, error: settled.error, query };
+  }
+  const results = settled.value.map((outcome, index) =>
+    'error' in outcome
+      ? { index, value: null, sequence: null, error: mutationErrorOf(outcome.error, info.schema) }
+      : { index, ...outcome, error: null },
+  );
+  const failed = results.filter((result) => result.error !== null).length;
+  return { results, settled: results.length - failed, failed, error: null, query };
 }
 
 /** A budget as `viewer { limits { budgets } }` shows it. */
@@ -384,13 +416,14 @@ export const resolvers: Resolvers = {
         info.schema,
       );
       if (allocated.error !== undefined) {
-        return { range: null, sequence: null, reservation: null, error: allocated.error, query };
+        const refused = { range: null, sequence: null, reservation: null, reservations: [] };
+        return { ...refused, error: allocated.error, query };
       }
-      const { reservation } = allocated.value;
-      // Whether the sequence is gapless is known once it answered: a held value past the budget
-      // is released at once (the next allocation hands it out), and the field refused.
-      if (reservation !== null) await chargeHeldValue(reservation.id, context);
-      return { ...allocated.value, error: null, query };
+      const { reservations } = allocated.value;
+      // Whether the sequence is gapless is known once it answered: held values past the budget
+      // are released at once (the next allocation hands them out), and the field refused.
+      if (reservations.length > 0) await chargeHeldValues(reservations, context);
+      return { ...allocated.value, reservation: reservations[0] ?? null, error: null, query };
     },
 
     confirmReservation: (_parent, { id }, context, info) =>
@@ -398,6 +431,12 @@ export const resolvers: Resolvers = {
 
     releaseReservation: (_parent, { id }, context, info) =>
       settleReservation('releaseReservation', id, context, info),
+
+    confirmReservations: (_parent, { ids }, context, info) =>
+      settleReservations(false, ids, context, info),
+
+    releaseReservations: (_parent, { ids }, context, info) =>
+      settleReservations(true, ids, context, info),
 
     setSequence: (_parent, { name, value, scope }, context, info) =>
       setSequencePayload(info, () =>

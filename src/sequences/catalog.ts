@@ -30,7 +30,8 @@
  * - Every write honours `options.signal` (src/database/write-options.ts).
  */
 import type { ChangeFeed, WriteOptions } from '../database/index';
-import { SEQUENCE_FORMAT } from '../limits';
+import type { DomainError } from '../errors';
+import { RESERVATIONS_PER_REQUEST, SEQUENCE_FORMAT } from '../limits';
 import { type SequenceState, unusedState } from './counter-document';
 import {
   type DefinitionInput,
@@ -197,16 +198,20 @@ export class SequenceCatalog {
     return this.seen(state, access);
   }
 
-  /** Consumes `count` values of an existing sequence; answers the range and the updated state. */
+  /**
+   * Consumes `count` values of an existing sequence; answers the range and the updated state, and
+   * of a gapless sequence one reservation per value (the range null when they are not consecutive
+   * in one period).
+   */
   async allocate(
     key: SequenceKey,
     count: number,
     access: SequenceAccess,
     options?: WriteOptions,
   ): Promise<{
-    range: IssuedRange;
+    range: IssuedRange | null;
     sequence: SequenceState;
-    reservation: IssuedReservation | null;
+    reservations: IssuedReservation[];
   }> {
     const reserved = this.reservedOf(key);
     if (reserved !== undefined) {
@@ -219,25 +224,24 @@ export class SequenceCatalog {
       ...options,
       owner: ownerOf(access),
     });
-    const { range, reservation, sequence } = allocated;
+    const { range, reservations, sequence } = allocated;
+    const formattable = sequence.format !== null && count <= SEQUENCE_FORMAT.valuesFormatted;
+    const format = (values: number[], period: string | null) =>
+      sequence.format === null || !formattable
+        ? null
+        : formatValues(sequence.format, sequence.period, values, period);
     // The period of the values: a gapless reservation's own (a free value of an ended period is
     // handed out in that period), else the counter's as the allocation left it.
-    const period = reservation === null ? sequence.currentPeriod : reservation.period;
-    const formatted =
-      sequence.format === null || range.count > SEQUENCE_FORMAT.valuesFormatted
-        ? null
-        : formatValues(sequence.format, sequence.period, valuesOf(range), period);
+    const period = reservations.length === 0 ? sequence.currentPeriod : reservations[0].period;
+    const formatted = range === null ? null : format(valuesOf(range), period);
     return {
-      range: { ...range, period, formatted },
+      range: range === null ? null : { ...range, period, formatted },
       sequence: this.seen(sequence, access),
-      reservation:
-        reservation === null
-          ? null
-          : {
-              ...reservation,
-              id: idSeenBy(access, reservation.id),
-              formatted: formatted === null ? null : formatted[0],
-            },
+      reservations: reservations.map((reservation, i) => ({
+        ...reservation,
+        id: idSeenBy(access, reservation.id),
+        formatted: formatted?.[i] ?? format([reservation.value], reservation.period)?.[0] ?? null,
+      })),
     };
   }
 
@@ -350,6 +354,33 @@ export class SequenceCatalog {
       owner: ownerOf(access),
     });
     return { ...settled, sequence: this.seen(settled.sequence, access) };
+  }
+
+  /**
+   * Confirms (`frees`: releases) the values of gapless sequences (the caller's own) that `ids`
+   * name, each on its own: one outcome per id, in order. More than RESERVATIONS_PER_REQUEST ids
+   * are refused whole, nothing settled.
+   */
+  async settleReservations(
+    ids: string[],
+    frees: boolean,
+    access: SequenceAccess,
+    options?: WriteOptions,
+  ): Promise<Array<{ value: number; sequence: SequenceState } | { error: DomainError }>> {
+    if (ids.length > RESERVATIONS_PER_REQUEST) {
+      throw new BadUserInputError(
+        `ids holds ${ids.length} reservation ids; one call settles at most ${RESERVATIONS_PER_REQUEST}. Nothing was settled.`,
+        { field: 'ids' },
+      );
+    }
+    const outcomes = await this.counters.reservations.settleMany(
+      ids.map((id) => storedId(access, id)),
+      frees,
+      { ...options, owner: ownerOf(access) },
+    );
+    return outcomes.map((outcome) =>
+      'error' in outcome ? outcome : { ...outcome, sequence: this.seen(outcome.sequence, access) },
+    );
   }
 
   /**

@@ -154,6 +154,17 @@ export interface SetGuard extends OwnerGuard {
   forwardOnly?: boolean;
 }
 
+/** Held values as a range, when they are `first`, `first + step`, ... of one period; else null. */
+function rangeOf(reservations: Reservation[], step: number): AllocatedRange | null {
+  const [first] = reservations;
+  const consecutive = reservations.every(
+    (held, i) => held.period === first.period && held.value === first.value + i * step,
+  );
+  if (!consecutive) return null;
+  const count = reservations.length;
+  return { first: first.value, last: first.value + (count - 1) * step, step, count };
+}
+
 /** The values of a range, ascending: `first`, `first + step`, ..., `last`. */
 export function valuesOf(range: AllocatedRange): number[] {
   // A plain loop: `Array.from({ length })` walks its array-like generically, about 2 µs even for
@@ -238,24 +249,29 @@ export class Sequences {
     tally?: CommandTally,
     session?: ClientSession,
   ): Promise<AllocatedRange> {
-    const allocated = await this.allocateFrom(resolveKey(key), count, {
-      mayCreate: true,
-      tally,
-      session,
-    });
+    const resolved = resolveKey(key);
+    const allocated = await this.allocateFrom(resolved, count, { mayCreate: true, tally, session });
+    // Only an existing gapless sequence answers without a range, and `mayCreate` never reaches one.
+    if (allocated.range === null) throw new SequenceNotFoundError(describeKey(resolved));
     return allocated.range;
   }
 
   /**
    * Like `allocate`, for a sequence that must already exist (and belong to `guard.owner` when
    * given): anything else is SEQUENCE_NOT_FOUND and nothing is created. Also answers the counter's
-   * state after the allocation, and for a gapless sequence the reservation to confirm.
+   * state after the allocation, and for a gapless sequence the reservations to confirm, one per
+   * value (then `range` is null when the values are not `first, first + step, ...` of one period:
+   * released values handed out again among new ones).
    */
   async allocateExisting(
     key: SequenceKey,
     count: number,
     guard: OwnerGuard = {},
-  ): Promise<{ range: AllocatedRange; sequence: SequenceState; reservation: Reservation | null }> {
+  ): Promise<{
+    range: AllocatedRange | null;
+    sequence: SequenceState;
+    reservations: Reservation[];
+  }> {
     const resolved = resolveKey(key);
     const allocated = await this.allocateFrom(resolved, count, { ...guard, mayCreate: false });
     return { ...allocated, sequence: toState(resolved, allocated.doc) };
@@ -265,7 +281,7 @@ export class Sequences {
     resolved: ResolvedKey,
     count: number,
     guard: AllocationGuard,
-  ): Promise<{ range: AllocatedRange; doc: CounterDocument; reservation: Reservation | null }> {
+  ): Promise<{ range: AllocatedRange | null; doc: CounterDocument; reservations: Reservation[] }> {
     assertAllocationCount(count);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       beforeWrite(guard);
@@ -273,9 +289,8 @@ export class Sequences {
       if (definition.holdSeconds !== null && !guard.mayCreate) {
         const reserved = await this.reservations.reserve(resolved, count, guard);
         if (reserved !== null) {
-          const { value } = reserved.reservation;
-          const range = { first: value, last: value, step: definition.step, count };
-          return { range, doc: reserved.doc, reservation: reserved.reservation };
+          const { reservations, doc } = reserved;
+          return { range: rangeOf(reservations, definition.step), doc, reservations };
         }
         this.definitions.delete(resolved.id); // no longer gapless: re-read by the next attempt
         continue;
@@ -304,7 +319,7 @@ export class Sequences {
         // In a transaction, the write is only one once committed (a rolled-back `$inc` is none).
         afterCommit(guard.session, () => this.wrote(resolved, doc));
         const range = { first: last - delta + definition.step, last, step: definition.step, count };
-        return { range, doc, reservation: null };
+        return { range, doc, reservations: [] };
       }
       await this.explainRefusal(resolved, definition, delta, guard);
     }

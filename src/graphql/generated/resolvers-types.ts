@@ -116,6 +116,8 @@ export type ResolversTypes = ResolversObject<{
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RequestLimits: ResolverTypeWrapper<RequestLimitsSource>;
   ReservationPayload: ResolverTypeWrapper<Omit<Types.ReservationPayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Types.Maybe<ResolversTypes['Sequence']> }>;
+  ReservationResult: ResolverTypeWrapper<Omit<Types.ReservationResult, 'sequence'> & { sequence?: Types.Maybe<ResolversTypes['Sequence']> }>;
+  ReservationsPayload: ResolverTypeWrapper<Omit<Types.ReservationsPayload, 'query' | 'results'> & { query: ResolversTypes['Query'], results: Array<ResolversTypes['ReservationResult']> }>;
   Role: Types.Role;
   Sequence: ResolverTypeWrapper<SequenceState>;
   SequenceChange: ResolverTypeWrapper<Omit<Types.SequenceChange, 'sequence'> & { sequence: ResolversTypes['Sequence'] }>;
@@ -169,6 +171,8 @@ export type ResolversParentTypes = ResolversObject<{
   Query: Record<PropertyKey, never>;
   RequestLimits: RequestLimitsSource;
   ReservationPayload: Omit<Types.ReservationPayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Types.Maybe<ResolversParentTypes['Sequence']> };
+  ReservationResult: Omit<Types.ReservationResult, 'sequence'> & { sequence?: Types.Maybe<ResolversParentTypes['Sequence']> };
+  ReservationsPayload: Omit<Types.ReservationsPayload, 'query' | 'results'> & { query: ResolversParentTypes['Query'], results: Array<ResolversParentTypes['ReservationResult']> };
   Sequence: SequenceState;
   SequenceChange: Omit<Types.SequenceChange, 'sequence'> & { sequence: ResolversParentTypes['Sequence'] };
   SequenceConnection: SequenceConnectionSource;
@@ -198,6 +202,7 @@ export type AllocateSequencePayloadResolvers<ContextType = GraphQLContext, Paren
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
   range?: Resolver<Types.Maybe<ResolversTypes['SequenceRange']>, ParentType, ContextType>;
   reservation?: Resolver<Types.Maybe<ResolversTypes['SequenceReservation']>, ParentType, ContextType>;
+  reservations?: Resolver<Array<ResolversTypes['SequenceReservation']>, ParentType, ContextType>;
   sequence?: Resolver<Types.Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
@@ -275,12 +280,14 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   advanceSequence?: Resolver<Types.Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationAdvanceSequenceArgs, 'name' | 'to'>>;
   allocateSequence?: Resolver<Types.Maybe<ResolversTypes['AllocateSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationAllocateSequenceArgs, 'count' | 'name'>>;
   confirmReservation?: Resolver<Types.Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<Types.MutationConfirmReservationArgs, 'id'>>;
+  confirmReservations?: Resolver<Types.Maybe<ResolversTypes['ReservationsPayload']>, ParentType, ContextType, RequireFields<Types.MutationConfirmReservationsArgs, 'ids'>>;
   createSequence?: Resolver<Types.Maybe<ResolversTypes['CreateSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationCreateSequenceArgs, 'input'>>;
   createUser?: Resolver<Types.Maybe<ResolversTypes['CreateUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationCreateUserArgs, 'input' | 'strategy'>>;
   createUsers?: Resolver<Types.Maybe<ResolversTypes['CreateUsersPayload']>, ParentType, ContextType, RequireFields<Types.MutationCreateUsersArgs, 'inputs' | 'strategy'>>;
   deleteUser?: Resolver<Types.Maybe<ResolversTypes['DeleteUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationDeleteUserArgs, 'id'>>;
   importUsers?: Resolver<Types.Maybe<ResolversTypes['ImportUsersPayload']>, ParentType, ContextType, RequireFields<Types.MutationImportUsersArgs, 'inputs'>>;
   releaseReservation?: Resolver<Types.Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<Types.MutationReleaseReservationArgs, 'id'>>;
+  releaseReservations?: Resolver<Types.Maybe<ResolversTypes['ReservationsPayload']>, ParentType, ContextType, RequireFields<Types.MutationReleaseReservationsArgs, 'ids'>>;
   setSequence?: Resolver<Types.Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationSetSequenceArgs, 'name' | 'value'>>;
   setSequenceFormat?: Resolver<Types.Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationSetSequenceFormatArgs, 'format' | 'name'>>;
   updateUser?: Resolver<Types.Maybe<ResolversTypes['UpdateUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationUpdateUserArgs, 'id' | 'input'>>;
@@ -336,6 +343,21 @@ export type ReservationPayloadResolvers<ContextType = GraphQLContext, ParentType
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
   sequence?: Resolver<Types.Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
   value?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+}>;
+
+export type ReservationResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReservationResult'] = ResolversParentTypes['ReservationResult']> = ResolversObject<{
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  sequence?: Resolver<Types.Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
+  value?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+}>;
+
+export type ReservationsPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReservationsPayload'] = ResolversParentTypes['ReservationsPayload']> = ResolversObject<{
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
+  results?: Resolver<Array<ResolversTypes['ReservationResult']>, ParentType, ContextType>;
+  settled?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Sequence'] = ResolversParentTypes['Sequence']> = ResolversObject<{
@@ -506,6 +528,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Query?: QueryResolvers<ContextType>;
   RequestLimits?: RequestLimitsResolvers<ContextType>;
   ReservationPayload?: ReservationPayloadResolvers<ContextType>;
+  ReservationResult?: ReservationResultResolvers<ContextType>;
+  ReservationsPayload?: ReservationsPayloadResolvers<ContextType>;
   Sequence?: SequenceResolvers<ContextType>;
   SequenceChange?: SequenceChangeResolvers<ContextType>;
   SequenceConnection?: SequenceConnectionResolvers<ContextType>;

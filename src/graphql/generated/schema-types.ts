@@ -27,10 +27,22 @@ export type AllocateSequencePayload = {
   error?: Maybe<MutationError>;
   /** The whole query root, to read any list afresh in the same response. */
   query: Query;
-  /** The values consumed; null when `error` is set. */
+  /**
+   * The values consumed; null when `error` is set, and for a gapless sequence whose values held are
+   * not `first`, `first + step`, ... of one period (released values handed out again among new
+   * ones): `reservations` lists them.
+   */
   range?: Maybe<SequenceRange>;
-  /** For a gapless sequence: the value held for the caller, to confirm or release; null otherwise. */
+  /**
+   * For a gapless sequence: the first value held for the caller (with `count` 1 the only one), to
+   * confirm or release; null otherwise.
+   */
   reservation?: Maybe<SequenceReservation>;
+  /**
+   * For a gapless sequence: every value held for the caller, one reservation each, lowest period and
+   * value first; empty for any other sequence and when `error` is set.
+   */
+  reservations: Array<SequenceReservation>;
   /** The sequence after the allocation, for client caches; null when `error` is set. */
   sequence?: Maybe<Sequence>;
 };
@@ -372,17 +384,27 @@ export type Mutation = {
   advanceSequence?: Maybe<SetSequencePayload>;
   /**
    * Consume `count` values of an existing sequence in one atomic step: the generic `nextval`. From a
-   * gapless sequence: one value (`count` 1), held for the caller as `reservation` until it confirms
-   * or releases it, or its hold expires.
+   * gapless sequence: `count` values (1 to 1,000), each held for the caller as one of `reservations`
+   * until it confirms or releases it, or its hold expires; released and expired values first, lowest
+   * first, then new ones. All or nothing: when the sequence cannot issue them all, none is held.
    */
   allocateSequence?: Maybe<AllocateSequencePayload>;
   /**
    * Confirm a value of a gapless sequence once the document numbered with it is written: it is used
    * for good and never handed out again. Only the reservation that holds the value now confirms it
    * (also after its hold expired, as long as nobody took the value); otherwise
-   * `RESERVATION_NOT_FOUND` and nothing changes.
+   * `RESERVATION_NOT_FOUND` and nothing changes. Confirming it again answers it confirmed and changes
+   * nothing, so a retry is safe.
    */
   confirmReservation?: Maybe<ReservationPayload>;
+  /**
+   * Confirm many values of gapless sequences at once, each as `confirmReservation` would on its own:
+   * one result per id, in order, an id refused alone with its code (`RESERVATION_NOT_FOUND`,
+   * `BAD_USER_INPUT` for a malformed one) while the others are confirmed. Confirming an id again
+   * answers it confirmed and changes nothing, so a retried batch is safe. More than 1,000 ids: the
+   * whole batch is refused (`error`), nothing confirmed.
+   */
+  confirmReservations?: Maybe<ReservationsPayload>;
   /**
    * Define a sequence, owned by the calling client, in its own namespace of names: a name another
    * client uses is a different sequence. Idempotent: creating it again with the same options returns
@@ -419,9 +441,16 @@ export type Mutation = {
   importUsers?: Maybe<ImportUsersPayload>;
   /**
    * Give back a value of a gapless sequence that will not be used: the next allocation hands it out
-   * again, before any new value.
+   * again, before any new value. Releasing it again answers it released and changes nothing; a
+   * confirmed value cannot be released (`RESERVATION_NOT_FOUND`).
    */
   releaseReservation?: Maybe<ReservationPayload>;
+  /**
+   * Give back many values of gapless sequences at once, each as `releaseReservation` would on its
+   * own: one result per id, in order, an id refused alone with its code. Releasing an id again
+   * answers it released and changes nothing. More than 1,000 ids: the whole batch is refused.
+   */
+  releaseReservations?: Maybe<ReservationsPayload>;
   /**
    * Admin: set the last issued value of a sequence (a client's named `<client>~<name>`). `userid`
    * only moves forward; a gapless sequence and one with a `period` cannot be set.
@@ -467,6 +496,12 @@ export type MutationConfirmReservationArgs = {
 
 
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationConfirmReservationsArgs = {
+  ids: Array<Scalars['ID']['input']>;
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationCreateSequenceArgs = {
   input: CreateSequenceInput;
 };
@@ -501,6 +536,12 @@ export type MutationImportUsersArgs = {
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationReleaseReservationArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationReleaseReservationsArgs = {
+  ids: Array<Scalars['ID']['input']>;
 };
 
 
@@ -726,6 +767,37 @@ export type ReservationPayload = {
   sequence?: Maybe<Sequence>;
   /** The value confirmed or released; null when `error` is set. */
   value?: Maybe<Scalars['Long']['output']>;
+};
+
+/**
+ * The outcome of one id of `confirmReservations` or `releaseReservations`: exactly one of `value` and
+ * `error` is set.
+ */
+export type ReservationResult = {
+  __typename?: 'ReservationResult';
+  /** Why this id changed nothing (`RESERVATION_NOT_FOUND`, `BAD_USER_INPUT`), or null. */
+  error?: Maybe<MutationError>;
+  /** The position of the id this result belongs to. */
+  index: Scalars['Int']['output'];
+  /** The sequence after the change; null when `error` is set. */
+  sequence?: Maybe<Sequence>;
+  /** The value confirmed or released; null when `error` is set. */
+  value?: Maybe<Scalars['Long']['output']>;
+};
+
+/** The answer of `confirmReservations` and `releaseReservations`. */
+export type ReservationsPayload = {
+  __typename?: 'ReservationsPayload';
+  /** Why the whole batch was refused (more than 1,000 ids), or null. */
+  error?: Maybe<MutationError>;
+  /** How many results hold an error. */
+  failed: Scalars['Int']['output'];
+  /** The whole query root, to read any list afresh in the same response. */
+  query: Query;
+  /** One per id, in order (empty when `error` refused the whole batch). */
+  results: Array<ReservationResult>;
+  /** How many results hold a value settled (by this request, or earlier with the same id). */
+  settled: Scalars['Int']['output'];
 };
 
 /** What a caller may do (the table "Who may call what" in the docs). */
