@@ -49,8 +49,8 @@ export const BATCH_USERS_IN_CREATION = 4 * USERS_PER_BATCH;
 export const TRANSACTION_GROUP_RERUNS = 3;
 
 /**
- * `/graphql` requests one process executes at once; the others wait, before their body is read,
- * in arrival order, within their own deadline (REQUEST_TIMEOUT_MS: past it they are answered 503,
+ * `/graphql` requests one process executes at once; the others wait, once their body has arrived
+ * (a body still arriving holds no turn, so slow senders cannot take them all), in arrival order, within their own deadline (REQUEST_TIMEOUT_MS: past it they are answered 503,
  * retryable, and never run). Why: a request in execution holds its body, document, context and
  * answer on the heap while it runs; with 512 in execution these outlived the young generation's
  * collections, were copied and promoted, and the collector's work per user grew: BLOCK made

@@ -215,7 +215,7 @@ function tokenRefusal(allowCors: Middleware) {
   };
 }
 
-/** `/graphql`: CORS, the deadline, a turn among the requests in execution, the body and its limits, then Apollo. */
+/** `/graphql`: CORS, the deadline, the body, a turn among the requests in execution, the limits, then Apollo. */
 function graphqlHandler(
   { config, apollo, components, logger }: AppDeps,
   allowCors: Middleware,
@@ -231,11 +231,14 @@ function graphqlHandler(
       if (!(await passes(allowCors, req, res))) return;
     } else await through(allowCors, req, res);
     const deadline = startDeadline(req, res, config.REQUEST_TIMEOUT_MS);
-    const [, leave] = await executing.acquire();
+    let leave: (() => void) | undefined;
     try {
-      if (res.headersSent) return; // the deadline answered 503 while the request waited its turn
       await through(readJson, req, res);
       if (res.headersSent) return; // the deadline answered 503 while the body was arriving
+      // A turn once the body is in: a body still arriving holds no turn, so slow senders cannot
+      // take every turn and shut the other callers out.
+      [, leave] = await executing.acquire();
+      if (res.headersSent) return; // the deadline answered 503 while the request waited its turn
       // GETs and non-JSON posts have no body; Apollo answers them (landing page, GET queries, the
       // CSRF refusal of simple requests).
       req.body ??= {};
@@ -263,7 +266,7 @@ function graphqlHandler(
       // Done, answered or failed (a failure is answered by the caller): no deadline is left to keep.
       // Work a client walked away from stays bounded by it until here.
       deadline.end();
-      leave();
+      leave?.();
     }
   };
 }

@@ -1,12 +1,14 @@
 /**
  * Requests in execution, against the real HTTP server: at most `REQUESTS_IN_EXECUTION` `/graphql`
- * requests of one process run at once; the others wait their turn before their body is read and
- * run, all of them, as turns free up. A request whose deadline fires while it waits is answered
+ * requests of one process run at once; the others wait their turn once their body has arrived and
+ * run, all of them, as turns free up. A body still arriving takes no turn, so slow senders cannot
+ * shut other callers out. A request whose deadline fires while it waits is answered
  * 503 SERVICE_UNAVAILABLE, retryable, and never runs.
  *
  * The users component's `createUser` is held open here (each call waits for the test's release),
  * so the calls in progress count the requests in execution; no figure of time is asserted.
  */
+import { request, type ClientRequest } from 'node:http';
 import { REQUESTS_IN_EXECUTION } from '../../src/limits';
 import { startTestService, type TestService } from '../support/service';
 
@@ -115,5 +117,31 @@ describe('a deadline that fires while a request waits its turn', () => {
         .collection('users')
         .countDocuments({ name: 'waiting' }),
     ).toBe(0);
+  }, 180_000);
+});
+
+describe('bodies still arriving', () => {
+  const serviceNow = serviceWith({ REQUEST_TIMEOUT_MS: '120000' });
+
+  test('take no turn: with as many open as the bound, another request is served', async () => {
+    const service = serviceNow();
+    const body = JSON.stringify({ query: CREATE_USER, variables: { input: { name: 'slow' } } });
+    const slow: ClientRequest[] = [];
+    try {
+      for (let i = 0; i < REQUESTS_IN_EXECUTION; i += 1) {
+        const sending = request(`${service.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': body.length },
+        });
+        sending.on('error', () => {}); // destroyed below, unanswered
+        sending.write(body.slice(0, 10)); // the rest never comes
+        slow.push(sending);
+      }
+      const served = await service.graphql(CREATE_USER, { input: { name: 'served' } });
+      expect(served.status).toBe(200);
+      expect(served.body.data.createUser).toEqual({ user: { id: '1' }, error: null });
+    } finally {
+      for (const sending of slow) sending.destroy();
+    }
   }, 180_000);
 });
