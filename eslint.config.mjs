@@ -156,8 +156,8 @@ export default tseslint.config(
       ...graphql.configs['flat/schema-relay'].rules,
       '@graphql-eslint/require-description': ['error', DESCRIBED],
       // Exceptions, each with its reason: payloads, connections, edges and results are answers, not
-      // entities (Relay's own spec gives them no id); PageInfo, MutationError, SequenceRange and
-      // StrategyStats are values that belong to their parent; Viewer is the caller and RequestLimits
+      // entities (Relay's own spec gives them no id); PageInfo, MutationError, SequenceRange, the
+      // gaps and past periods of a sequence and StrategyStats are values that belong to their parent; Viewer is the caller and RequestLimits
       // and CallerBudget its bounds, not stored objects.
       '@graphql-eslint/strict-id-in-types': [
         'error',
@@ -169,6 +169,8 @@ export default tseslint.config(
               'SequenceRange',
               'SequenceGap',
               'SequenceGaps',
+              'SequencePastPeriod',
+              'SequencePastPeriods',
               'SequenceChange',
               'UserCreated',
               'StrategyStats',
