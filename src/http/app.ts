@@ -191,14 +191,18 @@ function readinessHandler(
   };
 }
 
-/** Writes Apollo's answer, unless the deadline answered 503 meanwhile. */
-async function sendAnswer(
+/**
+ * Writes Apollo's answer, unless the deadline answered 503 meanwhile. A complete answer (nearly
+ * every one) is written at once; only a streamed one (incremental delivery) returns a promise, so
+ * the common answer costs no async function and no promise of its own.
+ */
+function sendAnswer(
   res: ServerResponse,
   answer: HTTPGraphQLResponse,
   accept: string | undefined,
-): Promise<void> {
+): Promise<void> | undefined {
   // The deadline answered 503 meanwhile: the late answer has no one to go to.
-  if (res.headersSent) return;
+  if (res.headersSent) return undefined;
   // No answer of this API may be stored by a browser or a proxy (ids, users, counters change).
   res.setHeader('cache-control', 'no-store');
   for (const [key, value] of answer.headers) res.setHeader(key, value);
@@ -206,9 +210,14 @@ async function sendAnswer(
   if (answer.body.kind === 'complete') {
     res.statusCode = graphqlStatus(res.statusCode, answer.body.string, accept);
     res.end(answer.body.string);
-    return;
+    return undefined;
   }
-  for await (const chunk of answer.body.asyncIterator) res.write(chunk);
+  return sendChunks(res, answer.body.asyncIterator);
+}
+
+/** Writes a streamed answer's chunks as they come, then ends it. */
+async function sendChunks(res: ServerResponse, chunks: AsyncIterableIterator<string>) {
+  for await (const chunk of chunks) res.write(chunk);
   res.end();
 }
 
@@ -269,7 +278,8 @@ function graphqlHandler(
         req.bounds.close();
       }
       if (res.headersSent || sentRefusal(req, res)) return;
-      await sendAnswer(res, answer, req.headers.accept);
+      const streaming = sendAnswer(res, answer, req.headers.accept);
+      if (streaming !== undefined) await streaming;
     } finally {
       // Done, answered or failed (a failure is answered by the caller): no deadline is left to keep.
       // Work a client walked away from stays bounded by it until here.
