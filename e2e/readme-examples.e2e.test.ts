@@ -62,8 +62,10 @@ test('the documents have a curl example for every operation of the API', () => {
     'sequence(',
     'sequences(',
     'allocateSequence',
+    'confirmReservations',
     'createSequence',
     'setSequence',
+    'setSequenceFormat',
     'strategyStats',
   ]) {
     expect(examples).toContain(operation);
@@ -81,6 +83,10 @@ test('every curl example, run in order against the service, answers data and no 
     const answer = JSON.parse(stdout) as { data?: unknown; errors?: unknown };
     expect({ command, errors: answer.errors }).toEqual({ command, errors: undefined });
     expect(answer.data).toEqual(expect.any(Object));
+    // The batch example confirms the three values it held, as its text says.
+    if (command.includes('confirmReservations(ids: $ids)')) {
+      expect(answer.data).toMatchObject({ confirmReservations: { settled: 3, failed: 0 } });
+    }
   }
 });
 

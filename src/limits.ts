@@ -49,6 +49,23 @@ export const BATCH_USERS_IN_CREATION = 4 * USERS_PER_BATCH;
 export const TRANSACTION_GROUP_RERUNS = 3;
 
 /**
+ * `/graphql` requests one process executes at once; the others wait, once their body has arrived
+ * (a body still arriving holds no turn, so slow senders cannot take them all), in arrival order, within their own deadline (REQUEST_TIMEOUT_MS: past it they are answered 503,
+ * retryable, and never run). Why: a request in execution holds its body, document, context and
+ * answer on the heap while it runs; with 512 in execution these outlived the young generation's
+ * collections, were copied and promoted, and the collector's work per user grew: BLOCK made
+ * 0.62x its users per second at 64 in flight. In `npm run bench`, 64 in flight gave BLOCK and
+ * TRANSACTION more users per second than 256 or 512, and COUNTER nearly as many (0.97x at 256,
+ * 1.09x at 512); at 512 in flight this bound gave BLOCK 1.28x the users per second of no bound,
+ * at 0.83x the service CPU per user and a lower peak RSS (paired, `npm run bench:compare`). The
+ * price is COUNTER's: two round trips per user, it is bound by the database's answers rather than
+ * the service's CPU, and more requests in execution hide more of them; at 512 in flight on a
+ * loaded machine the bound made 0.6x to 0.7x its users per second. So a burst runs about as a
+ * process does at 64 in flight, whatever the strategy.
+ */
+export const REQUESTS_IN_EXECUTION = 64;
+
+/**
  * `allocateSequence` calls one request may make: each is a write on one counter document, and a
  * request of many aliased allocations would hold that document against every other writer.
  */
@@ -56,6 +73,15 @@ export const ALLOCATIONS_PER_REQUEST = 10;
 
 /** Values one `allocateSequence` may consume: a block the size of BLOCK's largest (ID_BLOCK_SIZE_MAX). */
 export const VALUES_PER_ALLOCATION = 10_000;
+
+/**
+ * Values of a gapless sequence one `allocateSequence` may hold, and reservation ids one
+ * `confirmReservations` or `releaseReservations` may settle. Each held value is a document of its
+ * own and an item of the answer (its id, value, formatted number, expiry: about 150 bytes), so a
+ * thousand keeps one request's writes to a few commands of at most a thousand documents each and
+ * its answer near 150 kB, as `createUsers` does with USERS_PER_REQUEST.withToken.
+ */
+export const RESERVATIONS_PER_REQUEST = 1_000;
 
 /**
  * Items one request's pages may list in all, page sizes multiplied through nesting (a page of 100
@@ -87,9 +113,16 @@ export const GAPLESS = {
  * allocation answers its values formatted when it took at most 1,000 (a formatted value is at most
  * 80 characters, so a request's `ALLOCATIONS_PER_REQUEST` lists stay within 10,000 strings, under
  * 1 MB, as the listed-items bound keeps lists off the event loop); a larger block is numbers
- * only, the `format` and `period` answered with it.
+ * only, the `format` and `period` answered with it. `userid` keeps at most 100 formats, each
+ * from the id it was set at (every user's number is read against them, and its counter document
+ * stays small).
  */
-export const SEQUENCE_FORMAT = { maxLength: 64, maxWidth: 16, valuesFormatted: 1_000 } as const;
+export const SEQUENCE_FORMAT = {
+  maxLength: 64,
+  maxWidth: 16,
+  valuesFormatted: 1_000,
+  versions: 100,
+} as const;
 
 /**
  * `Sequence.gaps`: runs per page (a page of them is listed like a page of items, so they count
@@ -263,14 +296,22 @@ export const FIELD_LIMITS: Readonly<Record<string, Readonly<Record<string, Field
     allocateSequence: { allocates: true },
     confirmReservation: { bounded: 'settles one held value of one counter' },
     releaseReservation: { bounded: 'settles one held value of one counter' },
+    confirmReservations: {
+      bounded: 'settles at most RESERVATIONS_PER_REQUEST held values, refused whole beyond',
+    },
+    releaseReservations: {
+      bounded: 'settles at most RESERVATIONS_PER_REQUEST held values, refused whole beyond',
+    },
     setSequence: { bounded: 'admin only; moves one counter' },
     advanceSequence: { bounded: 'moves one counter forward' },
+    setSequenceFormat: { bounded: 'admin only; adds one format to one counter' },
   },
   User: {
     invitees: { lists: 'page' },
   },
   Sequence: {
     gaps: { lists: 'page', scans: GAPS.idsScanned },
+    pastPeriods: { lists: 'page' },
   },
 };
 

@@ -34,6 +34,7 @@ import {
   USERS_PER_BATCH,
   USERS_PER_REQUEST,
   VALUES_PER_ALLOCATION,
+  RESERVATIONS_PER_REQUEST,
 } from '../src/limits';
 
 const schema = buildSchema(loadTypeDefs());
@@ -176,6 +177,7 @@ test('the table of docs/operations.md states the numbers of src/limits.ts', () =
     'inputs of one `createUsers`': n(USERS_PER_BATCH),
     '`allocateSequence` calls per request': n(ALLOCATIONS_PER_REQUEST),
     'values per `allocateSequence`': n(VALUES_PER_ALLOCATION),
+    'gapless values per call': n(RESERVATIONS_PER_REQUEST),
     'items listed per request': n(LISTED_ITEMS_PER_REQUEST),
     'TRANSACTION group runs after a refusal': n(TRANSACTION_GROUP_RERUNS),
     'values read by `gaps` per request': n(SCANNED_VALUES_PER_REQUEST),

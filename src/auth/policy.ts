@@ -50,8 +50,11 @@ export const FIELD_ACCESS: Readonly<Record<string, Readonly<Record<string, Role>
     allocateSequence: 'client',
     confirmReservation: 'client',
     releaseReservation: 'client',
+    confirmReservations: 'client',
+    releaseReservations: 'client',
     setSequence: 'admin',
     advanceSequence: 'client',
+    setSequenceFormat: 'admin',
     importUsers: 'admin',
   },
   // Fields that lead from a user to other users: a sign-up page without a token may read the user

@@ -5,7 +5,8 @@
  * sees another's cached users) and made on first use, since most requests (a `createUser`) never
  * read a user; `caller` is who the request's bearer token proves (src/auth, decided once per
  * request by the HTTP layer), `holder` whose budgets it draws on (src/budgets); `budget` is the
- * request's deadline (src/request-deadline.ts), passed to every domain write; `ids` are the
+ * request's deadline (src/request-deadline.ts), passed to every domain write; `userNumbers` reads
+ * `userid`'s display formats once per request that asks for a user's number; `ids` are the
  * request's id and trace id (src/telemetry), and `logger` a child of the service's logger carrying
  * them, made on first use (most requests log nothing).
  */
@@ -36,6 +37,8 @@ export interface GraphQLContext extends ServiceComponents {
   logger: Logger;
   /** What the request's metrics record of its operations (HTTP requests only). */
   observed?: ObservedRequest;
+  /** How a user id is written as its number (`User.number`): one read of the formats a request. */
+  userNumbers: Promise<(id: number) => string | null>;
 }
 
 /**
@@ -64,7 +67,7 @@ class RequestContext implements GraphQLContext {
    * batched request must share them.
    */
   private readonly madeOnFirstUse: Partial<
-    Pick<GraphQLContext, 'userLoader' | 'inviteesLoader' | 'logger'>
+    Pick<GraphQLContext, 'userLoader' | 'inviteesLoader' | 'logger' | 'userNumbers'>
   > = {};
 
   constructor(
@@ -90,6 +93,12 @@ class RequestContext implements GraphQLContext {
 
   get inviteesLoader(): GraphQLContext['inviteesLoader'] {
     return (this.madeOnFirstUse.inviteesLoader ??= this.users.createInviteesLoader());
+  }
+
+  get userNumbers(): GraphQLContext['userNumbers'] {
+    return (this.madeOnFirstUse.userNumbers ??= this.sequences.displayOf(
+      this.users.idSequence.name,
+    ));
   }
 
   get logger(): Logger {

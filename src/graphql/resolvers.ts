@@ -156,6 +156,14 @@ function authorized<Fields extends object>(
   ) as Fields;
 }
 
+/** The payload of a mutation that moves one sequence (`SetSequencePayload`): it, or the error. */
+async function setSequencePayload(info: GraphQLResolveInfo, write: () => Promise<SequenceState>) {
+  const written = await orMutationError(write, info.schema);
+  return written.error !== undefined
+    ? { sequence: null, error: written.error, query }
+    : { sequence: written.value, error: null, query };
+}
+
 /** `confirmReservation` and `releaseReservation`: the same payload, one catalog call each. */
 async function settleReservation(
   action: 'confirmReservation' | 'releaseReservation',
@@ -175,16 +183,48 @@ async function settleReservation(
     : { ...settled.value, error: null, query };
 }
 
-/** Charges a held gapless value to the caller's `gaplessHeld`; past it, releases the value. */
-async function chargeHeldValue(reservationId: string, context: GraphQLContext): Promise<void> {
+/** Charges held gapless values to the caller's `gaplessHeld`; past it, releases the values. */
+async function chargeHeldValues(
+  reservations: Array<{ id: string }>,
+  context: GraphQLContext,
+): Promise<void> {
   try {
-    await context.budgets.charge(context.holder, 'gaplessHeld', 1);
+    await context.budgets.charge(context.holder, 'gaplessHeld', reservations.length);
   } catch (refusal) {
-    await context.sequences.releaseReservation(reservationId, sequenceAccess(context.caller), {
-      signal: context.budget.signal,
-    });
+    await context.sequences.settleReservations(
+      reservations.map((reservation) => reservation.id),
+      true,
+      sequenceAccess(context.caller),
+      { signal: context.budget.signal },
+    );
     throw refusal;
   }
+}
+
+/** `confirmReservations` and `releaseReservations`: one result per id, with their tallies. */
+async function settleReservations(
+  frees: boolean,
+  ids: string[],
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+) {
+  const settled = await orMutationError(
+    () =>
+      context.sequences.settleReservations(ids, frees, sequenceAccess(context.caller), {
+        signal: context.budget.signal,
+      }),
+    info.schema,
+  );
+  if (settled.error !== undefined) {
+    return { results: [], settled: 0, failed: 0, error: settled.error, query };
+  }
+  const results = settled.value.map((outcome, index) =>
+    'error' in outcome
+      ? { index, value: null, sequence: null, error: mutationErrorOf(outcome.error, info.schema) }
+      : { index, ...outcome, error: null },
+  );
+  const failed = results.filter((result) => result.error !== null).length;
+  return { results, settled: results.length - failed, failed, error: null, query };
 }
 
 /** A budget as `viewer { limits { budgets } }` shows it. */
@@ -376,13 +416,14 @@ export const resolvers: Resolvers = {
         info.schema,
       );
       if (allocated.error !== undefined) {
-        return { range: null, sequence: null, reservation: null, error: allocated.error, query };
+        const refused = { range: null, sequence: null, reservation: null, reservations: [] };
+        return { ...refused, error: allocated.error, query };
       }
-      const { reservation } = allocated.value;
-      // Whether the sequence is gapless is known once it answered: a held value past the budget
-      // is released at once (the next allocation hands it out), and the field refused.
-      if (reservation !== null) await chargeHeldValue(reservation.id, context);
-      return { ...allocated.value, error: null, query };
+      const { reservations } = allocated.value;
+      // Whether the sequence is gapless is known once it answered: held values past the budget
+      // are released at once (the next allocation hands them out), and the field refused.
+      if (reservations.length > 0) await chargeHeldValues(reservations, context);
+      return { ...allocated.value, reservation: reservations[0] ?? null, error: null, query };
     },
 
     confirmReservation: (_parent, { id }, context, info) =>
@@ -391,40 +432,44 @@ export const resolvers: Resolvers = {
     releaseReservation: (_parent, { id }, context, info) =>
       settleReservation('releaseReservation', id, context, info),
 
-    setSequence: async (_parent, { name, value, scope }, context, info) => {
-      const set = await orMutationError(
-        () =>
-          context.sequences.setValue(
-            sequenceKey(name, scope),
-            value,
-            sequenceAccess(context.caller),
-            {
-              signal: context.budget.signal,
-            },
-          ),
-        info.schema,
-      );
-      return set.error !== undefined
-        ? { sequence: null, error: set.error, query }
-        : { sequence: set.value, error: null, query };
-    },
+    confirmReservations: (_parent, { ids }, context, info) =>
+      settleReservations(false, ids, context, info),
 
-    advanceSequence: async (_parent, { name, to, scope, period }, context, info) => {
-      const advanced = await orMutationError(
-        () =>
-          context.sequences.advance(
-            sequenceKey(name, scope),
-            to,
-            sequenceAccess(context.caller),
-            { signal: context.budget.signal },
-            period ?? null,
-          ),
-        info.schema,
-      );
-      return advanced.error !== undefined
-        ? { sequence: null, error: advanced.error, query }
-        : { sequence: advanced.value, error: null, query };
-    },
+    releaseReservations: (_parent, { ids }, context, info) =>
+      settleReservations(true, ids, context, info),
+
+    setSequence: (_parent, { name, value, scope }, context, info) =>
+      setSequencePayload(info, () =>
+        context.sequences.setValue(
+          sequenceKey(name, scope),
+          value,
+          sequenceAccess(context.caller),
+          {
+            signal: context.budget.signal,
+          },
+        ),
+      ),
+
+    setSequenceFormat: (_parent, { name, format, scope }, context, info) =>
+      setSequencePayload(info, () =>
+        context.sequences.setFormat(
+          sequenceKey(name, scope),
+          format,
+          sequenceAccess(context.caller),
+          { signal: context.budget.signal },
+        ),
+      ),
+
+    advanceSequence: (_parent, { name, to, scope, period }, context, info) =>
+      setSequencePayload(info, () =>
+        context.sequences.advance(
+          sequenceKey(name, scope),
+          to,
+          sequenceAccess(context.caller),
+          { signal: context.budget.signal },
+          period ?? null,
+        ),
+      ),
   } satisfies Resolvers['Mutation']),
 
   // Each subscription is authorized like a root field, then asks its component for a change feed;
@@ -512,17 +557,25 @@ export const resolvers: Resolvers = {
     } satisfies Resolvers['DeleteUserPayload']),
   },
 
-  Sequence: authorized('Sequence', {
-    gaps: async (sequence, { after, first, period }, { sequences, budgets, holder }) => {
-      await budgets.charge(holder, 'gapsScans', 1);
-      return sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default }, period);
-    },
-  } satisfies Resolvers['Sequence']),
+  Sequence: {
+    pastPeriods: (sequence, { after, first }, { sequences }) =>
+      sequences.pastPeriods(sequence, { after: after ?? null, first: first ?? PAGE_SIZE.default }),
+    ...authorized('Sequence', {
+      gaps: async (sequence, { after, first, period }, { sequences, budgets, holder }) => {
+        await budgets.charge(holder, 'gapsScans', 1);
+        return sequences.gaps(sequence, { after, first: first ?? PAGE_SIZE.default }, period);
+      },
+    } satisfies Resolvers['Sequence']),
+  },
 
-  User: authorized('User', {
-    invitedBy: (user, _args, { userLoader }) =>
-      user.invitedById === null ? null : userLoader.load(user.invitedById),
-    invitees: async (user, args, { inviteesLoader }) =>
-      userConnection(await inviteesLoader.load({ ...pageRequest(args), inviterId: user.id })),
-  } satisfies Resolvers['User']),
+  User: {
+    // The user's own data (a sign-up page reads the number of the user it created): no row.
+    number: async (user, _args, { userNumbers }) => (await userNumbers)(Number(user.id)),
+    ...authorized('User', {
+      invitedBy: (user, _args, { userLoader }) =>
+        user.invitedById === null ? null : userLoader.load(user.invitedById),
+      invitees: async (user, args, { inviteesLoader }) =>
+        userConnection(await inviteesLoader.load({ ...pageRequest(args), inviterId: user.id })),
+    } satisfies Resolvers['User']),
+  },
 };

@@ -27,6 +27,7 @@
  * probes, scrapes and the explorer are not traced.
  */
 import { HeaderMap, type ApolloServer, type HTTPGraphQLResponse } from '@apollo/server';
+import { Semaphore } from 'async-mutex';
 import cors from 'cors';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { MongoClient } from 'mongodb';
@@ -47,7 +48,7 @@ import {
   type GraphQLContext,
   type SseTransport,
 } from '../graphql/index';
-import { SUBSCRIPTIONS } from '../limits';
+import { REQUESTS_IN_EXECUTION, SUBSCRIPTIONS } from '../limits';
 import type { Logger } from '../logger';
 import { inServerSpan, REQUEST_ID_HEADER, requestIdsOf } from '../telemetry/index';
 import { corsOptions } from './cors';
@@ -239,7 +240,7 @@ function tokenRefusal(allowCors: Middleware) {
   };
 }
 
-/** `/graphql`: CORS, the deadline, the body and its limits, then Apollo. */
+/** `/graphql`: CORS, the deadline, the body, a turn among the requests in execution, the limits, then Apollo. */
 function graphqlHandler(
   { config, apollo, components, logger }: AppDeps,
   allowCors: Middleware,
@@ -247,15 +248,22 @@ function graphqlHandler(
 ) {
   const buildContext = createContextFactory(components, logger);
   const readJson = jsonBodyReader({ limit: config.BODY_LIMIT, verify: verifyInputBounds });
+  // REQUESTS_IN_EXECUTION says why; async-mutex grants waiting requests in arrival order.
+  const executing = new Semaphore(REQUESTS_IN_EXECUTION);
   return async (req: ServiceRequest, res: ServerResponse, search: string) => {
     // cors answers a preflight itself, without passing it on; any other request it passes on.
     if (req.method === 'OPTIONS') {
       if (!(await passes(allowCors, req, res))) return;
     } else await crossOrigin(allowCors, req, res);
     const deadline = startDeadline(req, res, config.REQUEST_TIMEOUT_MS);
+    let leave: (() => void) | undefined;
     try {
       await through(readJson, req, res);
       if (res.headersSent) return; // the deadline answered 503 while the body was arriving
+      // A turn once the body is in: a body still arriving holds no turn, so slow senders cannot
+      // take every turn and shut the other callers out.
+      [, leave] = await executing.acquire();
+      if (res.headersSent) return; // the deadline answered 503 while the request waited its turn
       // GETs and non-JSON posts have no body; Apollo answers them (landing page, GET queries, the
       // CSRF refusal of simple requests).
       req.body ??= {};
@@ -284,6 +292,7 @@ function graphqlHandler(
       // Done, answered or failed (a failure is answered by the caller): no deadline is left to keep.
       // Work a client walked away from stays bounded by it until here.
       deadline.end();
+      leave?.();
     }
   };
 }

@@ -24,13 +24,14 @@
  *   them here (values issued outside that component would also be issued as its ids), they are
  *   created only with the implicit definition (the first id is 1, always), read by every caller
  *   (`get`, `peekNext`, listed by `list`: watching the counter `createUser` advances is what these
- *   reads are for, and ids are no secret from whoever reads users), set by admin only, and set
- *   forward only: BLOCK reservations live in process memory, where no check can see them, so a
+ *   reads are for, and ids are no secret from whoever reads users), set and given display
+ *   formats (`setFormat`) by admin only, and set forward only: BLOCK reservations live in process memory, where no check can see them, so a
  *   lower value could issue an id twice. Their state carries `drift`.
  * - Every write honours `options.signal` (src/database/write-options.ts).
  */
 import type { ChangeFeed, WriteOptions } from '../database/index';
-import { SEQUENCE_FORMAT } from '../limits';
+import type { DomainError } from '../errors';
+import { RESERVATIONS_PER_REQUEST, SEQUENCE_FORMAT } from '../limits';
 import { type SequenceState, unusedState } from './counter-document';
 import {
   type DefinitionInput,
@@ -49,11 +50,17 @@ import {
   parseSequenceId,
   resolveKey,
 } from './keys';
-import { formatValues } from './format';
+import { formatByVersion, formatValue, formatValues, parseFormat } from './format';
 import type { SequencePage, SequencePageRequest } from './pages';
 import type { NamespaceMove } from './namespaces';
 import type { Reservation } from './reservations';
-import { type AllocatedRange, type Sequences, valuesOf } from './sequences';
+import {
+  type AllocatedRange,
+  type PastPeriod,
+  type PastPeriodRequest,
+  type Sequences,
+  valuesOf,
+} from './sequences';
 
 /** An allocation's values with the period they were issued in and as people write them. */
 export interface IssuedRange extends AllocatedRange {
@@ -191,16 +198,20 @@ export class SequenceCatalog {
     return this.seen(state, access);
   }
 
-  /** Consumes `count` values of an existing sequence; answers the range and the updated state. */
+  /**
+   * Consumes `count` values of an existing sequence; answers the range and the updated state, and
+   * of a gapless sequence one reservation per value (the range null when they are not consecutive
+   * in one period).
+   */
   async allocate(
     key: SequenceKey,
     count: number,
     access: SequenceAccess,
     options?: WriteOptions,
   ): Promise<{
-    range: IssuedRange;
+    range: IssuedRange | null;
     sequence: SequenceState;
-    reservation: IssuedReservation | null;
+    reservations: IssuedReservation[];
   }> {
     const reserved = this.reservedOf(key);
     if (reserved !== undefined) {
@@ -213,25 +224,24 @@ export class SequenceCatalog {
       ...options,
       owner: ownerOf(access),
     });
-    const { range, reservation, sequence } = allocated;
+    const { range, reservations, sequence } = allocated;
+    const formattable = sequence.format !== null && count <= SEQUENCE_FORMAT.valuesFormatted;
+    const format = (values: number[], period: string | null) =>
+      sequence.format === null || !formattable
+        ? null
+        : formatValues(sequence.format, sequence.period, values, period);
     // The period of the values: a gapless reservation's own (a free value of an ended period is
     // handed out in that period), else the counter's as the allocation left it.
-    const period = reservation === null ? sequence.currentPeriod : reservation.period;
-    const formatted =
-      sequence.format === null || range.count > SEQUENCE_FORMAT.valuesFormatted
-        ? null
-        : formatValues(sequence.format, sequence.period, valuesOf(range), period);
+    const period = reservations.length === 0 ? sequence.currentPeriod : reservations[0].period;
+    const formatted = range === null ? null : format(valuesOf(range), period);
     return {
-      range: { ...range, period, formatted },
+      range: range === null ? null : { ...range, period, formatted },
       sequence: this.seen(sequence, access),
-      reservation:
-        reservation === null
-          ? null
-          : {
-              ...reservation,
-              id: idSeenBy(access, reservation.id),
-              formatted: formatted === null ? null : formatted[0],
-            },
+      reservations: reservations.map((reservation, i) => ({
+        ...reservation,
+        id: idSeenBy(access, reservation.id),
+        formatted: formatted?.[i] ?? format([reservation.value], reservation.period)?.[0] ?? null,
+      })),
     };
   }
 
@@ -282,6 +292,44 @@ export class SequenceCatalog {
     return this.seen(state, access);
   }
 
+  /**
+   * Admin: gives a reserved sequence (`userid`) a display format for the values from the first one
+   * nobody holds yet (`Sequences.addFormatVersion`; the owning component's largest stored value
+   * counts as held). Every other sequence's format is part of its definition, given once at
+   * `create`.
+   */
+  async setFormat(
+    key: SequenceKey,
+    format: string,
+    access: SequenceAccess,
+    options?: WriteOptions,
+  ): Promise<SequenceState> {
+    const reserved = this.reservedAs(key, access);
+    if (reserved === undefined) {
+      if ((await this.getOwned(this.keyOf(key, access), access)) === null) {
+        throw new SequenceNotFoundError(describeKey(resolveKey(this.keyOf(key, access))));
+      }
+      throw new BadUserInputError(
+        "A sequence's format is part of its definition, given once with createSequence, so that every number it issued keeps its writing.",
+        { field: 'name' },
+      );
+    }
+    const floor = await reserved.largestStored();
+    const state = await this.counters.addFormatVersion(key, format, floor, options);
+    return this.withDrift(reserved, state);
+  }
+
+  /**
+   * How a reserved sequence's values (`userid`: user ids) are written for people: each in the
+   * format that covered it when it was issued; null before any format, or past its padding.
+   */
+  async displayOf(name: string): Promise<(value: number) => string | null> {
+    const reserved = this.reserved.get(name);
+    if (reserved === undefined) return () => null;
+    const versions = await this.counters.formatVersions({ name: reserved.name });
+    return (value) => formatByVersion(versions, value);
+  }
+
   /** Confirms a value of a gapless sequence (the caller's own): it is used for good. */
   async confirmReservation(
     id: string,
@@ -309,6 +357,33 @@ export class SequenceCatalog {
   }
 
   /**
+   * Confirms (`frees`: releases) the values of gapless sequences (the caller's own) that `ids`
+   * name, each on its own: one outcome per id, in order. More than RESERVATIONS_PER_REQUEST ids
+   * are refused whole, nothing settled.
+   */
+  async settleReservations(
+    ids: string[],
+    frees: boolean,
+    access: SequenceAccess,
+    options?: WriteOptions,
+  ): Promise<Array<{ value: number; sequence: SequenceState } | { error: DomainError }>> {
+    if (ids.length > RESERVATIONS_PER_REQUEST) {
+      throw new BadUserInputError(
+        `ids holds ${ids.length} reservation ids; one call settles at most ${RESERVATIONS_PER_REQUEST}. Nothing was settled.`,
+        { field: 'ids' },
+      );
+    }
+    const outcomes = await this.counters.reservations.settleMany(
+      ids.map((id) => storedId(access, id)),
+      frees,
+      { ...options, owner: ownerOf(access) },
+    );
+    return outcomes.map((outcome) =>
+      'error' in outcome ? outcome : { ...outcome, sequence: this.seen(outcome.sequence, access) },
+    );
+  }
+
+  /**
    * The holes of a sequence the caller has read: ids not stored for a reserved one (`userid`),
    * unconfirmed values for a gapless one (of a periodic one, in `period`, by default its current
    * one); null for any other, whose use the service cannot see.
@@ -324,6 +399,33 @@ export class SequenceCatalog {
     // The state as its caller saw it: its stored id again, from its name, scope and owner.
     const stored = { ...state, id: resolveKey(state).id };
     return state.gapless ? this.counters.reservations.gaps(stored, request, period) : null;
+  }
+
+  /**
+   * The ended periods of a sequence the caller has read, oldest first, with the last value of each
+   * as the sequence writes it; null unless it has a `period` and is not gapless (a gapless one
+   * keeps each period's values: `gaps(period)`).
+   */
+  async pastPeriods(
+    state: SequenceState,
+    request: PastPeriodRequest,
+  ): Promise<{
+    periods: (PastPeriod & { formattedValue: string | null })[];
+    hasMore: boolean;
+  } | null> {
+    if (state.period === null || state.gapless) return null;
+    const page = await this.counters.pastPeriods(state, request);
+    const parts = state.format === null ? null : parseFormat(state.format, state.period);
+    return {
+      ...page,
+      periods: page.periods.map((entry) => ({
+        ...entry,
+        formattedValue:
+          parts === null || entry.value < state.start
+            ? null
+            : formatValue(parts, entry.value, entry.period),
+      })),
+    };
   }
 
   /**

@@ -7,7 +7,9 @@
  * (./reservations.ts owns those two, and keeps each value in a document of its own; 0.4 kept the
  * waiting values in `pending`, which ./reservations.ts moves out when it meets one). A formatted
  * sequence adds `format`; a periodic one `period`, `timeZone` and, once it issued a value,
- * `currentPeriod` (the key of the period `seq` counts in, ./periods.ts). The
+ * `currentPeriod` (the key of the period `seq` counts in, ./periods.ts) and, from a change of
+ * period until its archive in `sequencePeriods`, `endedPeriod: { period, value }`. `userid` may add
+ * `formats: [{ from: Int64, format }]`, its display formats ascending by `from` (./format.ts). The
  * collection is read with `promoteLongs: false`, so Int64 fields arrive as `Long`.
  * A counter written by the tutorial's own shell commands (`{ _id, seq: 0 }`, a double, no
  * definition) reads as the implicit definition.
@@ -21,7 +23,7 @@ import { Long } from 'mongodb';
 import { GAPLESS } from '../limits';
 import { IMPLICIT_DEFINITION, limitOf, MAX_STEP, type SequenceDefinition } from './definition';
 import { SequenceCorruptError } from './errors';
-import { formatValue, parseFormat } from './format';
+import { type FormatVersion, formatByVersion, formatValue, parseFormat } from './format';
 import type { ResolvedKey } from './keys';
 import { isPeriodKey, isSequencePeriod, type SequencePeriod } from './periods';
 
@@ -48,6 +50,10 @@ export interface CounterDocument {
   timeZone?: string;
   /** The key of the period `seq` counts in; absent until the first allocation. */
   currentPeriod?: string;
+  /** The period that ended at the last change of period, until it is archived (./periods.ts). */
+  endedPeriod?: { period: string; value: Long | number };
+  /** `userid` only: its display formats, ascending by `from` (./format.ts, `FormatVersion`). */
+  formats?: { from: Long | number; format: string }[];
   /** 0.4's waiting values, moved into value documents when ./reservations.ts meets them. */
   pending?: PendingValue[];
   rev?: Long | number;
@@ -85,6 +91,11 @@ export interface SequenceState extends SequenceDefinition {
   currentPeriod: string | null;
   /** `value` in the sequence's format and period; null without a format or before the first. */
   formattedValue: string | null;
+  /**
+   * `next` in the format and `currentPeriod` (the period `next` counts in); null without a format,
+   * once exhausted, or for a periodic sequence before its first allocation.
+   */
+  formattedNext: string | null;
   updatedAt: Date | null;
   /**
    * For a sequence that feeds stored ids (`userid`): its value minus the largest stored id
@@ -239,29 +250,67 @@ function withinLimit(next: number, definition: SequenceDefinition): number | nul
   return next > limitOf(definition) ? null : next;
 }
 
+/**
+ * The display formats of a sequence whose definition is fixed, ascending by `from` (empty: none);
+ * SEQUENCE_CORRUPT unless each is a whole `from` with a format of a sequence without a period.
+ */
+export function storedFormatVersions(doc: CounterDocument): FormatVersion[] {
+  const stored: unknown = doc.formats ?? [];
+  if (!Array.isArray(stored)) throw corrupt(doc, 'formats', stored, 'an array');
+  let previous = -Infinity;
+  return stored.map((entry: { from?: unknown; format?: unknown } | null) => {
+    const from = storedInteger(doc, 'formats.from', entry?.from);
+    const format = entry?.format;
+    let parses = typeof format === 'string' && from > previous;
+    if (parses) {
+      try {
+        parseFormat(format as string, null);
+      } catch {
+        parses = false;
+      }
+    }
+    if (!parses) {
+      throw corrupt(doc, 'formats', entry, 'a list of { from, format } ascending by from');
+    }
+    previous = from;
+    return { from, format: format as string };
+  });
+}
+
 export function toState(key: ResolvedKey, doc: CounterDocument): SequenceState {
   const definition = definitionOf(doc);
   const value = storedSeq(doc);
+  const next = withinLimit(value + definition.step, definition);
   const currentPeriod = storedPeriodKey(doc, definition.period);
-  const issued =
-    value >= definition.start && (definition.period === null || currentPeriod !== null);
-  return {
+  const versions = storedFormatVersions(doc);
+  const state: SequenceState = {
     id: key.id,
     name: key.name,
     scope: key.scope,
     owner: typeof doc.owner === 'string' ? doc.owner : null,
     ...definition,
     value,
-    next: withinLimit(value + definition.step, definition),
+    next,
     gapless: definition.holdSeconds !== null,
     currentPeriod,
-    formattedValue:
-      definition.format === null || !issued
-        ? null
-        : formatValue(parseFormat(definition.format, definition.period), value, currentPeriod),
+    formattedValue: null,
+    formattedNext: null,
     updatedAt: doc.updatedAt instanceof Date ? doc.updatedAt : null,
     drift: null,
   };
+  if (versions.length > 0) {
+    // A fixed definition with display formats (`userid`): each value in the version covering it.
+    state.format = versions[versions.length - 1].format;
+    state.formattedValue = value < definition.start ? null : formatByVersion(versions, value);
+    state.formattedNext = next === null ? null : formatByVersion(versions, next);
+  } else if (definition.format !== null && (definition.period === null || currentPeriod !== null)) {
+    const parts = parseFormat(definition.format, definition.period);
+    if (value >= definition.start) {
+      state.formattedValue = formatValue(parts, value, currentPeriod);
+    }
+    if (next !== null) state.formattedNext = formatValue(parts, next, currentPeriod);
+  }
+  return state;
 }
 
 /** The state of a sequence nobody has used yet (no document): nothing issued. */
@@ -278,6 +327,10 @@ export function unusedState(key: ResolvedKey, definition: SequenceDefinition): S
     gapless: definition.holdSeconds !== null,
     currentPeriod: null,
     formattedValue: null,
+    formattedNext:
+      definition.format === null || definition.period !== null
+        ? null
+        : formatValue(parseFormat(definition.format, null), definition.start, null),
     updatedAt: null,
     drift: null,
   };

@@ -13,6 +13,14 @@
  *   refused), so a formatted number is never truncated and never wider than the others.
  * - A value is formatted from the definition stored with it and the period it was issued in;
  *   definitions never change, so a number once issued is always written the same way.
+ * - `userid`, whose definition is fixed, takes its formats afterwards, as versions: append-only,
+ *   each covering the values from its `from`, the first value nobody held when it was set (the
+ *   counter moves up to just below it in the same write), up to the next version's. Why versions
+ *   rather than a format that may change while its padding fits every issued value: a number is
+ *   computed on read from the id, and any change of the one format would rewrite every number
+ *   already answered (`C-000042` becoming `CUST-000042`); with versions an id keeps the version
+ *   that covered it when it was issued. A version's padding must hold its `from`; a value past it
+ *   is written as nothing (null), never truncated, never wider, until a wider version is set.
  */
 import { SEQUENCE_FORMAT } from '../limits';
 import { BadUserInputError } from './errors';
@@ -146,4 +154,42 @@ export function formatValues(
 ): string[] {
   const parts = parseFormat(format, period);
   return values.map((value) => formatValue(parts, value, periodKey));
+}
+
+/**
+ * A format of a sequence whose definition is fixed (`userid`), from the first value it writes:
+ * the value `from` and every later one up to the next version's `from`.
+ */
+export interface FormatVersion {
+  from: number;
+  format: string;
+}
+
+/**
+ * The value `from` and above as written by a format set now: BAD_USER_INPUT naming `format` when
+ * it does not parse (no date parts: such a sequence has no period) or when its padding cannot hold
+ * `from`, the first value it would write.
+ */
+export function validateFormatFrom(format: string, from: number): void {
+  const largest = largestPadded(widthOf(parseFormat(format, null)));
+  if (largest !== null && from > largest) {
+    throw refused(
+      `The next value is ${from}, which does not fit the format's padding: it holds at most ${largest}. Widen {seq:N}.`,
+    );
+  }
+}
+
+/**
+ * `value` in the version of `versions` (ascending by `from`) that covers it: null below the first
+ * version's `from` (issued before any format) and past its padding (never truncated, never wider
+ * than the others; a wider version set later writes the values from then on).
+ */
+export function formatByVersion(versions: readonly FormatVersion[], value: number): string | null {
+  for (let i = versions.length - 1; i >= 0; i -= 1) {
+    if (versions[i].from > value) continue;
+    const parts = parseFormat(versions[i].format, null);
+    const largest = largestPadded(widthOf(parts));
+    return largest !== null && value > largest ? null : formatValue(parts, value, null);
+  }
+  return null;
 }

@@ -17,14 +17,22 @@
  * database's clock decides the period in the same atomic step: MongoDB computes the key of the
  * period `$$NOW` falls in (`$dateToString` in the sequence's zone); a key after the stored
  * `currentPeriod` starts that period (`seq` restarts at `start`), any other continues the stored
- * one (a clock behind it never moves the period back). The filter lets an exhausted period through
- * only when a new one starts.
+ * one (a clock behind it never moves the period back), keeping the ended period's last value in
+ * `endedPeriod` until ./sequences.ts archives it. The filter lets an exhausted period through only
+ * when a new one starts, and a new one start only once the last ended one is archived.
  */
 import type { ClientSession, Document } from 'mongodb';
 import { definitionFields, toLong } from './counter-document';
 import { limitOf, MAX_SEQUENCE_VALUE, type SequenceDefinition } from './definition';
 import type { ResolvedKey } from './keys';
-import { type PeriodClock, periodClockOf, periodNow, startsPeriod } from './periods';
+import {
+  endedPeriodWhen,
+  NO_ENDED_PERIOD,
+  type PeriodClock,
+  periodClockOf,
+  periodNow,
+  startsPeriod,
+} from './periods';
 
 /** The Int64 values a counter field may hold: whole numbers within ±(2^53 - 1). */
 const SAFE_RANGE = Object.freeze({
@@ -108,8 +116,11 @@ function periodicGuard(
   delta: number,
 ): Document {
   const room = { $lte: ['$seq', toLong(limitOf(definition) - delta)] };
+  const starts = startsPeriod(periodic);
   const fresh = firstOfPeriod(definition, delta) <= limitOf(definition);
-  return { $expr: fresh ? { $or: [room, startsPeriod(periodic)] } : room };
+  // No period ends while the last one ended is not archived yet (./periods.ts).
+  const archived = { $or: [{ $not: [starts] }, NO_ENDED_PERIOD] };
+  return { $expr: { $and: [fresh ? { $or: [room, starts] } : room, archived] } };
 }
 
 /** The update of a periodic sequence: start the clock's period, or continue the stored one. */
@@ -125,6 +136,7 @@ function periodicUpdate(
         currentPeriod: {
           $cond: [starts, periodNow(periodic), '$currentPeriod'],
         },
+        endedPeriod: endedPeriodWhen(starts),
         seq: {
           $cond: [
             starts,

@@ -11,6 +11,12 @@
  *   `YYYY-MM-DD`; keys of one sequence compare as strings in the order of time, so the stored
  *   `currentPeriod` moves only forward (the larger of the stored key and the clock's), and no
  *   allocation is numbered in a period before one already numbered.
+ * - A period's counter stays readable after it ends: the update that starts a new period keeps
+ *   the ended one's last value in the counter (`endedPeriod`), ./sequences.ts copies it into the
+ *   `sequencePeriods` collection and only then clears it, and no period ends while one is still
+ *   held (the allocation is refused, the copy made, and the allocation retried), so none is lost
+ *   to a crash between the two writes. Gapless sequences keep each period's values instead
+ *   (./reservations.ts).
  * - A time zone is a name ICU knows (Node's `Intl`, the tz database MongoDB also carries), never a
  *   bare offset: an offset does not follow a country's summer time.
  */
@@ -106,4 +112,23 @@ export function periodNow({ period, timeZone }: PeriodClock): Record<string, unk
  */
 export function startsPeriod(clock: PeriodClock): Record<string, unknown> {
   return { $gt: [periodNow(clock), { $ifNull: ['$currentPeriod', ''] }] };
+}
+
+/** An aggregation expression: true while the counter holds no ended period to archive. */
+export const NO_ENDED_PERIOD = { $eq: [{ $ifNull: ['$endedPeriod', null] }, null] };
+
+/**
+ * An aggregation expression: the counter's `endedPeriod` when `ends` (an expression) is true and
+ * it has a stored period (`{ period, value }`: the period and the last value issued in it), else
+ * the stored one. Its writer's filter only lets a period end while none is held (`NO_ENDED_PERIOD`),
+ * so no ended period is overwritten before ./sequences.ts archives it.
+ */
+export function endedPeriodWhen(ends: Record<string, unknown>): Record<string, unknown> {
+  return {
+    $cond: [
+      { $and: [ends, { $ne: [{ $ifNull: ['$currentPeriod', null] }, null] }] },
+      { period: '$currentPeriod', value: '$seq' },
+      '$endedPeriod',
+    ],
+  };
 }

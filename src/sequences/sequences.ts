@@ -26,6 +26,10 @@
  * - A periodic sequence (`period` stored) is advanced by a pipeline-style update in which the
  *   database's clock decides the period (./guarded-increment.ts). `setValue` refuses it; `advance`
  *   moves one named period's counter forward, never into a period the clock has not reached.
+ * - A period that ends is copied into `sequencePeriods` before the next one may begin
+ *   (./periods.ts), so each ended period's last value stays readable (`pastPeriods`).
+ * - `addFormatVersion` (admin, `userid`) only appends a format for values nobody holds yet, so no
+ *   value issued before it is written differently afterwards (./format.ts).
  * - `releaseUnused` is the one write that moves `seq` down without an admin: only a range that is
  *   still the newest of its sequence (`seq` equals its `last`), which nobody else can hold.
  * - Every write uses the configured write concern (WRITE_CONCERN), so a failover cannot roll
@@ -37,6 +41,7 @@ import type {
   Db,
   Document,
   Filter,
+  Long,
   UpdateFilter,
   WriteConcernSettings,
 } from 'mongodb';
@@ -50,16 +55,21 @@ import {
   type CommandTally,
   type WriteOptions,
 } from '../database/index';
+import { PAGE_SIZE, SEQUENCE_FORMAT } from '../limits';
 import {
   type CounterDocument,
   type SequenceState,
   definitionFields,
   definitionOf,
   isLegacyCounter,
+  storedFormatVersions,
+  storedInteger,
+  storedPeriodKey,
   storedSeq,
   toLong,
   toState,
 } from './counter-document';
+import { type FormatVersion, validateFormatFrom } from './format';
 import {
   type DefinitionInput,
   IMPLICIT_DEFINITION,
@@ -84,9 +94,12 @@ import { GuardedIncrements } from './guarded-increment';
 import { type Reservation, Reservations } from './reservations';
 import { type ResolvedKey, type SequenceKey, describeKey, resolveKey } from './keys';
 import {
-  type PeriodClock,
+  endedPeriodWhen,
   isPeriodKey,
+  NO_ENDED_PERIOD,
+  type PeriodClock,
   PERIOD_KEY_EXAMPLE,
+  PERIOD_KEY_SHAPE,
   periodClockOf,
   periodNow,
 } from './periods';
@@ -96,6 +109,27 @@ export interface AllocatedRange {
   last: number;
   step: number;
   count: number;
+}
+
+/** An ended period of a periodic sequence and the last value issued in it. */
+export interface PastPeriod {
+  period: string;
+  value: number;
+}
+
+export interface PastPeriodRequest {
+  /** Only periods after this one (the previous page's last). */
+  after: string | null;
+  /** At most this many: 1 to 100. */
+  first: number;
+}
+
+/** A document of `sequencePeriods`: `_id` is `<sequence id>:<period>`. */
+interface PeriodDocument {
+  _id: string;
+  sequence: string;
+  period: string;
+  value: Long | number;
 }
 
 /** Who may touch a counter in one call: a client only its own (`owner`), nobody may create. */
@@ -118,6 +152,17 @@ export interface SetGuard extends OwnerGuard {
   mayCreate?: boolean;
   /** Refuse a value below the last one issued (values handed out may live only in memory). */
   forwardOnly?: boolean;
+}
+
+/** Held values as a range, when they are `first`, `first + step`, ... of one period; else null. */
+function rangeOf(reservations: Reservation[], step: number): AllocatedRange | null {
+  const [first] = reservations;
+  const consecutive = reservations.every(
+    (held, i) => held.period === first.period && held.value === first.value + i * step,
+  );
+  if (!consecutive) return null;
+  const count = reservations.length;
+  return { first: first.value, last: first.value + (count - 1) * step, step, count };
 }
 
 /** The values of a range, ascending: `first`, `first + step`, ..., `last`. */
@@ -159,6 +204,8 @@ export class Sequences {
   /** Each counter's changes as they happen (a change stream). */
   readonly changes: SequenceChanges;
   private readonly counters: BoundedCollection<CounterDocument>;
+  /** The last value of each ended period of each periodic sequence (./periods.ts). */
+  private readonly periods: BoundedCollection<PeriodDocument>;
   private readonly definitions = new Map<string, SequenceDefinition>();
   private readonly increments: GuardedIncrements;
   private readonly onCounterWrite?: (key: SequenceKey) => void;
@@ -166,6 +213,13 @@ export class Sequences {
   constructor(db: Db, options: SequencesOptions) {
     this.counters = boundedCollection(
       db.collection<CounterDocument>('counters', {
+        writeConcern: options.writeConcern,
+        promoteLongs: false,
+      }),
+      options.maxTimeMS,
+    );
+    this.periods = boundedCollection(
+      db.collection<PeriodDocument>('sequencePeriods', {
         writeConcern: options.writeConcern,
         promoteLongs: false,
       }),
@@ -195,24 +249,29 @@ export class Sequences {
     tally?: CommandTally,
     session?: ClientSession,
   ): Promise<AllocatedRange> {
-    const allocated = await this.allocateFrom(resolveKey(key), count, {
-      mayCreate: true,
-      tally,
-      session,
-    });
+    const resolved = resolveKey(key);
+    const allocated = await this.allocateFrom(resolved, count, { mayCreate: true, tally, session });
+    // Only an existing gapless sequence answers without a range, and `mayCreate` never reaches one.
+    if (allocated.range === null) throw new SequenceNotFoundError(describeKey(resolved));
     return allocated.range;
   }
 
   /**
    * Like `allocate`, for a sequence that must already exist (and belong to `guard.owner` when
    * given): anything else is SEQUENCE_NOT_FOUND and nothing is created. Also answers the counter's
-   * state after the allocation, and for a gapless sequence the reservation to confirm.
+   * state after the allocation, and for a gapless sequence the reservations to confirm, one per
+   * value (then `range` is null when the values are not `first, first + step, ...` of one period:
+   * released values handed out again among new ones).
    */
   async allocateExisting(
     key: SequenceKey,
     count: number,
     guard: OwnerGuard = {},
-  ): Promise<{ range: AllocatedRange; sequence: SequenceState; reservation: Reservation | null }> {
+  ): Promise<{
+    range: AllocatedRange | null;
+    sequence: SequenceState;
+    reservations: Reservation[];
+  }> {
     const resolved = resolveKey(key);
     const allocated = await this.allocateFrom(resolved, count, { ...guard, mayCreate: false });
     return { ...allocated, sequence: toState(resolved, allocated.doc) };
@@ -222,7 +281,7 @@ export class Sequences {
     resolved: ResolvedKey,
     count: number,
     guard: AllocationGuard,
-  ): Promise<{ range: AllocatedRange; doc: CounterDocument; reservation: Reservation | null }> {
+  ): Promise<{ range: AllocatedRange | null; doc: CounterDocument; reservations: Reservation[] }> {
     assertAllocationCount(count);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       beforeWrite(guard);
@@ -230,9 +289,8 @@ export class Sequences {
       if (definition.holdSeconds !== null && !guard.mayCreate) {
         const reserved = await this.reservations.reserve(resolved, count, guard);
         if (reserved !== null) {
-          const { value } = reserved.reservation;
-          const range = { first: value, last: value, step: definition.step, count };
-          return { range, doc: reserved.doc, reservation: reserved.reservation };
+          const { reservations, doc } = reserved;
+          return { range: rangeOf(reservations, definition.step), doc, reservations };
         }
         this.definitions.delete(resolved.id); // no longer gapless: re-read by the next attempt
         continue;
@@ -250,11 +308,18 @@ export class Sequences {
         doc = null;
       }
       if (doc !== null) {
+        // The first allocation of a period copies the ended one (./periods.ts); outside any
+        // transaction (periodic sequences never feed one).
+        if (doc.endedPeriod !== undefined && guard.session === undefined) {
+          // The values are issued: a failed copy must not lose them to an error. The next
+          // allocation copies it, and no period ends before it does.
+          await this.archiveEndedPeriod(resolved, doc).catch(() => undefined);
+        }
         const last = storedSeq(doc);
         // In a transaction, the write is only one once committed (a rolled-back `$inc` is none).
         afterCommit(guard.session, () => this.wrote(resolved, doc));
         const range = { first: last - delta + definition.step, last, step: definition.step, count };
-        return { range, doc, reservation: null };
+        return { range, doc, reservations: [] };
       }
       await this.explainRefusal(resolved, definition, delta, guard);
     }
@@ -279,6 +344,12 @@ export class Sequences {
     const state = toState(resolved, doc);
     if (state.next === null) throw exhausted(resolved, state, 1);
     return state.next;
+  }
+
+  /** The display formats of a sequence whose definition is fixed (`addFormatVersion`); [] if none. */
+  async formatVersions(key: SequenceKey): Promise<FormatVersion[]> {
+    const doc = await this.read(resolveKey(key));
+    return doc === null ? [] : storedFormatVersions(doc);
   }
 
   async get(key: SequenceKey): Promise<SequenceState | null> {
@@ -468,28 +539,99 @@ export class Sequences {
     const later = { $gt: [period, { $ifNull: ['$currentPeriod', ''] }] };
     const below = { $and: [{ $eq: [period, '$currentPeriod'] }, { $lt: ['$seq', toLong(to)] }] };
     const fresh = toLong(Math.max(definition.start - definition.step, to));
-    beforeWrite(guard);
-    const written = await this.move(
-      resolved,
-      { _id: resolved.id, $expr: { $lte: [period, periodNow(clock)] } },
-      [
-        {
-          $set: {
-            currentPeriod: { $cond: [later, period, '$currentPeriod'] },
-            seq: { $cond: [later, fresh, { $cond: [below, toLong(to), '$seq'] }] },
-            updatedAt: '$$NOW',
+    const reached = { $lte: [period, periodNow(clock)] };
+    const archived = { $or: [{ $not: [later] }, NO_ENDED_PERIOD] };
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      beforeWrite(guard);
+      const written = await this.move(
+        resolved,
+        { _id: resolved.id, $expr: { $and: [reached, archived] } },
+        [
+          {
+            $set: {
+              currentPeriod: { $cond: [later, period, '$currentPeriod'] },
+              endedPeriod: endedPeriodWhen(later),
+              seq: { $cond: [later, fresh, { $cond: [below, toLong(to), '$seq'] }] },
+              updatedAt: '$$NOW',
+            },
           },
-        },
-      ],
-      false,
-    );
-    if (written !== null) return written;
-    if ((await this.read(resolved)) === null)
-      throw new SequenceNotFoundError(describeKey(resolved));
+        ],
+        false,
+      );
+      if (written !== null) {
+        const doc = await this.read(resolved);
+        if (doc?.endedPeriod !== undefined) await this.archiveEndedPeriod(resolved, doc);
+        return written;
+      }
+      const current = await this.read(resolved);
+      if (current === null) throw new SequenceNotFoundError(describeKey(resolved));
+      if (current.endedPeriod === undefined) break;
+      await this.archiveEndedPeriod(resolved, current);
+    }
     throw new BadUserInputError(
       `Period ${period} has not begun on the database's clock: values allocated until then would be numbered in it.`,
       { field: 'period' },
     );
+  }
+
+  /**
+   * Adds a display format to a sequence whose definition is fixed (`userid`): it writes the
+   * values from the first one nobody holds yet, above both the counter and `floor` (the largest
+   * value stored elsewhere), and the counter moves up to just below it (`$max`) in the same write,
+   * so every later allocation is written in it and every earlier value keeps its writing. The
+   * format already newest is answered as it is (idempotent). A compare-and-set on the formats and
+   * a counter still below that first value: an allocation in between makes it read again.
+   */
+  async addFormatVersion(
+    key: SequenceKey,
+    format: string,
+    floor: number,
+    options: WriteOptions = {},
+  ): Promise<SequenceState> {
+    const resolved = resolveKey(key);
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      const current = await this.read(resolved);
+      const definition = current === null ? IMPLICIT_DEFINITION : definitionOf(current);
+      const versions = current === null ? [] : storedFormatVersions(current);
+      if (versions.at(-1)?.format === format) return toState(resolved, current as CounterDocument);
+      if (versions.length >= SEQUENCE_FORMAT.versions) {
+        throw new BadUserInputError(
+          `Sequence ${describeKey(resolved)} has had ${versions.length} formats, the most it keeps (each is read with every number it writes).`,
+          { field: 'format' },
+        );
+      }
+      const issued = Math.max(
+        current === null ? definition.start - definition.step : storedSeq(current),
+        floor,
+      );
+      // Values above the counter that a newer format was given were never issued: it covers them.
+      const from = Math.max(issued + definition.step, versions.at(-1)?.from ?? -Infinity);
+      validateFormatFrom(format, from);
+      const kept = versions.filter((version) => version.from < from);
+      beforeWrite(options);
+      const written = await this.move(
+        resolved,
+        {
+          _id: resolved.id,
+          ...(current === null ? {} : { seq: { $lte: toLong(from - definition.step) } }),
+          formats: current?.formats === undefined ? { $exists: false } : current.formats,
+        },
+        {
+          $max: { seq: toLong(from - definition.step) },
+          $set: {
+            formats: [...kept, { from, format }].map((version) => ({
+              from: toLong(version.from),
+              format: version.format,
+            })),
+            updatedAt: new Date(),
+          },
+          ...(current === null ? { $setOnInsert: definitionFields(resolved, definition) } : {}),
+        },
+        current === null,
+      );
+      if (written !== null) return written;
+    }
+    throw contention(resolved, 'Formatting');
   }
 
   /**
@@ -601,6 +743,11 @@ export class Sequences {
     const stored = definitionOf(doc);
     this.definitions.set(key.id, stored);
     if (differingField(stored, definition) !== null) return;
+    if (doc.endedPeriod !== undefined) {
+      // A new period waits until the last ended one is archived (./periods.ts): archive, retry.
+      await this.archiveEndedPeriod(key, doc);
+      return;
+    }
     if (storedSeq(doc) + delta > limitOf(stored)) {
       throw exhausted(key, toState(key, doc), delta / stored.step);
     }
@@ -688,6 +835,74 @@ export class Sequences {
     if (written === null) return null;
     this.wrote(resolved, written);
     return toState(resolved, written);
+  }
+
+  /**
+   * The ended periods of a periodic sequence and the last value issued in each, oldest first, a
+   * page of at most `first` (1 to 100) after the period `after`; the ended period a counter still
+   * holds is archived first, so the page is complete.
+   */
+  async pastPeriods(
+    key: SequenceKey,
+    request: PastPeriodRequest,
+  ): Promise<{ periods: PastPeriod[]; hasMore: boolean }> {
+    const resolved = resolveKey(key);
+    const { first, after } = request;
+    if (!Number.isInteger(first) || first < 1 || first > PAGE_SIZE.max) {
+      throw new BadUserInputError(`first must be a whole number from 1 to ${PAGE_SIZE.max}.`, {
+        field: 'first',
+      });
+    }
+    if (after !== null && !PERIOD_KEY_SHAPE.test(after)) {
+      throw new BadUserInputError(
+        'after must be a period key, as `2026`, `2026-12`, `2026-12-31`.',
+        {
+          field: 'after',
+        },
+      );
+    }
+    const doc = await this.read(resolved);
+    if (doc?.endedPeriod !== undefined) await this.archiveEndedPeriod(resolved, doc);
+    // `<sequence id>:<period>`: ids sort by sequence, then period in time order; `;` follows `:`.
+    const found = await this.periods.collection
+      .find(
+        { _id: { $gt: `${resolved.id}:${after ?? ''}`, $lt: `${resolved.id};` } },
+        this.periods.options({ sort: { _id: 1 as const }, limit: first + 1 }),
+      )
+      .toArray();
+    return {
+      periods: found.slice(0, first).map((entry) => ({
+        period: entry.period,
+        value: storedInteger(
+          doc ?? { _id: resolved.id, seq: 0 },
+          'sequencePeriods.value',
+          entry.value,
+        ),
+      })),
+      hasMore: found.length > first,
+    };
+  }
+
+  /**
+   * Copies the period a counter ended into `sequencePeriods` (`$max`: idempotent, and an ended
+   * period never changes), then clears it from the counter if it still holds that one.
+   */
+  private async archiveEndedPeriod(key: ResolvedKey, doc: CounterDocument): Promise<void> {
+    const ended = doc.endedPeriod;
+    if (ended === undefined) return;
+    const value = toLong(storedInteger(doc, 'endedPeriod.value', ended.value));
+    // Read defensively, as `currentPeriod` is: SEQUENCE_CORRUPT unless a key of its period.
+    storedPeriodKey({ ...doc, currentPeriod: ended.period }, definitionOf(doc).period);
+    await this.periods.collection.updateOne(
+      { _id: `${key.id}:${ended.period}` },
+      { $max: { value }, $setOnInsert: { sequence: key.id, period: ended.period } },
+      this.periods.options({ upsert: true }),
+    );
+    await this.counters.collection.updateOne(
+      { _id: key.id, 'endedPeriod.period': ended.period },
+      { $unset: { endedPeriod: '' } },
+      this.counters.options(),
+    );
   }
 
   private read(key: ResolvedKey): Promise<CounterDocument | null> {

@@ -3,7 +3,7 @@
  * service adds to it. ./index.ts says the contract.
  */
 import type * as OpenTelemetryApi from '@opentelemetry/api';
-import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export type { Span };
@@ -18,6 +18,13 @@ export interface ActiveTracing {
 }
 
 let tracing: ActiveTracing | null = null;
+
+/**
+ * The context key under which a request the sampler left out keeps its span context (its trace
+ * id), with no span active (`inServerSpan` says why). A symbol, as the API's `createContextKey`
+ * makes them: the API itself is loaded only while tracing is on.
+ */
+const UNSAMPLED_REQUEST = Symbol.for('sequential_ids.unsampled_request');
 
 /** Called once by ./start.ts when the SDK runs. */
 export function enableTracing(active: ActiveTracing): void {
@@ -35,13 +42,18 @@ export function tracingEnabled(): boolean {
   return tracing !== null;
 }
 
-/** The trace id of the span active here, or undefined while tracing is off (or outside a span). */
+/**
+ * The trace id of the span active here (or of the request the sampler left out that is served
+ * here), or undefined while tracing is off (or outside a request).
+ */
 export function activeTraceId(): string | undefined {
   if (tracing === null) return undefined;
-  const context = tracing.api.trace.getActiveSpan()?.spanContext();
-  return context !== undefined && tracing.api.isSpanContextValid(context)
-    ? context.traceId
-    : undefined;
+  const { api } = tracing;
+  const active = api.context.active();
+  const context =
+    api.trace.getSpan(active)?.spanContext() ??
+    (active.getValue(UNSAMPLED_REQUEST) as SpanContext | undefined);
+  return context !== undefined && api.isSpanContextValid(context) ? context.traceId : undefined;
 }
 
 /** Sets `attributes` on the span active here (nothing while tracing is off). */
@@ -63,14 +75,17 @@ export function recordBudgetRefusal(budget: string, attributes: Attributes = {})
 
 /**
  * Runs `work` in a span of its own named `name` (a child of the span active here), ended when the
- * work settles; a failure is recorded on it. While tracing is off it just runs `work`.
+ * work settles; a failure is recorded on it. While tracing is off, or outside a recorded span (a
+ * request the sampler left out), it just runs `work`.
  */
 export function inSpan<T>(
   name: string,
   attributes: Attributes,
   work: (span: Span | undefined) => Promise<T>,
 ): Promise<T> {
-  if (tracing === null) return work(undefined);
+  if (tracing === null || tracing.api.trace.getActiveSpan()?.isRecording() !== true) {
+    return work(undefined);
+  }
   const { api, tracer } = tracing;
   return tracer.startActiveSpan(name, { attributes }, async (span) => {
     try {
@@ -99,9 +114,14 @@ export interface ServedTarget {
  * say of a server span). While tracing is off it just runs `work`.
  *
  * A request the sampler leaves out (`OTEL_TRACES_SAMPLER`; a caller's unsampled `traceparent`)
- * keeps its trace id (its request id, its log lines) but is served with tracing suppressed: its
- * operation and commands would be left out too (their sampling follows their parent), and being
- * asked for their spans costs the instrumentations most of what recording them costs.
+ * keeps its trace id (its request id, its log lines) but is served with tracing suppressed and
+ * with no span active, its span context kept under a key of the service's own: its operation and
+ * commands would be left out too (their sampling follows their parent), and being asked for their
+ * spans costs the instrumentations most of what recording them costs. With no span active, the
+ * mongodb instrumentation (`requireParentSpan`) skips a command before it builds its attributes
+ * and text, and `inSpan` starts no span; with one, even a non-recording one, they do that work for
+ * nothing. (The graphql instrumentation still makes its non-recording operation span the active
+ * one, so the commands inside the operation are still described, then dropped.)
  *
  * Why the service's own span rather than @opentelemetry/instrumentation-http: that instrumentation
  * binds the trace context to every listener of the request and the response, patches outgoing
@@ -131,15 +151,15 @@ export function inServerSpan(
     },
     caller,
   );
-  const served = api.trace.setSpan(caller, span);
-  return api.context
-    .with(span.isRecording() ? served : tracing.suppressTracing(served), work)
-    .finally(() => {
-      span.setAttribute('http.response.status_code', res.statusCode);
-      if (res.statusCode >= 500) {
-        span.setAttribute('error.type', String(res.statusCode));
-        span.setStatus({ code: api.SpanStatusCode.ERROR });
-      }
-      span.end();
-    });
+  const served = span.isRecording()
+    ? api.trace.setSpan(caller, span)
+    : tracing.suppressTracing(api.ROOT_CONTEXT.setValue(UNSAMPLED_REQUEST, span.spanContext()));
+  return api.context.with(served, work).finally(() => {
+    span.setAttribute('http.response.status_code', res.statusCode);
+    if (res.statusCode >= 500) {
+      span.setAttribute('error.type', String(res.statusCode));
+      span.setStatus({ code: api.SpanStatusCode.ERROR });
+    }
+    span.end();
+  });
 }

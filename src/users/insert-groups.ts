@@ -6,13 +6,11 @@
  * not group: it stays the tutorial's `findAndModify` + insert per user.
  *
  * Invariants:
- * - A group is what waited while the previous group ran, in arrival order, at most
- *   `USERS_PER_BATCH` documents (one insert command, as one `createUsers`). A creation that
- *   arrives when no group runs goes at once, alone: grouping never makes a lone creation wait.
- *   One group runs at a time per source, in a shared turn of the process's `UserIdTurns`. The
- *   next group forms at the end of the event loop's turn that answered the previous insert
- *   (`setImmediate`), so the requests that arrived in that turn with its answer join it rather
- *   than wait for one more insert.
+ * - A group is what waited while the previous group ran, and what arrived in the event loop's
+ *   turn it forms in, in arrival order, at most `USERS_PER_BATCH` documents (one insert command,
+ *   as one `createUsers`). One group runs at a time per source (the queue of ./group-commit.ts,
+ *   which says when a group forms), in a shared turn of the process's `UserIdTurns`. A creation
+ *   that arrives when no group runs waits only for the end of its turn, never for an insert.
  * - Unique ids: the group takes all its ids with one `take` of the source, which hands each out
  *   once, so no two members share one; the unique index on `_id` decides as for every insert.
  * - Each document fails alone, as when it was inserted by itself: the insert is unordered, a
@@ -37,7 +35,6 @@
  * - Commands are counted on one member's tally (the first that took part in them): the group sent
  *   them once.
  */
-import { setImmediate as endOfThisTurn } from 'node:timers/promises';
 import { Long } from 'bson';
 import { beforeWrite } from '../database/index';
 import { DomainError } from '../errors';
@@ -45,6 +42,7 @@ import { USERS_PER_BATCH } from '../limits';
 import type { CreationTally, TakenIds, TakingIdSource, UserIdTurns } from '../strategies/index';
 import { annotateActiveSpan } from '../telemetry/index';
 import { IdContentionError } from './errors';
+import { GroupCommitQueue, type GroupMember } from './group-commit';
 import {
   insertUnordered,
   type InsertOptions,
@@ -86,15 +84,16 @@ export function roundResult(
   return null;
 }
 
-interface Member {
-  one: OneCreation;
-  settle(result: InsertResult | null): void;
-  fail(error: unknown): void;
-}
+type Member = GroupMember<OneCreation, InsertResult | null>;
 
 export class InsertGroups {
-  private waiting: Member[] = [];
-  private draining = false;
+  private readonly queue = new GroupCommitQueue<OneCreation, InsertResult | null>({
+    form: (waiting) => ({
+      group: waiting.slice(0, USERS_PER_BATCH),
+      later: waiting.slice(USERS_PER_BATCH),
+    }),
+    run: (group) => this.turns.shared(() => this.run(group)),
+  });
 
   constructor(
     private readonly users: UsersCollection,
@@ -104,29 +103,7 @@ export class InsertGroups {
 
   /** The first round of `one`, in the next group: its result, or null to go again alone. */
   firstRound(one: OneCreation): Promise<InsertResult | null> {
-    return new Promise((settle, fail) => {
-      this.waiting.push({ one, settle, fail });
-      if (!this.draining) void this.drain();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    this.draining = true;
-    try {
-      while (this.waiting.length > 0) {
-        const group = this.waiting.splice(0, USERS_PER_BATCH);
-        // Every member is answered whatever the group throws: a rejection escaping this loop
-        // would go unhandled, and Node ends the process on one. A settled member ignores it.
-        await this.turns
-          .shared(() => this.run(group))
-          .catch((err: unknown) => {
-            for (const member of group) member.fail(err);
-          });
-        if (this.waiting.length > 0) await endOfThisTurn();
-      }
-    } finally {
-      this.draining = false;
-    }
+    return this.queue.join(one);
   }
 
   /** Take, insert, give back, answer: one group's round (see the header). */
@@ -136,7 +113,7 @@ export class InsertGroups {
     annotateActiveSpan({ 'sequential_ids.insert_group_size': live.length });
     let taken: TakenIds;
     try {
-      taken = await this.source.take(live.length, live[0].one.tally);
+      taken = await this.source.take(live.length, live[0].item.tally);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       for (const member of live) member.settle({ error: err });
@@ -150,15 +127,15 @@ export class InsertGroups {
         unstored.add(k);
         return;
       }
-      const doc: UserDocument = { _id: Long.fromNumber(taken.ids[k]), ...member.one.unsaved };
-      member.one.options?.beforeInsert?.([doc]);
+      const doc: UserDocument = { _id: Long.fromNumber(taken.ids[k]), ...member.item.unsaved };
+      member.item.options?.beforeInsert?.([doc]);
       sent.push({ member, doc, k });
     });
     if (sent.length === 0) {
-      await taken.giveBack(unstored, live[0].one.tally);
+      await taken.giveBack(unstored, live[0].item.tally);
       return;
     }
-    const { tally } = sent[0].member.one;
+    const { tally } = sent[0].member.item;
     const refused = await insertUnordered(
       this.users,
       sent.map(({ doc }) => doc),
@@ -169,7 +146,7 @@ export class InsertGroups {
       const field = refused.get(position);
       if (field === '_id') collided = true;
       else if (field !== undefined) unstored.add(k);
-      return roundResult(1, member.one, doc, field, this.source.maxRounds);
+      return roundResult(1, member.item, doc, field, this.source.maxRounds);
     });
     if (unstored.size > 0) await taken.giveBack(unstored, tally);
     if (collided) this.source.onCollision?.();
@@ -180,7 +157,7 @@ export class InsertGroups {
 /** Whether the member's deadline has not fired; one whose has is failed with its reason. */
 function inTime(member: Member): boolean {
   try {
-    beforeWrite(member.one.options);
+    beforeWrite(member.item.options);
     return true;
   } catch (err) {
     member.fail(err);

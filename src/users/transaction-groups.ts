@@ -4,7 +4,8 @@
  * instead of 64 in a row (one `$inc` of the summed count, one ordered insert, one commit).
  *
  * Invariants:
- * - A group is what waited while the previous transaction ran, in arrival order, at most
+ * - A group is what waited while the previous transaction ran, and what arrived in the event
+ *   loop's turn it forms in (the queue of ./group-commit.ts says when), in arrival order, at most
  *   `USERS_PER_BATCH` documents (one insert command, as one `createUsers`); a member larger than
  *   what is left waits for the next group, and a first member is always taken.
  * - No two members of a group repeat an idempotency key: a member that would is kept for a later
@@ -36,6 +37,7 @@ import { Long } from 'bson';
 import { beforeWrite } from '../database/index';
 import { TRANSACTION_GROUP_RERUNS, USERS_PER_BATCH } from '../limits';
 import type { CreationTally, TransactionalIdSource } from '../strategies/index';
+import { GroupCommitQueue, type GroupMember } from './group-commit';
 import { insertInSession, type InsertOptions, type UniqueField, type UnsavedUser } from './insert';
 import type { UserDocument, UsersCollection } from './model';
 import { takenValues, type TakenValues } from './reads';
@@ -57,22 +59,26 @@ export interface Refusal {
   field: 'email' | 'idempotencyKey';
 }
 
-interface Member {
+/** What a member brings to the group: its documents, in order, and whose they are. */
+interface MemberRequest {
   unsaved: UnsavedUser[];
   tally: CreationTally;
   options?: InsertOptions;
+  /** Transactions its documents took part in so far. */
   attempts: number;
-  settle(round: MemberRound): void;
-  fail(error: unknown): void;
 }
+
+type Member = GroupMember<MemberRequest, MemberRound>;
 
 type GroupAttempt =
   | { expired: Member[] }
   | { docs: UserDocument[][]; refused: { position: number; field: UniqueField } | null };
 
 export class TransactionGroups {
-  private waiting: Member[] = [];
-  private draining = false;
+  private readonly queue = new GroupCommitQueue<MemberRequest, MemberRound>({
+    form: (waiting) => nextGroup(waiting),
+    run: (group) => this.run(group),
+  });
 
   constructor(
     private readonly users: UsersCollection,
@@ -85,55 +91,7 @@ export class TransactionGroups {
     tally: CreationTally,
     options: InsertOptions | undefined,
   ): Promise<MemberRound> {
-    return new Promise((settle, fail) => {
-      this.waiting.push({ unsaved, tally, options, attempts: 0, settle, fail });
-      if (!this.draining) void this.drain();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    this.draining = true;
-    try {
-      while (this.waiting.length > 0) {
-        const group = this.nextGroup();
-        // Every member is answered whatever `run` throws (it answers an attempt's own errors):
-        // a rejection escaping this loop would go unhandled, and Node 20 ends the process on one.
-        if (group.length > 0) await this.run(group).catch((err) => failAll(group, err));
-      }
-    } finally {
-      this.draining = false;
-    }
-  }
-
-  /** Takes the next group from the waiting members (see the header); refuses expired ones. */
-  private nextGroup(): Member[] {
-    const group: Member[] = [];
-    const later: Member[] = [];
-    const keys = new Set<string>();
-    let size = 0;
-    for (const member of this.waiting) {
-      try {
-        beforeWrite(member.options);
-      } catch (err) {
-        member.fail(err);
-        continue;
-      }
-      const repeats = member.unsaved.some(
-        (user) => user.idempotencyKey !== undefined && keys.has(user.idempotencyKey),
-      );
-      const fits = group.length === 0 || size + member.unsaved.length <= USERS_PER_BATCH;
-      if (repeats || !fits) {
-        later.push(member);
-        continue;
-      }
-      group.push(member);
-      size += member.unsaved.length;
-      for (const user of member.unsaved) {
-        if (user.idempotencyKey !== undefined) keys.add(user.idempotencyKey);
-      }
-    }
-    this.waiting = later;
-    return group;
+    return this.queue.join({ unsaved, tally, options, attempts: 0 });
   }
 
   /**
@@ -159,11 +117,11 @@ export class TransactionGroups {
         return;
       }
       if ('expired' in attempt) {
-        for (const member of attempt.expired) member.fail(member.options?.signal?.reason);
+        for (const member of attempt.expired) member.fail(member.item.options?.signal?.reason);
         group = group.filter((member) => !attempt.expired.includes(member));
         continue;
       }
-      for (const member of group) member.attempts += 1;
+      for (const member of group) member.item.attempts += 1;
       const { docs, refused } = attempt;
       if (refused === null) {
         group.forEach((member, i) => {
@@ -213,8 +171,8 @@ export class TransactionGroups {
   ): Promise<Member[]> {
     const taken = await takenValues(
       this.users,
-      group.flatMap((member) => member.unsaved),
-      group[0].tally,
+      group.flatMap((member) => member.item.unsaved),
+      group[0].item.tally,
     );
     const owner = ownerOf(docs, position);
     const staying: Member[] = [];
@@ -231,7 +189,7 @@ export class TransactionGroups {
         return;
       }
       staying.push(member);
-      for (const user of member.unsaved) {
+      for (const user of member.item.unsaved) {
         if (user.email !== undefined) stayingEmails.add(user.email);
       }
     });
@@ -240,8 +198,8 @@ export class TransactionGroups {
 
   /** One group transaction: commits when every document is stored, else rolls all back. */
   private attempt(group: Member[], repairFirst: boolean): Promise<GroupAttempt> {
-    const tally = group[0].tally;
-    const size = group.reduce((sum, member) => sum + member.unsaved.length, 0);
+    const tally = group[0].item.tally;
+    const size = group.reduce((sum, member) => sum + member.item.unsaved.length, 0);
     return this.source.takeWithInsert<GroupAttempt>(
       size,
       tally,
@@ -250,11 +208,11 @@ export class TransactionGroups {
         if (expiredBefore.length > 0) return { commit: false, value: { expired: expiredBefore } };
         let next = 0;
         const docs = group.map((member) => {
-          const own = member.unsaved.map((user) => ({
+          const own = member.item.unsaved.map((user) => ({
             _id: Long.fromNumber(ids[next++]),
             ...user,
           }));
-          member.options?.beforeInsert?.(own);
+          member.item.options?.beforeInsert?.(own);
           return own;
         });
         const refused = await insertInSession(this.users, docs.flat(), session, tally);
@@ -268,6 +226,37 @@ export class TransactionGroups {
   }
 }
 
+/** The next group from the waiting members (see the header); refuses expired ones. */
+function nextGroup(waiting: Member[]): { group: Member[]; later: Member[] } {
+  const group: Member[] = [];
+  const later: Member[] = [];
+  const keys = new Set<string>();
+  let size = 0;
+  for (const member of waiting) {
+    try {
+      beforeWrite(member.item.options);
+    } catch (err) {
+      member.fail(err);
+      continue;
+    }
+    const { unsaved } = member.item;
+    const repeats = unsaved.some(
+      (user) => user.idempotencyKey !== undefined && keys.has(user.idempotencyKey),
+    );
+    const fits = group.length === 0 || size + unsaved.length <= USERS_PER_BATCH;
+    if (repeats || !fits) {
+      later.push(member);
+      continue;
+    }
+    group.push(member);
+    size += unsaved.length;
+    for (const user of unsaved) {
+      if (user.idempotencyKey !== undefined) keys.add(user.idempotencyKey);
+    }
+  }
+  return { group, later };
+}
+
 /**
  * The documents of `member` whose key or email a stored user holds, or whose email a member
  * staying in the group holds (the members before it). Its own documents repeat neither: its batch
@@ -275,7 +264,7 @@ export class TransactionGroups {
  */
 function refusalsOf(member: Member, taken: TakenValues, stayingEmails: ReadonlySet<string>) {
   const refusals: Refusal[] = [];
-  member.unsaved.forEach((user, position) => {
+  member.item.unsaved.forEach((user, position) => {
     if (user.idempotencyKey !== undefined && taken.keys.has(user.idempotencyKey)) {
       refusals.push({ position, field: 'idempotencyKey' });
     } else if (
@@ -294,11 +283,11 @@ function failAll(group: Member[], err: unknown): void {
 }
 
 function expiredIn(group: Member[]): Member[] {
-  return group.filter((member) => member.options?.signal?.aborted);
+  return group.filter((member) => member.item.options?.signal?.aborted);
 }
 
 function counts(member: Member, collisions: number): { attempts: number; collisions: number } {
-  return { attempts: member.attempts, collisions };
+  return { attempts: member.item.attempts, collisions };
 }
 
 /** The member, and the position in its documents, of the group's document at `position`. */

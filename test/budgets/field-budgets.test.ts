@@ -3,8 +3,8 @@
  * src/graphql/resolvers.ts), through the real HTTP server with test-sized budgets:
  * - `allocateSequence` past `sequenceValues`: RATE_LIMITED (retryable, `retryAfter`), nothing
  *   consumed;
- * - a gapless allocation past `gaplessHeld`: RATE_LIMITED, and the value it took is released, so
- *   the next caller with budget gets it (no hole, nothing held);
+ * - a gapless allocation past `gaplessHeld`: RATE_LIMITED, and the values it took are released
+ *   (all of a batch), so the next caller with budget gets them (no hole, nothing held);
  * - `Sequence.gaps` past `gapsScans`: its field is RATE_LIMITED, the rest of the answer stands.
  */
 import { CLIENT_HEADERS, servicesStoppedAfterAll, type TestService } from '../support/service';
@@ -71,6 +71,19 @@ test('a gapless value past gaplessHeld is refused and released, not left held', 
   const roomier = await serviceWith('gaplessHeld.client=10/600', service.dbName);
   const next = await roomier.graphql(ALLOCATE, { name: 'held' }, CLIENT_HEADERS);
   expect(next.body.data.allocateSequence.reservation.value).toBe(3);
+});
+
+test('a gapless batch past gaplessHeld is refused whole and every value it took released', async () => {
+  const service = await serviceWith('gaplessHeld.client=5/600');
+  const first = await service.graphql(ALLOCATE, { name: 'held', count: 3 }, CLIENT_HEADERS);
+  expect(first.body.data.allocateSequence.range).toEqual({ first: 1, last: 3 });
+  // 3 more values would hold 6, past 5: refused, and the 3 it took go back.
+  const past = await service.graphql(ALLOCATE, { name: 'held', count: 3 }, CLIENT_HEADERS);
+  expect(past.body.data.allocateSequence).toBeNull();
+  expectRateLimited(past.body.errors, 'gaplessHeld');
+  const roomier = await serviceWith('gaplessHeld.client=10/600', service.dbName);
+  const next = await roomier.graphql(ALLOCATE, { name: 'held', count: 4 }, CLIENT_HEADERS);
+  expect(next.body.data.allocateSequence.range).toEqual({ first: 4, last: 7 });
 });
 
 test('Sequence.gaps past gapsScans refuses its field; the rest of the answer stands', async () => {

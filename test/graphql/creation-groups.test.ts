@@ -9,10 +9,12 @@
  * as well as the service's, and fewer of them reach the service during one insert than in
  * `npm run bench`, whose service runs alone in its process (0.14 commands per user here on a
  * loaded 2-core machine; bench/results.json has the bench's figure). The bound says grouped, not
- * how well.
+ * how well. Creations that reach the service in one turn of its event loop (the operations of one
+ * batched request) share one insert: none goes alone ahead of the others.
  */
 import type { CommandStartedEvent } from 'mongodb';
-import { startTestService, type TestService } from '../support/service';
+import { BATCHED_OPERATIONS } from '../../src/limits';
+import { CLIENT_HEADERS, startTestService, type TestService } from '../support/service';
 
 const CREATE_USER = `
   mutation Create($input: CreateUserInput!) {
@@ -84,3 +86,42 @@ test('64 clients at once: BLOCK creations share inserts, a fraction of a command
   expect(block?.commandsPerUser).toBeLessThanOrEqual(GROUPED);
   expect((block?.commandsPerUser ?? 0) * users).toBeCloseTo(onUsersOrCounters.length, 6);
 }, 180_000);
+
+test.each(['BLOCK', 'TRANSACTION'])(
+  '%s: the creations of one batched request share one insert, none goes alone first',
+  async (strategy) => {
+    const inserts: number[] = [];
+    const watch = (event: CommandStartedEvent) => {
+      if (event.databaseName !== service.dbName || event.commandName !== 'insert') return;
+      if (event.command.insert === 'users') inserts.push(event.command.documents.length);
+    };
+    const operations = Array.from({ length: BATCHED_OPERATIONS }, (_, i) => ({
+      query: `mutation Create($input: CreateUserInput!) {
+        createUser(input: $input, strategy: ${strategy}) { user { id } error { code } }
+      }`,
+      variables: { input: { name: `${strategy} batched ${i}` } },
+    }));
+    service.client.on('commandStarted', watch);
+    let answers: Array<{ data: { createUser: { user: { id: string }; error: null } } }>;
+    try {
+      const response = await fetch(`${service.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...CLIENT_HEADERS },
+        body: JSON.stringify(operations),
+        signal: AbortSignal.timeout(120_000),
+      });
+      expect(response.status).toBe(200);
+      answers = await response.json();
+    } finally {
+      service.client.off('commandStarted', watch);
+    }
+    expect(answers.map((answer) => answer.data.createUser.error)).toEqual(
+      Array(BATCHED_OPERATIONS).fill(null),
+    );
+    expect(new Set(answers.map((answer) => answer.data.createUser.user.id)).size).toBe(
+      BATCHED_OPERATIONS,
+    );
+    expect(inserts).toEqual([BATCHED_OPERATIONS]);
+  },
+  120_000,
+);

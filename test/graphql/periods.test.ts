@@ -6,8 +6,8 @@
  * harness's). The service's own clock is the test process's, weeks before the database's here:
  * the period is the database's alone.
  */
-import { startStandin, type RunningStandin } from 'mongodb-standin';
-import { ADMIN_HEADERS, startTestService, type TestService } from '../support/service';
+import { startClockedServices, type ClockedServices } from '../support/clocked-services';
+import { ADMIN_HEADERS, type TestService } from '../support/service';
 
 const ERROR = 'error { code field message }';
 const DEFINE = `mutation ($input: CreateSequenceInput!) {
@@ -27,19 +27,17 @@ const READ = `query ($name: String!) {
 }`;
 
 let now = Date.parse('2026-06-01T10:00:00Z');
-let standin: RunningStandin;
+let services: ClockedServices;
 let first: TestService;
 let second: TestService;
 
 beforeAll(async () => {
-  standin = await startStandin({ log: () => undefined, clock: () => now });
-  first = await startTestService({ mongodbUri: standin.uri });
-  second = await startTestService({ mongodbUri: standin.uri, dbName: first.dbName });
+  services = await startClockedServices(() => now);
+  ({ first, second } = services);
 });
 
 afterAll(async () => {
-  await Promise.all([first?.stop(), second?.stop()]);
-  await standin?.stop();
+  await services?.stop();
 });
 
 async function define(input: object) {

@@ -58,12 +58,18 @@ const OPERATIONS: Record<string, (role: Role) => string> = {
     `mutation { confirmReservation(id: "${heldBy(role).confirm}") { value error { code } } }`,
   'Mutation.releaseReservation': (role) =>
     `mutation { releaseReservation(id: "${heldBy(role).release}") { value error { code } } }`,
+  'Mutation.confirmReservations': (role) =>
+    `mutation { confirmReservations(ids: ["${heldBy(role).confirm}"]) { settled error { code } } }`,
+  'Mutation.releaseReservations': (role) =>
+    `mutation { releaseReservations(ids: ["${heldBy(role).release}"]) { settled error { code } } }`,
   'Mutation.importUsers': (role) =>
     `mutation { importUsers(inputs: [{ id: "70001", name: "import by ${role}" }]) { imported error { code } } }`,
   'Mutation.advanceSequence': (role) =>
     `mutation { advanceSequence(name: "${own(role)}", to: 40) { sequence { id } error { code } } }`,
   'Mutation.setSequence': (role) =>
     `mutation { setSequence(name: "${own(role)}", value: 50) { sequence { id } error { code } } }`,
+  'Mutation.setSequenceFormat': () =>
+    `mutation { setSequenceFormat(name: "userid", format: "C-{seq:9}") { sequence { id } error { code } } }`,
 };
 
 /**

@@ -83,7 +83,9 @@ const storedUser = (id: string) =>
     .collection('users')
     .findOne({ _id: Number(id) as never });
 const storedCounter = (name: string) =>
-  db().collection<{ _id: string; seq?: unknown }>('counters').findOne({ _id: name });
+  db()
+    .collection<{ _id: string; seq?: unknown; formats?: unknown }>('counters')
+    .findOne({ _id: name });
 /** The issued values of a gapless sequence, lowest first. */
 const storedValues = (name: string) =>
   db()
@@ -218,8 +220,30 @@ const CASES: HeldCase[] = [
     query: 'mutation($id: ID!) { confirmReservation(id: $id) { value error { code } } }',
     stored: async () => {
       const [value] = await storedValues('held-confirm');
-      expect(value).toMatchObject({ value: 1, confirmedAt: expect.any(Date) });
-      expect(value).not.toHaveProperty('token');
+      // Confirmed, keeping the token that confirmed it (a retry answers it confirmed).
+      expect(value).toMatchObject({
+        value: 1,
+        confirmedAt: expect.any(Date),
+        token: expect.any(String),
+      });
+      expect(value).not.toHaveProperty('expiresAt');
+    },
+  },
+  {
+    field: 'confirmReservations',
+    name: 'its one write of them all held',
+    held: 'update',
+    prepare: async () => {
+      await createSequence('held-confirm-many', true);
+      return { ids: [await reserve('held-confirm-many'), await reserve('held-confirm-many')] };
+    },
+    query: 'mutation($ids: [ID!]!) { confirmReservations(ids: $ids) { settled error { code } } }',
+    stored: async () => {
+      const values = await storedValues('held-confirm-many');
+      expect(values).toMatchObject([
+        { value: 1, confirmedAt: expect.any(Date) },
+        { value: 2, confirmedAt: expect.any(Date) },
+      ]);
     },
   },
   {
@@ -235,10 +259,30 @@ const CASES: HeldCase[] = [
       // Released, and handed out again at the latest when its hold would have ended: the
       // counter's `freeCheckAt` is that expiry, since the answer came before it was lowered.
       const [value] = await storedValues('held-release');
-      expect(value).toMatchObject({ value: 1, token: null, expiresAt: new Date(0) });
+      expect(value).toMatchObject({ value: 1, token: expect.any(String), expiresAt: new Date(0) });
       const counter = await storedCounter('held-release');
       expect(counter).not.toHaveProperty('releases');
       expect(Number(counter?.seq)).toBe(1);
+    },
+  },
+  {
+    field: 'releaseReservations',
+    name: 'its value write held: the counter is not told after the answer',
+    held: 'update',
+    prepare: async () => {
+      await createSequence('held-release-many', true);
+      return { ids: [await reserve('held-release-many'), await reserve('held-release-many')] };
+    },
+    query: 'mutation($ids: [ID!]!) { releaseReservations(ids: $ids) { settled error { code } } }',
+    stored: async () => {
+      const values = await storedValues('held-release-many');
+      expect(values).toMatchObject([
+        { value: 1, expiresAt: new Date(0) },
+        { value: 2, expiresAt: new Date(0) },
+      ]);
+      const counter = await storedCounter('held-release-many');
+      expect(counter).not.toHaveProperty('releases');
+      expect(Number(counter?.seq)).toBe(2);
     },
   },
   {
@@ -269,6 +313,18 @@ const CASES: HeldCase[] = [
     stored: 'nothing',
     stillAbsent: async () => {
       expect(Number((await storedCounter('held-advance'))?.seq)).toBe(0);
+    },
+  },
+  {
+    field: 'setSequenceFormat',
+    name: 'a read before its write held: the write never starts',
+    held: 'find',
+    prepare: async () => ({ format: 'H-{seq:9}' }),
+    query:
+      'mutation($format: String!) { setSequenceFormat(name: "userid", format: $format) { sequence { format } error { code } } }',
+    stored: 'nothing',
+    stillAbsent: async () => {
+      expect((await storedCounter('userid'))?.formats).toBeUndefined();
     },
   },
   {

@@ -53,7 +53,7 @@ describe('ownership', () => {
       owner: 'billing',
       value: 1002,
     });
-    expect((await catalog.allocate(billingsAsAdmin, 1, admin)).range.first).toBe(1003);
+    expect((await catalog.allocate(billingsAsAdmin, 1, admin)).range!.first).toBe(1003);
     expect(await catalog.getById('billing~invoice/acme', admin)).toMatchObject({ value: 1003 });
     expect(await db.collection('counters').countDocuments()).toBe(1);
   });
@@ -116,8 +116,8 @@ describe('namespaces: creating a name another client uses tells nothing (issue 1
       ).toEqual(before);
       if (!('gapless' in definition)) {
         const theirs = await catalog.allocate(invoice, 1, shipping);
-        expect(theirs.range.first).toBe((definition as { start?: number }).start ?? 1);
-        expect((await catalog.allocate(invoice, 1, billing)).range.first).toBe(9);
+        expect(theirs.range!.first).toBe((definition as { start?: number }).start ?? 1);
+        expect((await catalog.allocate(invoice, 1, billing)).range!.first).toBe(9);
       }
     },
   );
@@ -199,7 +199,7 @@ describe('namespaces: creating a name another client uses tells nothing (issue 1
       'order',
       'shared',
     ]);
-    expect((await catalog.allocate(invoice, 1, billing)).range.first).toBe(42);
+    expect((await catalog.allocate(invoice, 1, billing)).range!.first).toBe(42);
     expect(await catalog.get(invoice, shipping)).toBeNull();
     expect(await catalog.moveOwnedCounters()).toEqual({ moved: [], conflicts: ['order'] });
   });
@@ -220,7 +220,7 @@ describe('ownership, 0.1', () => {
     await expect(catalog.allocate(ticket, 1, billing)).rejects.toMatchObject({
       code: 'SEQUENCE_NOT_FOUND',
     });
-    expect((await catalog.allocate(ticket, 1, admin)).range.first).toBe(42);
+    expect((await catalog.allocate(ticket, 1, admin)).range!.first).toBe(42);
     expect((await catalog.list({ first: 10 }, admin)).entries.map((e) => e.id)).toEqual(['ticket']);
   });
 

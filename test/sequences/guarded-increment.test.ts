@@ -157,12 +157,25 @@ test("a periodic sequence's command: the database's clock decides the period in 
     period: 'YEARLY',
     timeZone: 'Europe/Berlin',
     max: Long.fromNumber(999_999),
-    $expr: { $or: [{ $lte: ['$seq', Long.fromNumber(999_996)] }, starts] },
+    $expr: {
+      $and: [
+        { $or: [{ $lte: ['$seq', Long.fromNumber(999_996)] }, starts] },
+        // A new period only once the last ended one is archived.
+        { $or: [{ $not: [starts] }, { $eq: [{ $ifNull: ['$endedPeriod', null] }, null] }] },
+      ],
+    },
   });
   expect(update).toEqual([
     {
       $set: {
         currentPeriod: { $cond: [starts, periodNow, '$currentPeriod'] },
+        endedPeriod: {
+          $cond: [
+            { $and: [starts, { $ne: [{ $ifNull: ['$currentPeriod', null] }, null] }] },
+            { period: '$currentPeriod', value: '$seq' },
+            '$endedPeriod',
+          ],
+        },
         seq: { $cond: [starts, Long.fromNumber(3), { $add: ['$seq', Long.fromNumber(3)] }] },
         updatedAt: '$$NOW',
       },

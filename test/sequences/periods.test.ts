@@ -55,7 +55,7 @@ test('a stored period before the clock’s restarts at start; one after it is co
     { $set: { currentPeriod: '2001', seq: Long.fromNumber(41) } },
   );
   const restarted = await sequences.allocateExisting({ name: 'invoice' }, 1);
-  expect(restarted.range.first).toBe(1);
+  expect(restarted.range!.first).toBe(1);
   expect(restarted.sequence.currentPeriod).not.toBe('2001');
   expect(periodsAround('UTC').map((key) => key.slice(0, 4))).toContain(
     restarted.sequence.currentPeriod,
@@ -68,7 +68,7 @@ test('a stored period before the clock’s restarts at start; one after it is co
     { $set: { currentPeriod: '2999', seq: Long.fromNumber(7) } },
   );
   const continued = await sequences.allocateExisting({ name: 'invoice' }, 1);
-  expect(continued.range.first).toBe(8);
+  expect(continued.range!.first).toBe(8);
   expect(continued.sequence).toMatchObject({ currentPeriod: '2999', formattedValue: '2999/8' });
 });
 

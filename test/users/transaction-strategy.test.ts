@@ -199,15 +199,20 @@ test('a deadline that fires inside a shared transaction rolls it back: that call
   const { users, db, sequences } = await bed.fresh();
   const deadline = new AbortController();
   let increments = 0;
+  let firstStarted = () => {};
+  const firstIncrement = new Promise<void>((resolve) => (firstStarted = resolve));
   // The second `$inc` is the transaction of the creations that waited behind the first one.
   const fireOnSecondIncrement = (event: CommandStartedEvent) => {
     if (event.databaseName !== db.databaseName || event.commandName !== 'findAndModify') return;
     increments += 1;
+    if (increments === 1) firstStarted();
     if (increments === 2) deadline.abort(new Error('deadline'));
   };
   bed.client.on('commandStarted', fireOnSecondIncrement);
   try {
     const first = users.createUser({ name: 'first' }, STRATEGY);
+    // The others arrive while the first one's transaction runs: they make up the next group.
+    await firstIncrement;
     const late = users.createUser({ name: 'late' }, STRATEGY, { signal: deadline.signal });
     const batch = users.createUsers(names(5), STRATEGY);
     await expect(late).rejects.toThrow('deadline');
@@ -370,8 +375,11 @@ test('a group whose values another writer stores before every run answers ID_CON
   // (its turn alone), so every run after a `find` meets a value stored since.
   let stolen = 0;
   let thiefId = Number.MAX_SAFE_INTEGER - 1_000;
+  let firstTurnTaken = () => {};
+  const firstTurn = new Promise<void>((resolve) => (firstTurnTaken = resolve));
   class StealingTurns extends UserIdTurns {
     override async alone<T>(round: () => Promise<T>): Promise<T> {
+      if (stolen === 0) firstTurnTaken();
       await collection.collection.insertOne({
         ...unsaved('thief'),
         _id: Long.fromNumber(thiefId++),
@@ -394,6 +402,7 @@ test('a group whose values another writer stores before every run answers ID_CON
   // The first round runs alone (its run steals member 0's email) while the members queue behind
   // it: they make up the next group. Its first run meets 0 and 1 taken, then one more per run.
   const first = groups.round([unsaved('first')], newCreationTally(), {});
+  await firstTurn;
   const members = TRANSACTION_GROUP_RERUNS + 3;
   const outcomes = await Promise.all(
     Array.from({ length: members }, (_, i) =>

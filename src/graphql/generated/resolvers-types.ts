@@ -116,6 +116,8 @@ export type ResolversTypes = ResolversObject<{
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RequestLimits: ResolverTypeWrapper<RequestLimitsSource>;
   ReservationPayload: ResolverTypeWrapper<Omit<Types.ReservationPayload, 'query' | 'sequence'> & { query: ResolversTypes['Query'], sequence?: Types.Maybe<ResolversTypes['Sequence']> }>;
+  ReservationResult: ResolverTypeWrapper<Omit<Types.ReservationResult, 'sequence'> & { sequence?: Types.Maybe<ResolversTypes['Sequence']> }>;
+  ReservationsPayload: ResolverTypeWrapper<Omit<Types.ReservationsPayload, 'query' | 'results'> & { query: ResolversTypes['Query'], results: Array<ResolversTypes['ReservationResult']> }>;
   Role: Types.Role;
   Sequence: ResolverTypeWrapper<SequenceState>;
   SequenceChange: ResolverTypeWrapper<Omit<Types.SequenceChange, 'sequence'> & { sequence: ResolversTypes['Sequence'] }>;
@@ -123,6 +125,8 @@ export type ResolversTypes = ResolversObject<{
   SequenceEdge: ResolverTypeWrapper<Omit<Types.SequenceEdge, 'node'> & { node?: Types.Maybe<ResolversTypes['Sequence']> }>;
   SequenceGap: ResolverTypeWrapper<Types.SequenceGap>;
   SequenceGaps: ResolverTypeWrapper<Types.SequenceGaps>;
+  SequencePastPeriod: ResolverTypeWrapper<Types.SequencePastPeriod>;
+  SequencePastPeriods: ResolverTypeWrapper<Types.SequencePastPeriods>;
   SequencePeriod: Types.SequencePeriod;
   SequenceRange: ResolverTypeWrapper<Types.SequenceRange>;
   SequenceReservation: ResolverTypeWrapper<Types.SequenceReservation>;
@@ -167,12 +171,16 @@ export type ResolversParentTypes = ResolversObject<{
   Query: Record<PropertyKey, never>;
   RequestLimits: RequestLimitsSource;
   ReservationPayload: Omit<Types.ReservationPayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Types.Maybe<ResolversParentTypes['Sequence']> };
+  ReservationResult: Omit<Types.ReservationResult, 'sequence'> & { sequence?: Types.Maybe<ResolversParentTypes['Sequence']> };
+  ReservationsPayload: Omit<Types.ReservationsPayload, 'query' | 'results'> & { query: ResolversParentTypes['Query'], results: Array<ResolversParentTypes['ReservationResult']> };
   Sequence: SequenceState;
   SequenceChange: Omit<Types.SequenceChange, 'sequence'> & { sequence: ResolversParentTypes['Sequence'] };
   SequenceConnection: SequenceConnectionSource;
   SequenceEdge: Omit<Types.SequenceEdge, 'node'> & { node?: Types.Maybe<ResolversParentTypes['Sequence']> };
   SequenceGap: Types.SequenceGap;
   SequenceGaps: Types.SequenceGaps;
+  SequencePastPeriod: Types.SequencePastPeriod;
+  SequencePastPeriods: Types.SequencePastPeriods;
   SequenceRange: Types.SequenceRange;
   SequenceReservation: Types.SequenceReservation;
   SetSequencePayload: Omit<Types.SetSequencePayload, 'query' | 'sequence'> & { query: ResolversParentTypes['Query'], sequence?: Types.Maybe<ResolversParentTypes['Sequence']> };
@@ -194,6 +202,7 @@ export type AllocateSequencePayloadResolvers<ContextType = GraphQLContext, Paren
   query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
   range?: Resolver<Types.Maybe<ResolversTypes['SequenceRange']>, ParentType, ContextType>;
   reservation?: Resolver<Types.Maybe<ResolversTypes['SequenceReservation']>, ParentType, ContextType>;
+  reservations?: Resolver<Array<ResolversTypes['SequenceReservation']>, ParentType, ContextType>;
   sequence?: Resolver<Types.Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
 }>;
 
@@ -271,13 +280,16 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   advanceSequence?: Resolver<Types.Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationAdvanceSequenceArgs, 'name' | 'to'>>;
   allocateSequence?: Resolver<Types.Maybe<ResolversTypes['AllocateSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationAllocateSequenceArgs, 'count' | 'name'>>;
   confirmReservation?: Resolver<Types.Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<Types.MutationConfirmReservationArgs, 'id'>>;
+  confirmReservations?: Resolver<Types.Maybe<ResolversTypes['ReservationsPayload']>, ParentType, ContextType, RequireFields<Types.MutationConfirmReservationsArgs, 'ids'>>;
   createSequence?: Resolver<Types.Maybe<ResolversTypes['CreateSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationCreateSequenceArgs, 'input'>>;
   createUser?: Resolver<Types.Maybe<ResolversTypes['CreateUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationCreateUserArgs, 'input' | 'strategy'>>;
   createUsers?: Resolver<Types.Maybe<ResolversTypes['CreateUsersPayload']>, ParentType, ContextType, RequireFields<Types.MutationCreateUsersArgs, 'inputs' | 'strategy'>>;
   deleteUser?: Resolver<Types.Maybe<ResolversTypes['DeleteUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationDeleteUserArgs, 'id'>>;
   importUsers?: Resolver<Types.Maybe<ResolversTypes['ImportUsersPayload']>, ParentType, ContextType, RequireFields<Types.MutationImportUsersArgs, 'inputs'>>;
   releaseReservation?: Resolver<Types.Maybe<ResolversTypes['ReservationPayload']>, ParentType, ContextType, RequireFields<Types.MutationReleaseReservationArgs, 'id'>>;
+  releaseReservations?: Resolver<Types.Maybe<ResolversTypes['ReservationsPayload']>, ParentType, ContextType, RequireFields<Types.MutationReleaseReservationsArgs, 'ids'>>;
   setSequence?: Resolver<Types.Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationSetSequenceArgs, 'name' | 'value'>>;
+  setSequenceFormat?: Resolver<Types.Maybe<ResolversTypes['SetSequencePayload']>, ParentType, ContextType, RequireFields<Types.MutationSetSequenceFormatArgs, 'format' | 'name'>>;
   updateUser?: Resolver<Types.Maybe<ResolversTypes['UpdateUserPayload']>, ParentType, ContextType, RequireFields<Types.MutationUpdateUserArgs, 'id' | 'input'>>;
 }>;
 
@@ -333,10 +345,26 @@ export type ReservationPayloadResolvers<ContextType = GraphQLContext, ParentType
   value?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
 }>;
 
+export type ReservationResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReservationResult'] = ResolversParentTypes['ReservationResult']> = ResolversObject<{
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  sequence?: Resolver<Types.Maybe<ResolversTypes['Sequence']>, ParentType, ContextType>;
+  value?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
+}>;
+
+export type ReservationsPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReservationsPayload'] = ResolversParentTypes['ReservationsPayload']> = ResolversObject<{
+  error?: Resolver<Types.Maybe<ResolversTypes['MutationError']>, ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  query?: Resolver<ResolversTypes['Query'], ParentType, ContextType>;
+  results?: Resolver<Array<ResolversTypes['ReservationResult']>, ParentType, ContextType>;
+  settled?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
 export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Sequence'] = ResolversParentTypes['Sequence']> = ResolversObject<{
   currentPeriod?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   drift?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   format?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  formattedNext?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   formattedValue?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   gapless?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   gaps?: Resolver<Types.Maybe<ResolversTypes['SequenceGaps']>, ParentType, ContextType, RequireFields<Types.SequenceGapsArgs, 'first'>>;
@@ -346,6 +374,7 @@ export type SequenceResolvers<ContextType = GraphQLContext, ParentType extends R
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   next?: Resolver<Types.Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
   owner?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  pastPeriods?: Resolver<Types.Maybe<ResolversTypes['SequencePastPeriods']>, ParentType, ContextType, RequireFields<Types.SequencePastPeriodsArgs, 'first'>>;
   period?: Resolver<Types.Maybe<ResolversTypes['SequencePeriod']>, ParentType, ContextType>;
   scope?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   start?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
@@ -384,6 +413,17 @@ export type SequenceGapsResolvers<ContextType = GraphQLContext, ParentType exten
   complete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   runs?: Resolver<Array<ResolversTypes['SequenceGap']>, ParentType, ContextType>;
   scannedThrough?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+}>;
+
+export type SequencePastPeriodResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequencePastPeriod'] = ResolversParentTypes['SequencePastPeriod']> = ResolversObject<{
+  formattedValue?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  period?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+}>;
+
+export type SequencePastPeriodsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequencePastPeriods'] = ResolversParentTypes['SequencePastPeriods']> = ResolversObject<{
+  hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  periods?: Resolver<Array<ResolversTypes['SequencePastPeriod']>, ParentType, ContextType>;
 }>;
 
 export type SequenceRangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SequenceRange'] = ResolversParentTypes['SequenceRange']> = ResolversObject<{
@@ -444,6 +484,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   invitedById?: Resolver<Types.Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   invitees?: Resolver<Types.Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<Types.UserInviteesArgs, 'order'>>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  number?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
@@ -487,12 +528,16 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Query?: QueryResolvers<ContextType>;
   RequestLimits?: RequestLimitsResolvers<ContextType>;
   ReservationPayload?: ReservationPayloadResolvers<ContextType>;
+  ReservationResult?: ReservationResultResolvers<ContextType>;
+  ReservationsPayload?: ReservationsPayloadResolvers<ContextType>;
   Sequence?: SequenceResolvers<ContextType>;
   SequenceChange?: SequenceChangeResolvers<ContextType>;
   SequenceConnection?: SequenceConnectionResolvers<ContextType>;
   SequenceEdge?: SequenceEdgeResolvers<ContextType>;
   SequenceGap?: SequenceGapResolvers<ContextType>;
   SequenceGaps?: SequenceGapsResolvers<ContextType>;
+  SequencePastPeriod?: SequencePastPeriodResolvers<ContextType>;
+  SequencePastPeriods?: SequencePastPeriodsResolvers<ContextType>;
   SequenceRange?: SequenceRangeResolvers<ContextType>;
   SequenceReservation?: SequenceReservationResolvers<ContextType>;
   SetSequencePayload?: SetSequencePayloadResolvers<ContextType>;

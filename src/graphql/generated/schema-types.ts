@@ -27,10 +27,22 @@ export type AllocateSequencePayload = {
   error?: Maybe<MutationError>;
   /** The whole query root, to read any list afresh in the same response. */
   query: Query;
-  /** The values consumed; null when `error` is set. */
+  /**
+   * The values consumed; null when `error` is set, and for a gapless sequence whose values held are
+   * not `first`, `first + step`, ... of one period (released values handed out again among new
+   * ones): `reservations` lists them.
+   */
   range?: Maybe<SequenceRange>;
-  /** For a gapless sequence: the value held for the caller, to confirm or release; null otherwise. */
+  /**
+   * For a gapless sequence: the first value held for the caller (with `count` 1 the only one), to
+   * confirm or release; null otherwise.
+   */
   reservation?: Maybe<SequenceReservation>;
+  /**
+   * For a gapless sequence: every value held for the caller, one reservation each, lowest period and
+   * value first; empty for any other sequence and when `error` is set.
+   */
+  reservations: Array<SequenceReservation>;
   /** The sequence after the allocation, for client caches; null when `error` is set. */
   sequence?: Maybe<Sequence>;
 };
@@ -372,17 +384,27 @@ export type Mutation = {
   advanceSequence?: Maybe<SetSequencePayload>;
   /**
    * Consume `count` values of an existing sequence in one atomic step: the generic `nextval`. From a
-   * gapless sequence: one value (`count` 1), held for the caller as `reservation` until it confirms
-   * or releases it, or its hold expires.
+   * gapless sequence: `count` values (1 to 1,000), each held for the caller as one of `reservations`
+   * until it confirms or releases it, or its hold expires; released and expired values first, lowest
+   * first, then new ones. All or nothing: when the sequence cannot issue them all, none is held.
    */
   allocateSequence?: Maybe<AllocateSequencePayload>;
   /**
    * Confirm a value of a gapless sequence once the document numbered with it is written: it is used
    * for good and never handed out again. Only the reservation that holds the value now confirms it
    * (also after its hold expired, as long as nobody took the value); otherwise
-   * `RESERVATION_NOT_FOUND` and nothing changes.
+   * `RESERVATION_NOT_FOUND` and nothing changes. Confirming it again answers it confirmed and changes
+   * nothing, so a retry is safe.
    */
   confirmReservation?: Maybe<ReservationPayload>;
+  /**
+   * Confirm many values of gapless sequences at once, each as `confirmReservation` would on its own:
+   * one result per id, in order, an id refused alone with its code (`RESERVATION_NOT_FOUND`,
+   * `BAD_USER_INPUT` for a malformed one) while the others are confirmed. Confirming an id again
+   * answers it confirmed and changes nothing, so a retried batch is safe. More than 1,000 ids: the
+   * whole batch is refused (`error`), nothing confirmed.
+   */
+  confirmReservations?: Maybe<ReservationsPayload>;
   /**
    * Define a sequence, owned by the calling client, in its own namespace of names: a name another
    * client uses is a different sequence. Idempotent: creating it again with the same options returns
@@ -419,14 +441,32 @@ export type Mutation = {
   importUsers?: Maybe<ImportUsersPayload>;
   /**
    * Give back a value of a gapless sequence that will not be used: the next allocation hands it out
-   * again, before any new value.
+   * again, before any new value. Releasing it again answers it released and changes nothing; a
+   * confirmed value cannot be released (`RESERVATION_NOT_FOUND`).
    */
   releaseReservation?: Maybe<ReservationPayload>;
+  /**
+   * Give back many values of gapless sequences at once, each as `releaseReservation` would on its
+   * own: one result per id, in order, an id refused alone with its code. Releasing an id again
+   * answers it released and changes nothing. More than 1,000 ids: the whole batch is refused.
+   */
+  releaseReservations?: Maybe<ReservationsPayload>;
   /**
    * Admin: set the last issued value of a sequence (a client's named `<client>~<name>`). `userid`
    * only moves forward; a gapless sequence and one with a `period` cannot be set.
    */
   setSequence?: Maybe<SetSequencePayload>;
+  /**
+   * Admin: give `userid` a display format, so every user answers a customer number beside its id
+   * (`User.number`): `C-{seq:6}` writes id 42 as `C-000042`. The same syntax as a sequence's
+   * `format`, without date parts. A format covers the ids from the first one nobody holds yet (above
+   * the counter and every stored id; the counter moves up to just below it) onwards, so a number once
+   * answered never changes: ids issued before keep their format, or none. Its padding must hold that
+   * first id; ids past the padding answer a null `number` (never truncated) until a wider format is
+   * set. Idempotent: the newest format again is answered as it is. Other sequences take their format
+   * once, with `createSequence`.
+   */
+  setSequenceFormat?: Maybe<SetSequencePayload>;
   /** Change a user's name or email, with the same validation and uniqueness as at creation. */
   updateUser?: Maybe<UpdateUserPayload>;
 };
@@ -452,6 +492,12 @@ export type MutationAllocateSequenceArgs = {
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationConfirmReservationArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationConfirmReservationsArgs = {
+  ids: Array<Scalars['ID']['input']>;
 };
 
 
@@ -494,10 +540,24 @@ export type MutationReleaseReservationArgs = {
 
 
 /** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationReleaseReservationsArgs = {
+  ids: Array<Scalars['ID']['input']>;
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
 export type MutationSetSequenceArgs = {
   name: Scalars['String']['input'];
   scope?: InputMaybe<Scalars['String']['input']>;
   value: Scalars['Long']['input'];
+};
+
+
+/** The service's write operations. Each answers a payload whose `error` holds an expected failure. */
+export type MutationSetSequenceFormatArgs = {
+  format: Scalars['String']['input'];
+  name: Scalars['String']['input'];
+  scope?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -555,7 +615,8 @@ export type Query = {
   __typename?: 'Query';
   /**
    * The value the next allocation of an existing sequence will return, without consuming it: the same
-   * as that sequence's `next` (client caches read it from there).
+   * as that sequence's `next` (client caches read it from there). As people write it: the
+   * sequence's `formattedNext` (`sequence(name:) { next formattedNext }`).
    */
   nextSequence?: Maybe<Scalars['Long']['output']>;
   /**
@@ -708,6 +769,37 @@ export type ReservationPayload = {
   value?: Maybe<Scalars['Long']['output']>;
 };
 
+/**
+ * The outcome of one id of `confirmReservations` or `releaseReservations`: exactly one of `value` and
+ * `error` is set.
+ */
+export type ReservationResult = {
+  __typename?: 'ReservationResult';
+  /** Why this id changed nothing (`RESERVATION_NOT_FOUND`, `BAD_USER_INPUT`), or null. */
+  error?: Maybe<MutationError>;
+  /** The position of the id this result belongs to. */
+  index: Scalars['Int']['output'];
+  /** The sequence after the change; null when `error` is set. */
+  sequence?: Maybe<Sequence>;
+  /** The value confirmed or released; null when `error` is set. */
+  value?: Maybe<Scalars['Long']['output']>;
+};
+
+/** The answer of `confirmReservations` and `releaseReservations`. */
+export type ReservationsPayload = {
+  __typename?: 'ReservationsPayload';
+  /** Why the whole batch was refused (more than 1,000 ids), or null. */
+  error?: Maybe<MutationError>;
+  /** How many results hold an error. */
+  failed: Scalars['Int']['output'];
+  /** The whole query root, to read any list afresh in the same response. */
+  query: Query;
+  /** One per id, in order (empty when `error` refused the whole batch). */
+  results: Array<ReservationResult>;
+  /** How many results hold a value settled (by this request, or earlier with the same id). */
+  settled: Scalars['Int']['output'];
+};
+
 /** What a caller may do (the table "Who may call what" in the docs). */
 export type Role =
   /** The admin token: everything. */
@@ -734,8 +826,15 @@ export type Sequence = Node & {
   /** How its values are written for people (`INV-{YYYY}-{seq:6}`); null: as plain numbers. */
   format?: Maybe<Scalars['String']['output']>;
   /**
+   * `next` in the sequence's `format` and `currentPeriod` (`INV-2026-000043`), what the next
+   * allocation answers unless a new period starts first; null without a format, once exhausted, or
+   * for a sequence with a `period` before its first allocation.
+   */
+  formattedNext?: Maybe<Scalars['String']['output']>;
+  /**
    * `value` in the sequence's `format` and `currentPeriod` (`INV-2026-000042`); null without a format
-   * or before the first allocation.
+   * or before the first allocation. For `userid`, `format` is its newest format
+   * (`setSequenceFormat`), and `value` and `next` are written in the format that covers each.
    */
   formattedValue?: Maybe<Scalars['String']['output']>;
   /**
@@ -770,6 +869,12 @@ export type Sequence = Node & {
   next?: Maybe<Scalars['Long']['output']>;
   /** The client that created it; null for one the admin created, `userid`, or a 0.1 counter. */
   owner?: Maybe<Scalars['String']['output']>;
+  /**
+   * For a sequence with a `period` that is not gapless: its ended periods, oldest first, each with
+   * the last value issued in it, a page at a time. Null for any other (a gapless sequence keeps each
+   * period's values: `gaps(period:)`).
+   */
+  pastPeriods?: Maybe<SequencePastPeriods>;
   /** When it restarts at `start`; null: never. */
   period?: Maybe<SequencePeriod>;
   /** Null for the unscoped sequence of this name. */
@@ -792,6 +897,13 @@ export type SequenceGapsArgs = {
   after?: InputMaybe<Scalars['Long']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   period?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A counter document and the definition stored on it. */
+export type SequencePastPeriodsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** One event of `sequenceChanged`. */
@@ -851,6 +963,26 @@ export type SequenceGaps = {
   runs: Array<SequenceGap>;
   /** Every value up to this one was examined; pass it as `after` for the next page. */
   scannedThrough: Scalars['Long']['output'];
+};
+
+/** A period that has ended, as its counter stood when the next began. */
+export type SequencePastPeriod = {
+  __typename?: 'SequencePastPeriod';
+  /** `value` in the sequence's `format` and this period (`INV-2026-000412`); null without a format. */
+  formattedValue?: Maybe<Scalars['String']['output']>;
+  /** The period (`2026`, `2026-12`, `2026-12-31`). */
+  period: Scalars['String']['output'];
+  /** The last value issued in it. */
+  value: Scalars['Long']['output'];
+};
+
+/** A page of a sequence's ended periods, oldest first. */
+export type SequencePastPeriods = {
+  __typename?: 'SequencePastPeriods';
+  /** True when later ended periods follow: ask again with `after` the last `period` here. */
+  hasMore: Scalars['Boolean']['output'];
+  /** The periods of this page. */
+  periods: Array<SequencePastPeriod>;
 };
 
 /** When a sequence restarts at its `start`. */
@@ -1044,6 +1176,12 @@ export type User = Node & {
   invitees?: Maybe<UserConnection>;
   /** 1 to 100 visible characters. */
   name: Scalars['String']['output'];
+  /**
+   * The user's number as people write it (`C-000042`): `id` in the `userid` format that covers it
+   * (`setSequenceFormat`), read from the id, so every strategy's users answer it alike and it never
+   * changes; null for an id issued before any format, or past its format's padding.
+   */
+  number?: Maybe<Scalars['String']['output']>;
 };
 
 
