@@ -124,6 +124,22 @@ function through(middleware: Middleware, req: IncomingMessage, res: ServerRespon
   });
 }
 
+/**
+ * CORS for a request that is not a preflight. One without `Origin` (not a browser's cross-origin
+ * request) gets from cors, whatever CORS_ORIGINS says, no grant and only `Vary: Origin` (the answer
+ * depends on the origin); that header is set here without running cors, whose copy of its options
+ * and chain of callbacks per request was a measured cost. With `Origin`, cors decides.
+ */
+function crossOrigin(
+  allowCors: Middleware,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> | undefined {
+  if (req.headers.origin !== undefined) return through(allowCors, req, res);
+  res.setHeader('vary', 'Origin');
+  return undefined;
+}
+
 /** The path and the query string (`?` included, or empty) of a request's URL. */
 function splitUrl(url = '/'): { path: string; search: string } {
   const mark = url.indexOf('?');
@@ -176,14 +192,18 @@ function readinessHandler(
   };
 }
 
-/** Writes Apollo's answer, unless the deadline answered 503 meanwhile. */
-async function sendAnswer(
+/**
+ * Writes Apollo's answer, unless the deadline answered 503 meanwhile. A complete answer (nearly
+ * every one) is written at once; only a streamed one (incremental delivery) returns a promise, so
+ * the common answer costs no async function and no promise of its own.
+ */
+function sendAnswer(
   res: ServerResponse,
   answer: HTTPGraphQLResponse,
   accept: string | undefined,
-): Promise<void> {
+): Promise<void> | undefined {
   // The deadline answered 503 meanwhile: the late answer has no one to go to.
-  if (res.headersSent) return;
+  if (res.headersSent) return undefined;
   // No answer of this API may be stored by a browser or a proxy (ids, users, counters change).
   res.setHeader('cache-control', 'no-store');
   for (const [key, value] of answer.headers) res.setHeader(key, value);
@@ -191,9 +211,14 @@ async function sendAnswer(
   if (answer.body.kind === 'complete') {
     res.statusCode = graphqlStatus(res.statusCode, answer.body.string, accept);
     res.end(answer.body.string);
-    return;
+    return undefined;
   }
-  for await (const chunk of answer.body.asyncIterator) res.write(chunk);
+  return sendChunks(res, answer.body.asyncIterator);
+}
+
+/** Writes a streamed answer's chunks as they come, then ends it. */
+async function sendChunks(res: ServerResponse, chunks: AsyncIterableIterator<string>) {
+  for await (const chunk of chunks) res.write(chunk);
   res.end();
 }
 
@@ -229,7 +254,7 @@ function graphqlHandler(
     // cors answers a preflight itself, without passing it on; any other request it passes on.
     if (req.method === 'OPTIONS') {
       if (!(await passes(allowCors, req, res))) return;
-    } else await through(allowCors, req, res);
+    } else await crossOrigin(allowCors, req, res);
     const deadline = startDeadline(req, res, config.REQUEST_TIMEOUT_MS);
     let leave: (() => void) | undefined;
     try {
@@ -261,7 +286,8 @@ function graphqlHandler(
         req.bounds.close();
       }
       if (res.headersSent || sentRefusal(req, res)) return;
-      await sendAnswer(res, answer, req.headers.accept);
+      const streaming = sendAnswer(res, answer, req.headers.accept);
+      if (streaming !== undefined) await streaming;
     } finally {
       // Done, answered or failed (a failure is answered by the caller): no deadline is left to keep.
       // Work a client walked away from stays bounded by it until here.
@@ -283,7 +309,7 @@ function streamHandler({ streams, components }: AppDeps, allowCors: Middleware) 
   return async (req: ServiceRequest, res: ServerResponse, search: string) => {
     if (req.method === 'OPTIONS') {
       if (!(await passes(allowCors, req, res))) return;
-    } else await through(allowCors, req, res);
+    } else await crossOrigin(allowCors, req, res);
     await through(readJson, req, res);
     if (refusedInput(req, res, search, components.budgets)) return;
     await streams.handle(req, res, req.body, {

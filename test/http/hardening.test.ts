@@ -154,6 +154,21 @@ describe('CORS', () => {
     const response = await preflight('http://evil.example');
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  test('answers a request without Origin as cors does: no grant, Vary: Origin', async () => {
+    for (const target of [service, production]) {
+      const response = await post(
+        target,
+        JSON.stringify({
+          query: 'mutation { createUser(input: { name: "Ann" }) { user { id } } }',
+        }),
+        target === production ? { authorization: `Bearer ${TEST_CLIENT.token}` } : {},
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('vary')).toBe('Origin');
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    }
+  });
 });
 
 describe('graphql-armor limits', () => {

@@ -130,6 +130,33 @@ describe('only the variables of each operation', () => {
     expect(raw(text)).toBeNull();
   });
 
+  test('escapes in a query, an operation name and extensions end no string early', () => {
+    // Quotes and backslashes escaped every way JSON allows, next to each other and at the ends.
+    const tricky = 'a"b\\"c\\\\d\u0022e"\\';
+    for (const variables of [
+      { input: { name: 'Ann' } },
+      { input: { name: 'n'.repeat(INPUT.stringLength + 1) } },
+    ]) {
+      const text = JSON.stringify({
+        query: `# ${tricky}\n${QUERY}`,
+        operationName: tricky,
+        extensions: { [tricky]: [tricky, { [tricky]: tricky }] },
+        variables,
+      });
+      expect(raw(text)).toEqual(parsedProblem(text));
+    }
+    const escapedUnicode = `{"query":"\\u0022${QUERY}\\u005c","variables":{"input":{"name":"${'n'.repeat(INPUT.stringLength + 1)}"}}}`;
+    expect(raw(escapedUnicode)).toEqual(parsedProblem(escapedUnicode));
+    expect(raw(escapedUnicode)?.field).toBe('input.name');
+    // Ended at its escaped quote, the query would turn every quote after it inside out.
+    const quote = JSON.stringify({
+      query: '"',
+      variables: { input: { name: 'n'.repeat(INPUT.stringLength + 1) } },
+    });
+    expect(raw(quote)).toEqual(parsedProblem(quote));
+    expect(raw(quote)?.field).toBe('input.name');
+  });
+
   test("a batch's operations are each checked", () => {
     const text = JSON.stringify([
       { query: QUERY, variables: { input: { name: 'Ann' } } },
