@@ -66,6 +66,19 @@ export const TRANSACTION_GROUP_RERUNS = 3;
 export const REQUESTS_IN_EXECUTION = 64;
 
 /**
+ * Connections the kernel holds for the HTTP server between their handshake and the server's
+ * accept (the `listen` backlog; Linux caps it at `net.core.somaxconn`, 4096 by default since 5.4).
+ * Why: a burst of new callers arrives as a burst of connections, and while the event loop is busy
+ * it accepts none; past the backlog the kernel drops their SYNs, and each one waits out TCP's
+ * retry, 1 s and then 3 s. Node's default (511) dropped 488 of 1,000 connections opened at once
+ * (test/http/connection-burst.test.ts), and 133 of 512 connections opened at once against a
+ * service still busy with the previous 512 waited 3 s for their first answer: the p99 of a burst
+ * was the SYN retry. A queued connection costs the kernel a few hundred bytes and the service
+ * nothing until it is accepted.
+ */
+export const LISTEN_BACKLOG = 4096;
+
+/**
  * `allocateSequence` calls one request may make: each is a write on one counter document, and a
  * request of many aliased allocations would hold that document against every other writer.
  */

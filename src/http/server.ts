@@ -26,7 +26,7 @@ import {
   SubscriptionRules,
   type SubscriptionBounds,
 } from '../graphql/index';
-import { SUBSCRIPTIONS } from '../limits';
+import { LISTEN_BACKLOG, SUBSCRIPTIONS } from '../limits';
 import type { Logger } from '../logger';
 import { createApp } from './app';
 import { upgradeOriginCheck } from './cors';
@@ -92,7 +92,7 @@ export async function startHttpServer(
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.PORT, deps.host, () => {
+    server.listen({ port: config.PORT, host: deps.host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);
       resolve();
     });
