@@ -358,8 +358,9 @@ export class SequenceCatalog {
 
   /**
    * Confirms (`frees`: releases) the values of gapless sequences (the caller's own) that `ids`
-   * name, each on its own: one outcome per id, in order. More than RESERVATIONS_PER_REQUEST ids
-   * are refused whole, nothing settled.
+   * name, each on its own: one outcome per id, in order, a repeat of a reservation refused alone
+   * (`Reservations.settleMany`). More than RESERVATIONS_PER_REQUEST ids are refused whole, nothing
+   * settled.
    */
   async settleReservations(
     ids: string[],
