@@ -837,8 +837,9 @@ export type Sequence = Node & {
   format?: Maybe<Scalars['String']['output']>;
   /**
    * `next` in the sequence's `format` and `currentPeriod` (`INV-2026-000043`), what the next
-   * allocation answers unless a new period starts first; null without a format, once exhausted, or
-   * for a sequence with a `period` before its first allocation.
+   * allocation answers unless a new period starts first; null without a format or once exhausted.
+   * Before the first allocation of a sequence with a `period`, in the period the database's clock is
+   * in now (`INV-2026-000001`): the clock that decides the period of that allocation.
    */
   formattedNext?: Maybe<Scalars['String']['output']>;
   /**
