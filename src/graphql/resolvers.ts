@@ -558,6 +558,7 @@ export const resolvers: Resolvers = {
   },
 
   Sequence: {
+    formattedNext: (sequence, _args, { sequences }) => sequences.formattedNext(sequence),
     pastPeriods: (sequence, { after, first }, { sequences }) =>
       sequences.pastPeriods(sequence, { after: after ?? null, first: first ?? PAGE_SIZE.default }),
     ...authorized('Sequence', {

@@ -53,6 +53,7 @@ import {
 import { formatByVersion, formatValue, formatValues, parseFormat } from './format';
 import type { SequencePage, SequencePageRequest } from './pages';
 import type { NamespaceMove } from './namespaces';
+import { periodClockOf } from './periods';
 import type { Reservation } from './reservations';
 import {
   type AllocatedRange,
@@ -358,8 +359,9 @@ export class SequenceCatalog {
 
   /**
    * Confirms (`frees`: releases) the values of gapless sequences (the caller's own) that `ids`
-   * name, each on its own: one outcome per id, in order. More than RESERVATIONS_PER_REQUEST ids
-   * are refused whole, nothing settled.
+   * name, each on its own: one outcome per id, in order, a repeat of a reservation refused alone
+   * (`Reservations.settleMany`). More than RESERVATIONS_PER_REQUEST ids are refused whole, nothing
+   * settled.
    */
   async settleReservations(
     ids: string[],
@@ -426,6 +428,24 @@ export class SequenceCatalog {
             : formatValue(parts, entry.value, entry.period),
       })),
     };
+  }
+
+  /**
+   * `next` of a sequence the caller has read, as the sequence will write it. Before the first
+   * allocation of a periodic sequence with a format, no period is stored (`currentPeriod` null):
+   * its `next` is written in the period the database's clock is in now, read for this answer. Why
+   * that clock: it is the one the first allocation takes its period from (./periods.ts), so the
+   * two agree unless a period ends in between, whichever instance answers and whatever its own
+   * clock says. One read, only for such a sequence; any other answers its state's.
+   */
+  async formattedNext(state: SequenceState): Promise<string | null> {
+    const { format, next } = state;
+    const clock = periodClockOf(state);
+    if (format === null || next === null || clock === null || state.currentPeriod !== null) {
+      return state.formattedNext;
+    }
+    const period = await this.counters.clockPeriod(state, clock);
+    return period === null ? null : formatValue(parseFormat(format, clock.period), next, period);
   }
 
   /**

@@ -14,6 +14,11 @@
  * A counter written by the tutorial's own shell commands (`{ _id, seq: 0 }`, a double, no
  * definition) reads as the implicit definition.
  *
+ * Reading a counter is pure: no clock. So a periodic sequence with a format that has not
+ * allocated yet, which stores no period, reads with a null `formattedNext` here; the catalog
+ * (`SequenceCatalog.formattedNext`) writes its `next` in the period the database's clock is in,
+ * the clock its first allocation will take the period from (./periods.ts).
+ *
  * Invariant: documents are read defensively, since anyone with database access may have written
  * them. Every number leaving this module is a whole number within ±(2^53 - 1) (a step within
  * 1..2^31 - 1); anything else (the string "17", NaN, 17.5, an Int64 beyond 2^53) is a
@@ -93,7 +98,8 @@ export interface SequenceState extends SequenceDefinition {
   formattedValue: string | null;
   /**
    * `next` in the format and `currentPeriod` (the period `next` counts in); null without a format,
-   * once exhausted, or for a periodic sequence before its first allocation.
+   * once exhausted, or for a periodic sequence before its first allocation (which the catalog
+   * writes in the database clock's period, `SequenceCatalog.formattedNext`).
    */
   formattedNext: string | null;
   updatedAt: Date | null;

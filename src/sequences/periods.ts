@@ -4,7 +4,9 @@
  * Which clock decides: the database's. The period of an allocation is computed by MongoDB itself
  * (`$dateToString` of `$$NOW` in the sequence's zone) inside the one atomic update that issues the
  * values (./guarded-increment.ts), so service instances whose clocks disagree by seconds cannot
- * disagree on the period, and no allocation reads a clock apart from the write it decides.
+ * disagree on the period, and no allocation reads a clock apart from the write it decides. The
+ * same clock answers `formattedNext` before a sequence's first allocation (./catalog.ts), when no
+ * period is stored yet: read then, it names the period that allocation would start.
  *
  * Invariants:
  * - A period is named by its key, the local date it covers written `YYYY`, `YYYY-MM` or

@@ -34,6 +34,8 @@
  *   long as nobody took the value: a value is confirmed at most once. Each value is settled by one
  *   update matching its `_id` and token, so settling many at once is atomic per value, never
  *   across values: two callers settling overlapping batches each settle a value or are refused it.
+ *   Within one batch a reservation is settled and answered once, at the first id naming it, and
+ *   any later id naming it is refused alone (BAD_USER_INPUT), so no answer counts a value twice.
  * - Periods: before it issues anything, an allocation of a periodic sequence lets the database's
  *   clock move the counter's `currentPeriod` forward (one pipeline-style update with `$$NOW`,
  *   restarting `seq` in a new period); a new value is issued in the period that update answered.
@@ -333,7 +335,10 @@ export class Reservations {
    * (BAD_USER_INPUT for a malformed id, SEQUENCE_NOT_FOUND for one of a sequence that is not the
    * caller's, RESERVATION_NOT_FOUND for one whose token does not hold its value now). Per sequence named: one counter read, one
    * update of all its values, and only when some were refused or already settled a read of them.
-   * Repeating a settled id answers it settled again and changes nothing.
+   * Repeating a settled id in a later call answers it settled again and changes nothing. Within
+   * one call each reservation is answered once, at the first id naming it: a later id naming the
+   * same value and token (the same id, or the value written otherwise, `07` for `7`) is
+   * BAD_USER_INPUT, so no answer counts a reservation twice.
    */
   async settleMany(
     ids: string[],
@@ -345,6 +350,8 @@ export class Reservations {
       string,
       { key: ResolvedKey; items: Array<{ index: number; hold: Hold }> }
     >();
+    /** The first index of each hold named, by its `holdKey`. */
+    const firstIndex = new Map<string, number>();
     ids.forEach((id, index) => {
       let hold: Hold;
       try {
@@ -354,6 +361,12 @@ export class Reservations {
         outcomes[index] = { error: err };
         return;
       }
+      const first = firstIndex.get(holdKey(hold));
+      if (first !== undefined) {
+        outcomes[index] = { error: repeated(first) };
+        return;
+      }
+      firstIndex.set(holdKey(hold), index);
       const group = groups.get(hold.key.id) ?? { key: hold.key, items: [] };
       group.items.push({ index, hold });
       groups.set(hold.key.id, group);
@@ -680,6 +693,12 @@ const holdOf =
 const notFound = (hold: Hold) =>
   new ReservationNotFoundError(
     `Reservation ${valueId(hold.key, hold.value, hold.period)}:${hold.token} holds no value now: it was confirmed or released already, or its hold expired and value ${hold.value} was handed out again. Nothing changed.`,
+    { field: 'id' },
+  );
+
+const repeated = (first: number) =>
+  new BadUserInputError(
+    `This id names the same reservation as ids[${first}]: each reservation is settled once per call, and answered there. Nothing changed for this id.`,
     { field: 'id' },
   );
 

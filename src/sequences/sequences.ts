@@ -352,6 +352,24 @@ export class Sequences {
     return doc === null ? [] : storedFormatVersions(doc);
   }
 
+  /**
+   * The key of the period the database's clock (`$$NOW`) is in now, for `clock`'s period and zone:
+   * the period an allocation of `key` would number in now, unless a later one is stored. Null when
+   * its counter is gone. One aggregate of the counter by `_id`; nothing is written.
+   */
+  async clockPeriod(key: SequenceKey, clock: PeriodClock): Promise<string | null> {
+    const [found] = await this.counters.collection
+      .aggregate<{ period: string }>(
+        [
+          { $match: { _id: resolveKey(key).id } },
+          { $project: { _id: 0, period: periodNow(clock) } },
+        ],
+        this.counters.options(),
+      )
+      .toArray();
+    return found?.period ?? null;
+  }
+
   async get(key: SequenceKey): Promise<SequenceState | null> {
     const resolved = resolveKey(key);
     const doc = await this.read(resolved);

@@ -222,3 +222,84 @@ test('a gapless yearly sequence: each year numbers from 1, and an ended year’s
     field: 'period',
   });
 });
+
+const PREVIEW = '{ next formattedNext currentPeriod }';
+
+test('before its first allocation, formattedNext is what the first allocation answers, in the database clock’s period', async () => {
+  // In Berlin and Tokyo the database's clock is in 2028 already; in UTC it is not, and the test
+  // process's own clock (the services') is in another year altogether.
+  now = Date.parse('2027-12-31T23:30:00.000Z');
+  const defined = await first.graphql(
+    `mutation ($input: CreateSequenceInput!) {
+      createSequence(input: $input) { sequence ${PREVIEW} ${ERROR} }
+    }`,
+    {
+      input: {
+        name: 'invoice-preview',
+        format: 'INV-{YYYY}-{seq:6}',
+        period: 'YEARLY',
+        timeZone: 'Europe/Berlin',
+      },
+    },
+  );
+  expect(defined.body.data.createSequence).toEqual({
+    sequence: { next: 1, formattedNext: 'INV-2028-000001', currentPeriod: null },
+    error: null,
+  });
+  // Read on the other instance, alone and in the list.
+  const read = await second.graphql(
+    `query ($name: String!) {
+      sequence(name: $name) ${PREVIEW}
+      sequences(first: 100) { edges { node { name formattedNext } } }
+    }`,
+    { name: 'invoice-preview' },
+  );
+  expect(read.body.errors).toBeUndefined();
+  expect(read.body.data.sequence).toEqual({
+    next: 1,
+    formattedNext: 'INV-2028-000001',
+    currentPeriod: null,
+  });
+  expect(read.body.data.sequences.edges.map((edge: { node: object }) => edge.node)).toContainEqual({
+    name: 'invoice-preview',
+    formattedNext: 'INV-2028-000001',
+  });
+  const allocated = await first.graphql(
+    `mutation ($name: String!) {
+      allocateSequence(name: $name) { range { formatted } sequence ${PREVIEW} ${ERROR} }
+    }`,
+    { name: 'invoice-preview' },
+  );
+  expect(allocated.body.data.allocateSequence).toEqual({
+    range: { formatted: ['INV-2028-000001'] },
+    sequence: { next: 2, formattedNext: 'INV-2028-000002', currentPeriod: '2028' },
+    error: null,
+  });
+
+  // A gapless monthly one alike: its first reservation is the number formattedNext showed.
+  const gapless = await define({
+    name: 'receipt-preview',
+    gapless: true,
+    format: 'R{YYYY}{MM}-{seq:4}',
+    period: 'MONTHLY',
+    timeZone: 'Asia/Tokyo',
+  });
+  expect(gapless.error).toBeNull();
+  const before = await second.graphql(
+    `query ($name: String!) { sequence(name: $name) ${PREVIEW} }`,
+    {
+      name: 'receipt-preview',
+    },
+  );
+  expect(before.body.data.sequence).toEqual({
+    next: 1,
+    formattedNext: 'R202801-0001',
+    currentPeriod: null,
+  });
+  const reserved = await first.graphql(RESERVE, { name: 'receipt-preview' });
+  expect(reserved.body.data.allocateSequence.reservation).toMatchObject({
+    value: 1,
+    period: '2028-01',
+    formatted: 'R202801-0001',
+  });
+});

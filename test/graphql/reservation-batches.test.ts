@@ -5,8 +5,9 @@
  *   sequence's format says), released values first;
  * - `confirmReservations` / `releaseReservations` settle each id on its own: a malformed id, another
  *   owner's or one whose value went to another holder is refused alone while the rest settle; a
- *   repeat answers the same and changes nothing; a value past its hold mid-batch is confirmed
- *   while nobody took it;
+ *   repeated batch answers the same and changes nothing; an id repeated within one batch (or
+ *   naming the same reservation otherwise) is settled and counted once, each repeat refused alone
+ *   as BAD_USER_INPUT; a value past its hold mid-batch is confirmed while nobody took it;
  * - two clients confirming and releasing overlapping batches at once, on two instances: each value
  *   ends up confirmed or released by exactly one of them, and once the released ones are handed
  *   out again and confirmed the confirmed values are exactly 1..N;
@@ -162,6 +163,58 @@ test('a refused item is refused alone: malformed, another owner, a value handed 
     { index: 1, value: 1, sequence: { value: 4 }, error: null },
   ]);
   expect((await gapsOf('batch-mixed')).gaps).toEqual({ runs: [], complete: true });
+});
+
+test('an id repeated in one batch is settled and counted once; each repeat is refused alone', async () => {
+  await define({ name: 'batch-repeat', gapless: true, holdSeconds: 60 });
+  const [a, b, c] = (await allocate('batch-repeat', 3)).map((h) => h.id);
+  // The same reservation written another way (its value with a leading zero) is a repeat too.
+  const [sequenceId, value, token] = a.split(':');
+  const aAgain = `${sequenceId}:0${value}:${token}`;
+  const ids = [a, b, a, aAgain, c, b];
+  const confirmed = await settle(CONFIRM, ids);
+  expect(confirmed.results.map((r) => [r.index, r.value, r.error?.code ?? null])).toEqual([
+    [0, 1, null],
+    [1, 2, null],
+    [2, null, 'BAD_USER_INPUT'],
+    [3, null, 'BAD_USER_INPUT'],
+    [4, 3, null],
+    [5, null, 'BAD_USER_INPUT'],
+  ]);
+  expect(confirmed).toMatchObject({ settled: 3, failed: 3, error: null });
+  const repeat = await service.graphql(
+    `mutation ($ids: [ID!]!) { confirmReservations(ids: $ids) { results { ${ERROR} } } }`,
+    { ids: [c, c] },
+    CLIENT,
+  );
+  expect(repeat.body.data.confirmReservations.results[1].error).toEqual({
+    code: 'BAD_USER_INPUT',
+    field: 'id',
+    message: expect.stringMatching(/same reservation as ids\[0\].*once per call/),
+  });
+  // The batch retried (its answer lost): the same answer, nothing changed.
+  expect(await settle(CONFIRM, ids, other)).toEqual(confirmed);
+  expect(await gapsOf('batch-repeat')).toEqual({ value: 3, gaps: { runs: [], complete: true } });
+
+  // A release repeated in one batch gives its value back once: the next allocation hands each
+  // released value out once, then a new one.
+  const [d, e] = (await allocate('batch-repeat', 2)).map((h) => h.id);
+  const released = await settle(RELEASE, [d, e, d]);
+  expect(released.results.map((r) => [r.value, r.error?.code ?? null])).toEqual([
+    [4, null],
+    [5, null],
+    [null, 'BAD_USER_INPUT'],
+  ]);
+  expect(released).toMatchObject({ settled: 2, failed: 1 });
+  const again = await allocate('batch-repeat', 3, other);
+  expect(again.map((h) => h.value)).toEqual([4, 5, 6]);
+  expect(
+    await settle(
+      CONFIRM,
+      again.map((h) => h.id),
+    ),
+  ).toMatchObject({ settled: 3, failed: 0 });
+  expect(await gapsOf('batch-repeat')).toEqual({ value: 6, gaps: { runs: [], complete: true } });
 });
 
 test('two clients confirming and releasing overlapping batches at once: each value settled once', async () => {

@@ -400,9 +400,11 @@ export type Mutation = {
   /**
    * Confirm many values of gapless sequences at once, each as `confirmReservation` would on its own:
    * one result per id, in order, an id refused alone with its code (`RESERVATION_NOT_FOUND`,
-   * `BAD_USER_INPUT` for a malformed one) while the others are confirmed. Confirming an id again
-   * answers it confirmed and changes nothing, so a retried batch is safe. More than 1,000 ids: the
-   * whole batch is refused (`error`), nothing confirmed.
+   * `BAD_USER_INPUT` for a malformed one) while the others are confirmed. Each reservation is
+   * confirmed and answered once per batch, at the first id naming it; a later id naming it again is
+   * refused alone (`BAD_USER_INPUT`). Confirming an id again in another request answers it confirmed
+   * and changes nothing, so a retried batch is safe. More than 1,000 ids: the whole batch is refused
+   * (`error`), nothing confirmed.
    */
   confirmReservations?: Maybe<ReservationsPayload>;
   /**
@@ -447,8 +449,10 @@ export type Mutation = {
   releaseReservation?: Maybe<ReservationPayload>;
   /**
    * Give back many values of gapless sequences at once, each as `releaseReservation` would on its
-   * own: one result per id, in order, an id refused alone with its code. Releasing an id again
-   * answers it released and changes nothing. More than 1,000 ids: the whole batch is refused.
+   * own: one result per id, in order, an id refused alone with its code. Each reservation is released
+   * and answered once per batch, at the first id naming it; a later id naming it again is refused
+   * alone (`BAD_USER_INPUT`). Releasing an id again in another request answers it released and
+   * changes nothing. More than 1,000 ids: the whole batch is refused.
    */
   releaseReservations?: Maybe<ReservationsPayload>;
   /**
@@ -775,7 +779,10 @@ export type ReservationPayload = {
  */
 export type ReservationResult = {
   __typename?: 'ReservationResult';
-  /** Why this id changed nothing (`RESERVATION_NOT_FOUND`, `BAD_USER_INPUT`), or null. */
+  /**
+   * Why this id changed nothing (`RESERVATION_NOT_FOUND`, `BAD_USER_INPUT` for a malformed id or a
+   * repeat of an earlier one), or null.
+   */
   error?: Maybe<MutationError>;
   /** The position of the id this result belongs to. */
   index: Scalars['Int']['output'];
@@ -796,7 +803,10 @@ export type ReservationsPayload = {
   query: Query;
   /** One per id, in order (empty when `error` refused the whole batch). */
   results: Array<ReservationResult>;
-  /** How many results hold a value settled (by this request, or earlier with the same id). */
+  /**
+   * How many results hold a value settled (by this request, or earlier with the same id): each
+   * reservation once, since a repeat of it in the batch is refused.
+   */
   settled: Scalars['Int']['output'];
 };
 
@@ -827,8 +837,9 @@ export type Sequence = Node & {
   format?: Maybe<Scalars['String']['output']>;
   /**
    * `next` in the sequence's `format` and `currentPeriod` (`INV-2026-000043`), what the next
-   * allocation answers unless a new period starts first; null without a format, once exhausted, or
-   * for a sequence with a `period` before its first allocation.
+   * allocation answers unless a new period starts first; null without a format or once exhausted.
+   * Before the first allocation of a sequence with a `period`, in the period the database's clock is
+   * in now (`INV-2026-000001`): the clock that decides the period of that allocation.
    */
   formattedNext?: Maybe<Scalars['String']['output']>;
   /**
