@@ -35,7 +35,6 @@ test('the flood: a token client connects 15 of 15 times while silent sockets fro
   // The flood was held to its address's places: its sockets pushed each other out (1013).
   expect(flood.counts.opened).toBeGreaterThan(SUBSCRIPTIONS.awaitingInitPerAddress);
   expect(flood.counts.pushedOut).toBeGreaterThan(0);
-  console.log(`silent flood from one address: ${JSON.stringify(flood.counts)}`);
 });
 
 test('silent sockets from many addresses fill only the awaiting places: tokens still connect', async () => {

@@ -10,8 +10,7 @@
  */
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { startStandin, type RunningStandin } from 'mongodb-standin';
-import { CLIENT_HEADERS, startTestService, type TestService } from '../support/service';
+import { CLIENT_HEADERS, twoInstancesOnOneDatabase } from '../support/service';
 
 const SUBSCRIBERS = 20;
 const USERS_PER_WAVE = 20;
@@ -19,23 +18,15 @@ const USER_CREATED = `subscription Created($after: String) {
   userCreated(after: $after) { cursor user { id } }
 }`;
 
-let standin: RunningStandin;
-let service: TestService;
-let other: TestService;
 const clients: Client[] = [];
-
-beforeAll(async () => {
-  // A private database, so the server cursors counted are these subscribers'.
-  standin = await startStandin({ log: () => {} });
-  service = await startTestService({ mongodbUri: standin.uri });
-  other = await startTestService({ mongodbUri: standin.uri, dbName: service.dbName });
-});
-
+// Declared before the instances: jest runs afterAll hooks in the order declared, so the clients
+// close before the instances stop.
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.dispose()));
-  await Promise.all([service?.stop(), other?.stop()]);
-  await standin?.stop();
 });
+
+// A private database, so the server cursors counted are these subscribers'.
+const instances = twoInstancesOnOneDatabase({ privateStandin: {} });
 
 class Subscriber {
   readonly received = new Map<string, number>();
@@ -45,7 +36,7 @@ class Subscriber {
 
   subscribe(after: string | null = null): void {
     this.client = createClient({
-      url: `${service.url.replace(/^http/, 'ws')}/graphql`,
+      url: `${instances.first.url.replace(/^http/, 'ws')}/graphql`,
       webSocketImpl: WebSocket,
       connectionParams: CLIENT_HEADERS,
       retryAttempts: 0,
@@ -81,13 +72,13 @@ async function until(done: () => boolean | Promise<boolean>): Promise<boolean> {
 }
 
 const openCursors = async (): Promise<number> =>
-  (await service.client.db('admin').command({ serverStatus: 1 })).metrics.cursor.open.total;
+  (await instances.first.client.db('admin').command({ serverStatus: 1 })).metrics.cursor.open.total;
 
 /** `count` users created at once, half through each instance; the acknowledged ids. */
 async function wave(count: number, label: string): Promise<string[]> {
   const answers = await Promise.all(
     Array.from({ length: count }, (_, i) =>
-      (i % 2 === 0 ? service : other).graphql(
+      (i % 2 === 0 ? instances.first : instances.second).graphql(
         'mutation C($input: CreateUserInput!) { createUser(input: $input) { user { id } } }',
         { input: { name: `${label} ${i}` } },
         CLIENT_HEADERS,

@@ -14,9 +14,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  startTestService,
   TEST_ADMIN_TOKEN,
   TEST_CLIENT,
+  twoInstancesOnOneDatabase,
   type TestService,
 } from '../support/service';
 
@@ -43,27 +43,17 @@ const GAPS = `query Gaps($name: String!, $after: Long, $first: Int) {
   }
 }`;
 
-let service: TestService;
-let other: TestService;
-
-beforeAll(async () => {
-  service = await startTestService();
-  other = await startTestService({ dbName: service.dbName });
-});
-
-afterAll(async () => {
-  await Promise.all([service?.stop(), other?.stop()]);
-});
+const instances = twoInstancesOnOneDatabase();
 
 async function define(input: object, headers: Record<string, string> = CLIENT) {
-  const defined = await service.graphql(DEFINE, { input }, headers);
+  const defined = await instances.first.graphql(DEFINE, { input }, headers);
   expect(defined.body.data.createSequence.error).toBeNull();
   return defined.body.data.createSequence.sequence;
 }
 
 async function allocate(
   name: string,
-  via: TestService = service,
+  via: TestService = instances.first,
   headers: Record<string, string> = CLIENT,
 ) {
   const answer = await via.graphql(ALLOCATE, { name }, headers);
@@ -74,7 +64,7 @@ async function allocate(
 async function settle(
   query: string,
   id: string,
-  via: TestService = service,
+  via: TestService = instances.first,
   headers: Record<string, string> = CLIENT,
 ) {
   const answer = await via.graphql(query, { id }, headers);
@@ -86,7 +76,7 @@ async function settle(
 }
 
 const gapsOf = async (name: string, args: object = {}, headers: Record<string, string> = CLIENT) =>
-  (await service.graphql(GAPS, { name, ...args }, headers)).body.data.sequence;
+  (await instances.first.graphql(GAPS, { name, ...args }, headers)).body.data.sequence;
 
 test('a gapless allocation is a reservation; confirmed values stay, released ones come back first', async () => {
   const created = await define({ name: 'invoice-gapless', gapless: true, holdSeconds: 30 });
@@ -160,7 +150,7 @@ test('reserve 1, 2, 3, let the holds expire, retake and confirm 1: 2 and 3 still
   const retaken = await allocate('promise');
   expect(retaken.reservation.value).toBe(1);
   expect(await settle(CONFIRM, retaken.reservation.id)).toMatchObject({ value: 1, error: null });
-  expect(await settle(CONFIRM, held[1].reservation.id, other)).toMatchObject({
+  expect(await settle(CONFIRM, held[1].reservation.id, instances.second)).toMatchObject({
     value: 2,
     error: null,
   });
@@ -172,42 +162,48 @@ test('reserve 1, 2, 3, let the holds expire, retake and confirm 1: 2 and 3 still
 test('each instance sees what the other changed: a reservation taken on one is confirmed on the other', async () => {
   await define({ name: 'two-instances', gapless: true });
   // Each instance plans from the counter as it last saw it; the other's writes make that stale.
-  const onFirst = await allocate('two-instances', service);
-  const onSecond = await allocate('two-instances', other);
+  const onFirst = await allocate('two-instances', instances.first);
+  const onSecond = await allocate('two-instances', instances.second);
   expect(onSecond.reservation.value).toBe(2);
-  expect((await allocate('two-instances', service)).reservation.value).toBe(3);
-  expect(await settle(RELEASE, onSecond.reservation.id, other)).toMatchObject({ error: null });
-  expect(await settle(CONFIRM, onFirst.reservation.id, other)).toMatchObject({ value: 1 });
-  const retaken = await allocate('two-instances', service);
+  expect((await allocate('two-instances', instances.first)).reservation.value).toBe(3);
+  expect(await settle(RELEASE, onSecond.reservation.id, instances.second)).toMatchObject({
+    error: null,
+  });
+  expect(await settle(CONFIRM, onFirst.reservation.id, instances.second)).toMatchObject({
+    value: 1,
+  });
+  const retaken = await allocate('two-instances', instances.first);
   expect(retaken.reservation.value).toBe(2);
-  expect(await settle(CONFIRM, retaken.reservation.id, other)).toMatchObject({ value: 2 });
+  expect(await settle(CONFIRM, retaken.reservation.id, instances.second)).toMatchObject({
+    value: 2,
+  });
   // Confirmed on one instance: a retry on the other answers it confirmed, and cannot release it.
-  expect(await settle(CONFIRM, onFirst.reservation.id, service)).toMatchObject({
+  expect(await settle(CONFIRM, onFirst.reservation.id, instances.first)).toMatchObject({
     value: 1,
     error: null,
   });
-  expect((await settle(RELEASE, onFirst.reservation.id, service)).error?.code).toBe(
+  expect((await settle(RELEASE, onFirst.reservation.id, instances.first)).error?.code).toBe(
     'RESERVATION_NOT_FOUND',
   );
 });
 
 test('bad requests change nothing: count above 1,000, setSequence, another owner, a malformed id', async () => {
   await define({ name: 'strict', gapless: true });
-  const many = await service.graphql(ALLOCATE, { name: 'strict', count: 1_001 }, CLIENT);
+  const many = await instances.first.graphql(ALLOCATE, { name: 'strict', count: 1_001 }, CLIENT);
   expect(many.body.data.allocateSequence.error).toMatchObject({
     code: 'BAD_USER_INPUT',
     field: 'count',
   });
   const held = await allocate('strict');
   // The admin names the client's sequence as its stored id reads: `<client>~<name>`.
-  const set = await service.graphql(
+  const set = await instances.first.graphql(
     `mutation { setSequence(name: "${TEST_CLIENT.client}~strict", value: 10) { sequence { value } error { code field } } }`,
     {},
     ADMIN,
   );
   expect(set.body.data.setSequence.error).toEqual({ code: 'BAD_USER_INPUT', field: 'name' });
   // The open-access client is another owner: it sees no such sequence.
-  expect((await settle(CONFIRM, held.reservation.id, service, {})).error?.code).toBe(
+  expect((await settle(CONFIRM, held.reservation.id, instances.first, {})).error?.code).toBe(
     'SEQUENCE_NOT_FOUND',
   );
   for (const id of [
@@ -221,18 +217,18 @@ test('bad requests change nothing: count above 1,000, setSequence, another owner
       field: 'id',
     });
   }
-  const undefinedHold = await service.graphql(
+  const undefinedHold = await instances.first.graphql(
     DEFINE,
     { input: { name: 'not-gapless', holdSeconds: 5 } },
     CLIENT,
   );
   expect(undefinedHold.body.data.createSequence.error).toMatchObject({ field: 'holdSeconds' });
-  const conflicting = await service.graphql(DEFINE, { input: { name: 'strict' } }, CLIENT);
+  const conflicting = await instances.first.graphql(DEFINE, { input: { name: 'strict' } }, CLIENT);
   expect(conflicting.body.data.createSequence.error).toMatchObject({
     code: 'BAD_USER_INPUT',
     field: 'holdSeconds',
   });
-  const db = service.client.db(service.dbName);
+  const db = instances.first.client.db(instances.first.dbName);
   const id = `${TEST_CLIENT.client}~strict`;
   expect(await db.collection('counters').findOne({ _id: id as never })).toMatchObject({ seq: 1 });
   const values = await db.collection('gapless_values').find({ sequence: id }).toArray();
@@ -257,7 +253,7 @@ test('32 clients on two instances reserve, confirm, release and abandon at once:
     return draw / 2 ** 31;
   };
   const client = async (index: number) => {
-    const via = index % 2 === 0 ? service : other;
+    const via = index % 2 === 0 ? instances.first : instances.second;
     for (let round = 0; round < 12; round += 1) {
       const answer = await via.graphql(ALLOCATE, { name }, CLIENT);
       if (answer.body.data == null) {
@@ -327,18 +323,18 @@ test('32 clients on two instances reserve, confirm, release and abandon at once:
       tally.unavailable,
   ).toBe(32 * 12);
   expect(confirmed.length).toBeGreaterThan(0);
-  const waiting = await service.client
-    .db(service.dbName)
+  const waiting = await instances.first.client
+    .db(instances.first.dbName)
     .collection('gapless_values')
     .countDocuments({ sequence: `${TEST_CLIENT.client}~${name}`, expiresAt: { $exists: true } });
   expect(waiting).toBe(0);
 });
 
 test('userid gaps: ids no user holds, below the largest stored one, a bounded page at a time', async () => {
-  const db = service.client.db(service.dbName);
+  const db = instances.first.client.db(instances.first.dbName);
   const users = db.collection('users');
   const create = (name: string, email?: string) =>
-    service.graphql(
+    instances.first.graphql(
       'mutation C($input: CreateUserInput!) { createUser(input: $input) { user { id } error { code } } }',
       { input: { name, email } },
       CLIENT,
@@ -348,9 +344,9 @@ test('userid gaps: ids no user holds, below the largest stored one, a bounded pa
     ids.push((await create(`gap user ${i}`, `gap${i}@example.test`)).body.data.createUser.user.id);
   }
   // The admin moves the counter past two ids: no user will ever hold them.
-  const next = (await service.graphql('{ nextSequence(name: "userid") }', {}, ADMIN)).body.data
-    .nextSequence;
-  await service.graphql(
+  const next = (await instances.first.graphql('{ nextSequence(name: "userid") }', {}, ADMIN)).body
+    .data.nextSequence;
+  await instances.first.graphql(
     `mutation { setSequence(name: "userid", value: ${next + 1}) { error { code } } }`,
     {},
     ADMIN,
@@ -372,7 +368,7 @@ test('userid gaps: ids no user holds, below the largest stored one, a bounded pa
   const secondPage = (await gapsOf('userid', { first: 1, after: firstPage.scannedThrough }, ADMIN))
     .gaps;
   expect(secondPage.runs).toEqual([expected[1]]);
-  const bad = await service.graphql(GAPS, { name: 'userid', first: 101 }, ADMIN);
+  const bad = await instances.first.graphql(GAPS, { name: 'userid', first: 101 }, ADMIN);
   expect(bad.body.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
 });
 
@@ -387,7 +383,7 @@ test('gaps pages count against the per-request listing bound, over aliases and b
   // Four calls: the most whose stored values one request may read (SCANNED_VALUES_PER_REQUEST).
   const aliased = `{ ${Array.from({ length: 4 }, (_, i) => `a${i}: sequence(name: "audited") { gaps(first: 100) { complete } }`).join(' ')} }`;
   const post = (operations: number) =>
-    fetch(`${service.url}/graphql`, {
+    fetch(`${instances.first.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...CLIENT },
       body: JSON.stringify(Array.from({ length: operations }, () => ({ query: aliased }))),

@@ -3,7 +3,7 @@
  * be: each has its own BLOCK allocator and its own stats, and they share the counters and users
  * collections. Every request goes through the real HTTP server of one instance.
  */
-import { startTestService, type TestService } from '../support/service';
+import { startTestService, twoInstancesOnOneDatabase, type TestService } from '../support/service';
 import { uniqueDbName } from '../support/db';
 
 const CREATE_USER = `mutation ($input: CreateUserInput!, $strategy: IdStrategy) {
@@ -17,19 +17,9 @@ const ALLOCATE = `mutation ($name: String!, $scope: String) {
 }`;
 const STATS = `{ strategyStats { strategy usersCreated insertAttempts commandsPerUser p50Ms } }`;
 
-let first: TestService;
-let second: TestService;
-
-beforeAll(async () => {
-  const dbName = uniqueDbName('instances');
-  // Small blocks so 300 creates need several refills on each instance.
-  const env = { ID_BLOCK_SIZE: '25', ID_BLOCK_SIZE_MAX: '25' };
-  first = await startTestService({ dbName, env });
-  second = await startTestService({ dbName, env });
-});
-
-afterAll(async () => {
-  await Promise.all([first?.stop(), second?.stop()]);
+// Small blocks so 300 creates need several refills on each instance.
+const instances = twoInstancesOnOneDatabase({
+  env: { ID_BLOCK_SIZE: '25', ID_BLOCK_SIZE_MAX: '25' },
 });
 
 function ids(responses: Array<{ body: { data?: { createUser: { user: { id: string } } } } }>) {
@@ -39,7 +29,7 @@ function ids(responses: Array<{ body: { data?: { createUser: { user: { id: strin
 test('300 concurrent BLOCK creates across two instances get 300 distinct ids, all stored', async () => {
   const responses = await Promise.all(
     Array.from({ length: 300 }, (_, i) =>
-      (i % 2 === 0 ? first : second).graphql(CREATE_USER, {
+      (i % 2 === 0 ? instances.first : instances.second).graphql(CREATE_USER, {
         input: { name: `block ${i}` },
         strategy: 'BLOCK',
       }),
@@ -48,11 +38,14 @@ test('300 concurrent BLOCK creates across two instances get 300 distinct ids, al
   for (const response of responses) expect(response.body.errors).toBeUndefined();
   const created = ids(responses);
   expect(new Set(created).size).toBe(300);
-  const stored = await first.client.db(first.dbName).collection('users').countDocuments();
+  const stored = await instances.first.client
+    .db(instances.first.dbName)
+    .collection('users')
+    .countDocuments();
   expect(stored).toBe(300);
   // Each instance reserved its own blocks: the counter stands at or past every id handed out.
-  const counter = await first.client
-    .db(first.dbName)
+  const counter = await instances.first.client
+    .db(instances.first.dbName)
     .collection<{ _id: string; seq: number }>('counters')
     .findOne({ _id: 'userid' });
   expect(counter!.seq).toBeGreaterThanOrEqual(Math.max(...created));
@@ -60,17 +53,17 @@ test('300 concurrent BLOCK creates across two instances get 300 distinct ids, al
 
 test('two instances with interleaved offsets (start 1 and 2, step 2) never collide', async () => {
   // The blog's two servers: one issues odd numbers, the other even ones, from its own sequence.
-  await first.graphql(CREATE_SEQUENCE, {
+  await instances.first.graphql(CREATE_SEQUENCE, {
     input: { name: 'orders', scope: 'odd', start: 1, step: 2 },
   });
-  await second.graphql(CREATE_SEQUENCE, {
+  await instances.second.graphql(CREATE_SEQUENCE, {
     input: { name: 'orders', scope: 'even', start: 2, step: 2 },
   });
   const allocations = await Promise.all(
     Array.from({ length: 200 }, (_, i) =>
       i % 2 === 0
-        ? first.graphql(ALLOCATE, { name: 'orders', scope: 'odd' })
-        : second.graphql(ALLOCATE, { name: 'orders', scope: 'even' }),
+        ? instances.first.graphql(ALLOCATE, { name: 'orders', scope: 'odd' })
+        : instances.second.graphql(ALLOCATE, { name: 'orders', scope: 'even' }),
     ),
   );
   const values = allocations.map((response) => {
@@ -86,16 +79,16 @@ test('two instances with interleaved offsets (start 1 and 2, step 2) never colli
 });
 
 test('strategyStats counts what each instance created, and only that', async () => {
-  const before = (await second.graphql(STATS)).body.data.strategyStats;
+  const before = (await instances.second.graphql(STATS)).body.data.strategyStats;
   const counterBefore = before.find((row: { strategy: string }) => row.strategy === 'COUNTER');
   for (let i = 0; i < 5; i += 1) {
-    const response = await first.graphql(CREATE_USER, {
+    const response = await instances.first.graphql(CREATE_USER, {
       input: { name: `counted ${i}` },
       strategy: 'COUNTER',
     });
     expect(response.body.errors).toBeUndefined();
   }
-  const firstStats = (await first.graphql(STATS)).body.data.strategyStats;
+  const firstStats = (await instances.first.graphql(STATS)).body.data.strategyStats;
   expect(firstStats).toContainEqual(
     expect.objectContaining({
       strategy: 'COUNTER',
@@ -105,7 +98,7 @@ test('strategyStats counts what each instance created, and only that', async () 
       p50Ms: expect.any(Number),
     }),
   );
-  const after = (await second.graphql(STATS)).body.data.strategyStats;
+  const after = (await instances.second.graphql(STATS)).body.data.strategyStats;
   expect(after.find((row: { strategy: string }) => row.strategy === 'COUNTER')).toEqual(
     counterBefore,
   );

@@ -9,7 +9,7 @@
  * - `advanceSequence` into a later period keeps the ended one too; bad pages are refused;
  *   sequences without a period, and gapless ones, answer null.
  */
-import { startClockedServices, type ClockedServices } from '../support/clocked-services';
+import { clockedServicesBed } from '../support/clocked-services';
 import type { TestService } from '../support/service';
 
 const ERROR = 'error { code field message }';
@@ -27,21 +27,10 @@ const PAST = `query ($name: String!, $after: String, $first: Int) {
 }`;
 
 let now = Date.parse('2026-01-15T10:00:00Z');
-let services: ClockedServices;
-let first: TestService;
-let second: TestService;
-
-beforeAll(async () => {
-  services = await startClockedServices(() => now);
-  ({ first, second } = services);
-});
-
-afterAll(async () => {
-  await services?.stop();
-});
+const instances = clockedServicesBed(() => now);
 
 async function define(input: object) {
-  const answer = await first.graphql(DEFINE, { input });
+  const answer = await instances.first.graphql(DEFINE, { input });
   expect(answer.body.errors).toBeUndefined();
   expect(answer.body.data.createSequence.error).toBeNull();
 }
@@ -54,7 +43,7 @@ async function allocate(name: string, count: number, service: TestService) {
 }
 
 async function past(name: string, page: { after?: string; first?: number } = {}) {
-  const answer = await first.graphql(PAST, { name, ...page });
+  const answer = await instances.first.graphql(PAST, { name, ...page });
   expect(answer.body.errors).toBeUndefined();
   return answer.body.data.sequence;
 }
@@ -69,8 +58,8 @@ test('each ended month answers its last value, formatted in that month, a page a
     // Both instances allocate in each month, at once.
     const half = Math.floor(issued[index] / 2);
     const ranges = await Promise.all([
-      allocate('invoice', half, first),
-      allocate('invoice', issued[index] - half, second),
+      allocate('invoice', half, instances.first),
+      allocate('invoice', issued[index] - half, instances.second),
     ]);
     for (const range of ranges) expect(range.period).toBe(month);
   }
@@ -102,10 +91,10 @@ test('each ended month answers its last value, formatted in that month, a page a
 test('a change of period interrupted before its copy: the next period waits for the copy', async () => {
   now = Date.parse('2026-05-10T12:00:00Z');
   await define({ name: 'ticket', period: 'MONTHLY' });
-  await allocate('ticket', 4, first);
+  await allocate('ticket', 4, instances.first);
   // As if an instance died between the change of period and the copy: June began, May's last
   // value is still held by the counter, never copied.
-  const counters = first.client.db(first.dbName).collection('counters');
+  const counters = instances.first.client.db(instances.first.dbName).collection('counters');
   const stored = await counters.findOne({ _id: 'anonymous~ticket' as never });
   expect(stored).not.toBeNull();
   await counters.updateOne({ _id: 'anonymous~ticket' as never }, [
@@ -119,7 +108,7 @@ test('a change of period interrupted before its copy: the next period waits for 
   ]);
   // July begins with May still uncopied: the allocation copies it before June can end.
   now = Date.parse('2026-07-02T12:00:00Z');
-  const july = await allocate('ticket', 1, second);
+  const july = await allocate('ticket', 1, instances.second);
   expect(july).toMatchObject({ first: 1, period: '2026-07' });
   expect((await past('ticket')).pastPeriods.periods).toEqual([
     { period: '2026-05', value: 4, formattedValue: null },
@@ -130,9 +119,9 @@ test('a change of period interrupted before its copy: the next period waits for 
 test('advanceSequence into a later period keeps the ended one; bad pages; other sequences', async () => {
   now = Date.parse('2026-08-10T12:00:00Z');
   await define({ name: 'order', period: 'YEARLY', format: 'O{YY}-{seq}' });
-  await allocate('order', 3, first);
+  await allocate('order', 3, instances.first);
   now = Date.parse('2027-01-05T12:00:00Z');
-  const advanced = await first.graphql(
+  const advanced = await instances.first.graphql(
     `mutation { advanceSequence(name: "order", to: 100, period: "2027") { sequence { currentPeriod value } ${ERROR} } }`,
   );
   expect(advanced.body.data.advanceSequence).toEqual({
@@ -144,7 +133,7 @@ test('advanceSequence into a later period keeps the ended one; bad pages; other 
   ]);
 
   for (const page of [{ first: 0 }, { first: 101 }, { after: 'last year' }]) {
-    const answer = await first.graphql(PAST, { name: 'order', ...page });
+    const answer = await instances.first.graphql(PAST, { name: 'order', ...page });
     expect(answer.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   }
 

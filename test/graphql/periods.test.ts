@@ -6,8 +6,8 @@
  * harness's). The service's own clock is the test process's, weeks before the database's here:
  * the period is the database's alone.
  */
-import { startClockedServices, type ClockedServices } from '../support/clocked-services';
-import { ADMIN_HEADERS, type TestService } from '../support/service';
+import { clockedServicesBed } from '../support/clocked-services';
+import { ADMIN_HEADERS } from '../support/service';
 
 const ERROR = 'error { code field message }';
 const DEFINE = `mutation ($input: CreateSequenceInput!) {
@@ -27,26 +27,15 @@ const READ = `query ($name: String!) {
 }`;
 
 let now = Date.parse('2026-06-01T10:00:00Z');
-let services: ClockedServices;
-let first: TestService;
-let second: TestService;
-
-beforeAll(async () => {
-  services = await startClockedServices(() => now);
-  ({ first, second } = services);
-});
-
-afterAll(async () => {
-  await services?.stop();
-});
+const instances = clockedServicesBed(() => now);
 
 async function define(input: object) {
-  const answer = await first.graphql(DEFINE, { input });
+  const answer = await instances.first.graphql(DEFINE, { input });
   expect(answer.body.errors).toBeUndefined();
   return answer.body.data.createSequence;
 }
 
-async function allocate(name: string, count = 1, service = first) {
+async function allocate(name: string, count = 1, service = instances.first) {
   const answer = await service.graphql(ALLOCATE, { name, count });
   expect(answer.body.errors).toBeUndefined();
   return answer.body.data.allocateSequence;
@@ -78,7 +67,7 @@ test('INV-{YYYY}-{seq:6} yearly in Europe/Berlin: the last millisecond of 2026 a
     period: '2026',
     formatted: ['INV-2026-000001'],
   });
-  expect((await allocate('invoice', 2, second)).range.formatted).toEqual([
+  expect((await allocate('invoice', 2, instances.second)).range.formatted).toEqual([
     'INV-2026-000002',
     'INV-2026-000003',
   ]);
@@ -93,7 +82,7 @@ test('INV-{YYYY}-{seq:6} yearly in Europe/Berlin: the last millisecond of 2026 a
   });
 
   now = Date.parse('2026-12-31T23:00:00.000Z');
-  const first2027 = await allocate('invoice', 1, second);
+  const first2027 = await allocate('invoice', 1, instances.second);
   expect(first2027.range).toEqual({
     first: 1,
     last: 1,
@@ -105,7 +94,7 @@ test('INV-{YYYY}-{seq:6} yearly in Europe/Berlin: the last millisecond of 2026 a
   // again: the period only moves forward.
   now = Date.parse('2026-12-31T22:59:58.000Z');
   expect((await allocate('invoice')).range.formatted).toEqual(['INV-2027-000002']);
-  const read = await first.graphql(READ, { name: 'invoice' });
+  const read = await instances.first.graphql(READ, { name: 'invoice' });
   expect(read.body.data.sequence).toEqual({
     value: 2,
     currentPeriod: '2027',
@@ -148,7 +137,7 @@ test('bad formats, zones and periods are refused with BAD_USER_INPUT naming the 
   });
   expect((await define({ name: 'fixed', format: 'F-{seq:4}' })).error).toBeNull();
   // `userid` feeds user ids: its definition is fixed.
-  const userid = await first.graphql(
+  const userid = await instances.first.graphql(
     DEFINE,
     { input: { name: 'userid', format: 'C{seq:8}' } },
     ADMIN_HEADERS,
@@ -179,13 +168,13 @@ test('a gapless yearly sequence: each year numbers from 1, and an ended year’s
     timeZone: 'Europe/Berlin',
   });
   const reserve = async () => {
-    const answer = await first.graphql(RESERVE, { name: 'receipt' });
+    const answer = await instances.first.graphql(RESERVE, { name: 'receipt' });
     expect(answer.body.errors).toBeUndefined();
     expect(answer.body.data.allocateSequence.error).toBeNull();
     return answer.body.data.allocateSequence;
   };
   const settle = async (action: string, id: string) => {
-    const answer = await second.graphql(SETTLE(action), { id });
+    const answer = await instances.second.graphql(SETTLE(action), { id });
     expect(answer.body.data[action].error).toBeNull();
   };
   const held = [await reserve(), await reserve(), await reserve()];
@@ -204,7 +193,7 @@ test('a gapless yearly sequence: each year numbers from 1, and an ended year’s
   expect(refilled.reservation).toMatchObject({ value: 2, period: '2026', formatted: 'R26-0002' });
   const first2027 = await reserve();
   expect(first2027.reservation).toMatchObject({ value: 1, period: '2027', formatted: 'R27-0001' });
-  const gaps2026 = await first.graphql(GAPS, { name: 'receipt', period: '2026' });
+  const gaps2026 = await instances.first.graphql(GAPS, { name: 'receipt', period: '2026' });
   expect(gaps2026.body.data.sequence).toEqual({
     currentPeriod: '2027',
     gaps: { runs: [{ first: 2, last: 3, kind: 'RESERVED' }], complete: true },
@@ -213,10 +202,10 @@ test('a gapless yearly sequence: each year numbers from 1, and an ended year’s
     await settle('confirmReservation', answer.reservation.id);
   }
   for (const period of ['2026', '2027', null]) {
-    const gaps = await first.graphql(GAPS, { name: 'receipt', period });
+    const gaps = await instances.first.graphql(GAPS, { name: 'receipt', period });
     expect(gaps.body.data.sequence.gaps).toEqual({ runs: [], complete: true });
   }
-  const wrongKind = await first.graphql(GAPS, { name: 'receipt', period: '2026-12' });
+  const wrongKind = await instances.first.graphql(GAPS, { name: 'receipt', period: '2026-12' });
   expect(wrongKind.body.errors?.[0]?.extensions).toMatchObject({
     code: 'BAD_USER_INPUT',
     field: 'period',

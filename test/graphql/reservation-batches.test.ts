@@ -14,7 +14,7 @@
  * - more than 1,000 ids, or a `count` above 1,000, are refused whole, nothing held or settled.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestService, TEST_CLIENT, type TestService } from '../support/service';
+import { TEST_CLIENT, twoInstancesOnOneDatabase, type TestService } from '../support/service';
 
 const CLIENT = { authorization: `Bearer ${TEST_CLIENT.token}` };
 const ERROR = 'error { code field message }';
@@ -57,24 +57,18 @@ interface Held {
   formatted: string | null;
 }
 
-let service: TestService;
-let other: TestService;
-
-beforeAll(async () => {
-  service = await startTestService();
-  other = await startTestService({ dbName: service.dbName });
-});
-
-afterAll(async () => {
-  await Promise.all([service?.stop(), other?.stop()]);
-});
+const instances = twoInstancesOnOneDatabase();
 
 async function define(input: object) {
-  const defined = await service.graphql(DEFINE, { input }, CLIENT);
+  const defined = await instances.first.graphql(DEFINE, { input }, CLIENT);
   expect(defined.body.data.createSequence.error).toBeNull();
 }
 
-async function allocate(name: string, count: number, via: TestService = service): Promise<Held[]> {
+async function allocate(
+  name: string,
+  count: number,
+  via: TestService = instances.first,
+): Promise<Held[]> {
   const answer = await via.graphql(ALLOCATE, { name, count }, CLIENT);
   expect(answer.body.errors).toBeUndefined();
   const allocated = answer.body.data.allocateSequence;
@@ -90,7 +84,7 @@ async function allocate(name: string, count: number, via: TestService = service)
 async function settle(
   query: string,
   ids: string[],
-  via: TestService = service,
+  via: TestService = instances.first,
   headers: Record<string, string> = CLIENT,
 ): Promise<Settled> {
   const answer = await via.graphql(query, { ids }, headers);
@@ -99,7 +93,7 @@ async function settle(
 }
 
 const gapsOf = async (name: string) =>
-  (await service.graphql(GAPS, { name }, CLIENT)).body.data.sequence;
+  (await instances.first.graphql(GAPS, { name }, CLIENT)).body.data.sequence;
 
 test('a batch held in one request, formatted, confirmed in one request; a repeat changes nothing', async () => {
   await define({ name: 'batch-receipt', gapless: true, holdSeconds: 60, format: 'R-{seq:4}' });
@@ -119,7 +113,7 @@ test('a batch held in one request, formatted, confirmed in one request; a repeat
   );
   // A retried batch (its answer lost): the same answer, on either instance, nothing changed.
   const before = await gapsOf('batch-receipt');
-  expect(await settle(CONFIRM, ids, other)).toEqual(confirmed);
+  expect(await settle(CONFIRM, ids, instances.second)).toEqual(confirmed);
   expect(await gapsOf('batch-receipt')).toEqual(before);
   expect(before).toEqual({ value: 5, gaps: { runs: [], complete: true } });
   // Confirmed values cannot be released: each refused, nothing changed.
@@ -134,7 +128,7 @@ test('a refused item is refused alone: malformed, another owner, a value handed 
   const first = await allocate('batch-mixed', 4);
   await sleep(1_200);
   // Past their hold: the next allocation (on the other instance) takes 1 and 2 back.
-  const retaken = await allocate('batch-mixed', 2, other);
+  const retaken = await allocate('batch-mixed', 2, instances.second);
   expect(retaken.map((h) => h.value)).toEqual([1, 2]);
   const ids = ['not-a-reservation', ...first.map((h) => h.id)];
   const answer = await settle(CONFIRM, ids);
@@ -151,7 +145,7 @@ test('a refused item is refused alone: malformed, another owner, a value handed 
   const foreign = await settle(
     CONFIRM,
     retaken.map((h) => h.id),
-    service,
+    instances.first,
     {},
   );
   expect(foreign.results.map((r) => r.error?.code)).toEqual([
@@ -221,12 +215,16 @@ test('two clients confirming and releasing overlapping batches at once: each val
   await define({ name: 'batch-race', gapless: true, holdSeconds: 60 });
   const confirmedValues: number[] = [];
   for (let round = 0; round < 5; round += 1) {
-    const held = await allocate('batch-race', 100, round % 2 === 0 ? service : other);
+    const held = await allocate(
+      'batch-race',
+      100,
+      round % 2 === 0 ? instances.first : instances.second,
+    );
     const ids = held.map((h) => h.id);
     // The first confirms 0..69, the second releases 30..99, at once on two instances.
     const [confirming, releasing] = await Promise.all([
-      settle(CONFIRM, ids.slice(0, 70), service),
-      settle(RELEASE, ids.slice(30), other),
+      settle(CONFIRM, ids.slice(0, 70), instances.first),
+      settle(RELEASE, ids.slice(30), instances.second),
     ]);
     const confirmed = confirming.results.filter((r) => r.error === null).map((r) => r.value!);
     const released = releasing.results.filter((r) => r.error === null).map((r) => r.value!);
@@ -246,7 +244,7 @@ test('two clients confirming and releasing overlapping batches at once: each val
     const refill = await settle(
       CONFIRM,
       again.map((h) => h.id),
-      other,
+      instances.second,
     );
     expect(refill).toMatchObject({ settled: released.length, failed: 0 });
     confirmedValues.push(...again.map((h) => h.value));
@@ -259,7 +257,11 @@ test('two clients confirming and releasing overlapping batches at once: each val
 
 test('more than 1,000 ids or values are refused whole: nothing held, nothing settled', async () => {
   await define({ name: 'batch-bounds', gapless: true, holdSeconds: 60 });
-  const tooMany = await service.graphql(ALLOCATE, { name: 'batch-bounds', count: 1_001 }, CLIENT);
+  const tooMany = await instances.first.graphql(
+    ALLOCATE,
+    { name: 'batch-bounds', count: 1_001 },
+    CLIENT,
+  );
   expect(tooMany.body.data.allocateSequence).toMatchObject({
     reservations: [],
     error: { code: 'BAD_USER_INPUT', field: 'count' },
@@ -267,7 +269,7 @@ test('more than 1,000 ids or values are refused whole: nothing held, nothing set
   const held = await allocate('batch-bounds', 1_000);
   expect(held.map((h) => h.value)).toEqual(Array.from({ length: 1_000 }, (_, i) => i + 1));
   const ids = held.map((h) => h.id);
-  const refused = await service.graphql(CONFIRM, { ids: [...ids, ids[0]] }, CLIENT);
+  const refused = await instances.first.graphql(CONFIRM, { ids: [...ids, ids[0]] }, CLIENT);
   const answer =
     refused.body.errors?.[0]?.extensions ?? refused.body.data.confirmReservations.error;
   expect(answer).toMatchObject({ code: 'BAD_USER_INPUT' });

@@ -15,7 +15,13 @@ import { createClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { SUBSCRIPTIONS } from '../../src/limits';
 import { startStandin } from 'mongodb-standin';
-import { ADMIN_HEADERS, startTestService, TEST_CLIENT, type TestService } from '../support/service';
+import {
+  ADMIN_HEADERS,
+  startTestService,
+  TEST_CLIENT,
+  twoInstancesOnOneDatabase,
+  type TestService,
+} from '../support/service';
 
 const CLIENT = { authorization: `Bearer ${TEST_CLIENT.token}` };
 const SEQUENCE_CHANGED = `subscription Changed($name: String!) {
@@ -25,14 +31,17 @@ const USER_CREATED = `subscription Created($filter: UserFilter, $after: String) 
   userCreated(filter: $filter, after: $after) { cursor user { id name createdWith } }
 }`;
 
-let service: TestService;
-let other: TestService;
 const opened: Array<{ dispose(): unknown }> = [];
+// Declared before the instances: jest runs afterAll hooks in the order declared, so the clients
+// close before the instances stop.
+afterAll(async () => {
+  await Promise.all(opened.map((client) => client.dispose()));
+});
+
+const instances = twoInstancesOnOneDatabase();
 
 beforeAll(async () => {
-  service = await startTestService();
-  other = await startTestService({ dbName: service.dbName });
-  const defined = await service.graphql(
+  const defined = await instances.first.graphql(
     'mutation { createSequence(input: { name: "watched" }) { error { code } } }',
     {},
     CLIENT,
@@ -40,14 +49,12 @@ beforeAll(async () => {
   expect(defined.body.data.createSequence.error).toBeNull();
 });
 
-afterAll(async () => {
-  await Promise.all(opened.map((client) => client.dispose()));
-  await Promise.all([service?.stop(), other?.stop()]);
-});
-
 const wsUrl = (via: TestService) => `${via.url.replace(/^http/, 'ws')}/graphql`;
 
-function wsClient(via: TestService = service, authorization = CLIENT.authorization): WsClient {
+function wsClient(
+  via: TestService = instances.first,
+  authorization = CLIENT.authorization,
+): WsClient {
   const client = createClient({
     url: wsUrl(via),
     webSocketImpl: WebSocket,
@@ -101,7 +108,7 @@ async function waitFor(done: () => boolean): Promise<void> {
   expect(done()).toBe(true);
 }
 
-const allocate = (via: TestService = service) =>
+const allocate = (via: TestService = instances.first) =>
   via.graphql('mutation { allocateSequence(name: "watched") { range { first } } }', {}, CLIENT);
 
 test('Apollo Client (GraphQLWsLink) receives sequenceChanged after allocateSequence', async () => {
@@ -119,7 +126,7 @@ test('Apollo Client (GraphQLWsLink) receives sequenceChanged after allocateSeque
           if (error) return reject(error);
           values.push(data!.sequenceChanged.sequence.value);
           // The first event is the counter as it stands; allocate once it has arrived.
-          if (values.length === 1) void allocate(other);
+          if (values.length === 1) void allocate(instances.second);
           if (values.length === 2) {
             subscription.unsubscribe();
             resolve();
@@ -135,7 +142,7 @@ test('Apollo Client (GraphQLWsLink) receives sequenceChanged after allocateSeque
 test('urql (subscriptionExchange) receives sequenceChanged after allocateSequence', async () => {
   const ws = wsClient();
   const urql = new UrqlClient({
-    url: `${service.url}/graphql`,
+    url: `${instances.first.url}/graphql`,
     exchanges: [
       subscriptionExchange({
         forwardSubscription: (request) => ({
@@ -182,20 +189,20 @@ test('userCreated announces what its filter admits, from every instance; resumin
     (e) => names(e).includes('first'),
   );
   for (let i = 0; i < 40 && !names(live.events).includes('first'); i += 1) {
-    await create(service, 'warm-up', 'BLOCK');
+    await create(instances.first, 'warm-up', 'BLOCK');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  await create(other, 'first', 'BLOCK');
+  await create(instances.second, 'first', 'BLOCK');
   await live.done;
   const last = live.events.at(-1)!.userCreated.cursor;
   live.stop();
   // While nobody listens: three BLOCK users (two instances) and one COUNTER user.
-  await create(service, 'missed 1', 'BLOCK');
-  await create(other, 'not BLOCK', 'COUNTER');
-  await create(other, 'missed 2', 'BLOCK');
-  await create(service, 'missed 3', 'BLOCK');
+  await create(instances.first, 'missed 1', 'BLOCK');
+  await create(instances.second, 'not BLOCK', 'COUNTER');
+  await create(instances.second, 'missed 2', 'BLOCK');
+  await create(instances.first, 'missed 3', 'BLOCK');
   const resumed = collect<Created>(
-    wsClient(other),
+    wsClient(instances.second),
     USER_CREATED,
     { filter: { createdWith: 'BLOCK' }, after: last },
     (events) => events.length >= 3,
@@ -205,7 +212,7 @@ test('userCreated announces what its filter admits, from every instance; resumin
 });
 
 test('connection_init: a token that proves no one is closed with 4403; a malformed cursor is BAD_USER_INPUT', async () => {
-  const refused = wsClient(service, `Bearer ${'x'.repeat(40)}`);
+  const refused = wsClient(instances.first, `Bearer ${'x'.repeat(40)}`);
   const closed = new Promise<number>((resolve) =>
     refused.on('closed', (event) => resolve((event as { code: number }).code)),
   );
@@ -231,7 +238,12 @@ test('only subscriptions go over WebSocket, and a connection holds a bounded num
 });
 
 test('a sequence of another owner is not found, as over HTTP', async () => {
-  const open = collect(wsClient(service, ''), SEQUENCE_CHANGED, { name: 'watched' }, () => true);
+  const open = collect(
+    wsClient(instances.first, ''),
+    SEQUENCE_CHANGED,
+    { name: 'watched' },
+    () => true,
+  );
   await expect(open.done).rejects.toThrow(/SEQUENCE_NOT_FOUND/);
 });
 

@@ -4,13 +4,15 @@
  *
  * Each service gets a fresh database unless `dbName` is given; several services given the same
  * `dbName` share one database, as several processes would (each has its own components: its own
- * BLOCK allocator and stats). The client is exposed, with command monitoring on, so a test can
- * count the commands the service sends; so is the budgets' client of their own (as src/main.ts
- * makes it, with its own appName; the service's client itself while budgets are off).
+ * BLOCK allocator and stats); `twoInstancesOnOneDatabase` gives a file two such for all its tests.
+ * The client is exposed, with command monitoring on, so a test can count the commands the service
+ * sends; so is the budgets' client of their own (as src/main.ts makes it, with its own appName; the
+ * service's client itself while budgets are off).
  */
 import type { GraphQLFormattedError } from 'graphql';
 import os from 'node:os';
 import { MongoClient } from 'mongodb';
+import { startStandin, type RunningStandin, type StandinOptions } from 'mongodb-standin';
 import { clientOptions } from '../../src/database';
 import type { ServiceComponents } from '../../src/components';
 import { createComponents } from '../../src/components';
@@ -163,4 +165,43 @@ export function servicesStoppedAfterAll(): typeof startTestService {
     started.push(service);
     return service;
   };
+}
+
+/** Two instances of the service on one database, as two processes of one deployment would be. */
+export interface TwoInstances {
+  first: TestService;
+  /** Started on the first's database. */
+  second: TestService;
+}
+
+export interface TwoInstancesOptions {
+  /** The environment of both instances, over the test defaults. */
+  env?: Record<string, string>;
+  /** A stand-in of the file's own to run on, instead of the harness's database (log silent). */
+  privateStandin?: StandinOptions;
+}
+
+/**
+ * Two instances of the service on one fresh database, started before the file's tests and stopped
+ * after them (a private stand-in after the instances). A file calls it at its top level. Jest runs
+ * a file's hooks in the order they are declared: a `beforeAll` declared after the call runs once
+ * both instances are up, an `afterAll` declared after it once both are stopped; one that must run
+ * before they stop (closing clients of theirs) is declared before the call.
+ */
+export function twoInstancesOnOneDatabase(options: TwoInstancesOptions = {}): TwoInstances {
+  const instances: Partial<TwoInstances> = {};
+  let standin: RunningStandin | undefined;
+  beforeAll(async () => {
+    if (options.privateStandin !== undefined) {
+      standin = await startStandin({ log: () => undefined, ...options.privateStandin });
+    }
+    const shared = { env: options.env, mongodbUri: standin?.uri };
+    instances.first = await startTestService(shared);
+    instances.second = await startTestService({ ...shared, dbName: instances.first.dbName });
+  });
+  afterAll(async () => {
+    await Promise.all([instances.first?.stop(), instances.second?.stop()]);
+    await standin?.stop();
+  });
+  return instances as TwoInstances;
 }
