@@ -218,7 +218,7 @@ test('before its first allocation, formattedNext is what the first allocation an
   // In Berlin and Tokyo the database's clock is in 2028 already; in UTC it is not, and the test
   // process's own clock (the services') is in another year altogether.
   now = Date.parse('2027-12-31T23:30:00.000Z');
-  const defined = await first.graphql(
+  const defined = await instances.first.graphql(
     `mutation ($input: CreateSequenceInput!) {
       createSequence(input: $input) { sequence ${PREVIEW} ${ERROR} }
     }`,
@@ -236,7 +236,7 @@ test('before its first allocation, formattedNext is what the first allocation an
     error: null,
   });
   // Read on the other instance, alone and in the list.
-  const read = await second.graphql(
+  const read = await instances.second.graphql(
     `query ($name: String!) {
       sequence(name: $name) ${PREVIEW}
       sequences(first: 100) { edges { node { name formattedNext } } }
@@ -253,7 +253,7 @@ test('before its first allocation, formattedNext is what the first allocation an
     name: 'invoice-preview',
     formattedNext: 'INV-2028-000001',
   });
-  const allocated = await first.graphql(
+  const allocated = await instances.first.graphql(
     `mutation ($name: String!) {
       allocateSequence(name: $name) { range { formatted } sequence ${PREVIEW} ${ERROR} }
     }`,
@@ -274,7 +274,7 @@ test('before its first allocation, formattedNext is what the first allocation an
     timeZone: 'Asia/Tokyo',
   });
   expect(gapless.error).toBeNull();
-  const before = await second.graphql(
+  const before = await instances.second.graphql(
     `query ($name: String!) { sequence(name: $name) ${PREVIEW} }`,
     {
       name: 'receipt-preview',
@@ -285,7 +285,7 @@ test('before its first allocation, formattedNext is what the first allocation an
     formattedNext: 'R202801-0001',
     currentPeriod: null,
   });
-  const reserved = await first.graphql(RESERVE, { name: 'receipt-preview' });
+  const reserved = await instances.first.graphql(RESERVE, { name: 'receipt-preview' });
   expect(reserved.body.data.allocateSequence.reservation).toMatchObject({
     value: 1,
     period: '2028-01',

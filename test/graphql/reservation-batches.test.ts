@@ -176,7 +176,7 @@ test('an id repeated in one batch is settled and counted once; each repeat is re
     [5, null, 'BAD_USER_INPUT'],
   ]);
   expect(confirmed).toMatchObject({ settled: 3, failed: 3, error: null });
-  const repeat = await service.graphql(
+  const repeat = await instances.first.graphql(
     `mutation ($ids: [ID!]!) { confirmReservations(ids: $ids) { results { ${ERROR} } } }`,
     { ids: [c, c] },
     CLIENT,
@@ -187,7 +187,7 @@ test('an id repeated in one batch is settled and counted once; each repeat is re
     message: expect.stringMatching(/same reservation as ids\[0\].*once per call/),
   });
   // The batch retried (its answer lost): the same answer, nothing changed.
-  expect(await settle(CONFIRM, ids, other)).toEqual(confirmed);
+  expect(await settle(CONFIRM, ids, instances.second)).toEqual(confirmed);
   expect(await gapsOf('batch-repeat')).toEqual({ value: 3, gaps: { runs: [], complete: true } });
 
   // A release repeated in one batch gives its value back once: the next allocation hands each
@@ -200,7 +200,7 @@ test('an id repeated in one batch is settled and counted once; each repeat is re
     [null, 'BAD_USER_INPUT'],
   ]);
   expect(released).toMatchObject({ settled: 2, failed: 1 });
-  const again = await allocate('batch-repeat', 3, other);
+  const again = await allocate('batch-repeat', 3, instances.second);
   expect(again.map((h) => h.value)).toEqual([4, 5, 6]);
   expect(
     await settle(
