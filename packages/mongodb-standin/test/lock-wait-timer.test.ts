@@ -45,7 +45,11 @@ test('a lock wait ended by the transaction clears its maxTimeMS timer', async ()
     session.startTransaction();
     await collection.updateOne({ _id: 1 }, { $inc: { n: 1 } }, { session });
     timers.start();
-    const waiting = collection.updateOne({ _id: 1 }, { $inc: { n: 10 } }, { maxTimeMS: MAX_TIME_MS });
+    const waiting = collection.updateOne(
+      { _id: 1 },
+      { $inc: { n: 10 } },
+      { maxTimeMS: MAX_TIME_MS },
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     timers.stop();
     expect(timers.armed.length).toBeGreaterThan(0); // the wait's own
