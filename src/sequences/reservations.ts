@@ -361,12 +361,13 @@ export class Reservations {
         outcomes[index] = { error: err };
         return;
       }
-      const first = firstIndex.get(holdKey(hold));
+      const held = holdKey(hold);
+      const first = firstIndex.get(held);
       if (first !== undefined) {
         outcomes[index] = { error: repeated(first) };
         return;
       }
-      firstIndex.set(holdKey(hold), index);
+      firstIndex.set(held, index);
       const group = groups.get(hold.key.id) ?? { key: hold.key, items: [] };
       group.items.push({ index, hold });
       groups.set(hold.key.id, group);

@@ -1,46 +1,37 @@
 /**
  * The tail-floor fixture (bench/tail-floor-service.ts) speaks to the bench as a service process
- * does: loaded by the bench's own HTTP load, every answer reads as a success, and `/metrics`
- * counts the creations under the strategy the requests named.
+ * does: started by the bench's own fleet launcher and loaded by its own HTTP load, every answer
+ * reads as a success, and `/metrics` counts the creations under the strategy the requests named.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { runHttpLoad } from '../../bench/http-load';
-import { freePort } from '../support/ports';
-
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let tries = 0; tries < 100; tries += 1) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the fixture never became ready');
-}
+import { metricValue, startServiceFleet } from '../../bench/service-processes';
 
 test('loaded like a service, it answers successes and counts them by strategy', async () => {
-  const port = await freePort();
-  const fixture = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(__dirname, '../../bench/tail-floor-service.ts')],
-    { env: { ...process.env, PORT: String(port), TAIL_FLOOR_CPU_MS: '0.05' }, stdio: 'ignore' },
-  );
-  const url = `http://127.0.0.1:${port}`;
+  const fleet = await startServiceFleet({
+    instances: 1,
+    // The fixture has no database: what the launcher passes for one goes unread.
+    mongodbUri: 'mongodb://unused',
+    dbName: 'unused',
+    blockSize: 1,
+    blockSizeMax: 1,
+    nodeArgs: ['--import', 'tsx'],
+    entry: join(__dirname, '../../bench/tail-floor-service.ts'),
+    env: { TAIL_FLOOR_CPU_MS: '0.05' },
+  });
   try {
-    await until(async () => (await fetch(`${url}/ready`)).ok);
     const load = await runHttpLoad({
-      urls: [url],
+      urls: fleet.processes.map((p) => p.url),
       shape: { strategy: 'BLOCK', usersPerRequest: 1 },
       connections: 8,
       durationS: 1,
-      headers: {},
+      headers: fleet.headers,
     });
     expect(load).toMatchObject({ failedRequests: 0, retryableRefusals: 0 });
-    const metrics = await (await fetch(`${url}/metrics`)).text();
-    const counted = Number(/users_created_total\{strategy="BLOCK"\} (\d+)/.exec(metrics)?.[1]);
-    expect(counted).toBeGreaterThan(8);
-    expect(metrics).not.toContain('strategy="COUNTER"');
+    const metrics = await fleet.metrics();
+    expect(metricValue(metrics, 'sequential_ids_users_created_total', 'BLOCK')).toBeGreaterThan(8);
+    expect(metricValue(metrics, 'sequential_ids_users_created_total', 'COUNTER')).toBe(0);
   } finally {
-    const exited = new Promise((resolve) => fixture.once('exit', resolve));
-    fixture.kill('SIGTERM');
-    await exited;
+    await fleet.stop();
   }
 });
